@@ -1,0 +1,216 @@
+"""Attacker priors (MATH.md §1, §2.3).
+
+A :class:`MarkovChainPrior` describes one user's sequence of categorical states as a Markov
+chain ``(initial, transition)``; a list of them is the set Θ.  A
+:class:`GaussianProcessPrior` describes one real-valued record ``x ∈ R^n`` with a stationary
+kernel, truncated to ``[-γ, γ]^n``.  Both are frozen: build a new one to change a parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+ROW_TOLERANCE = 1e-9
+MAX_LENGTH = 1_000_000
+
+
+def _as_matrix(transition: object) -> np.ndarray:
+    try:
+        matrix = np.array(transition, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the transition matrix must contain numbers only ({exc})") from None
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(
+            f"the transition matrix must be square (K rows and K columns); got shape {matrix.shape}"
+        )
+    k = matrix.shape[0]
+    if k < 2:
+        raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
+    if not np.all(np.isfinite(matrix)):
+        bad = np.argwhere(~np.isfinite(matrix))[0]
+        raise ValueError(
+            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is not a finite number"
+        )
+    if np.any(matrix < 0):
+        bad = np.argwhere(matrix < 0)[0]
+        raise ValueError(
+            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is {matrix[bad[0], bad[1]]:g};"
+            " probabilities cannot be negative"
+        )
+    sums = matrix.sum(axis=1)
+    for i, s in enumerate(sums):
+        if abs(s - 1.0) > ROW_TOLERANCE:
+            raise ValueError(f"row {i + 1} sums to {s:.6g}; rows must sum to 1")
+    return matrix
+
+
+def stationary_distribution(transition: np.ndarray) -> np.ndarray:
+    """The unique stationary distribution π of a row-stochastic matrix (π P = π).
+
+    Raises ValueError when it is not unique (more than one closed class of states).
+    """
+    k = transition.shape[0]
+    n_comp, comp = connected_components(transition > 0, directed=True, connection="strong")
+    closed = []
+    for c in range(n_comp):
+        members = comp == c
+        leaves = transition[np.ix_(members, ~members)].sum() > 0
+        if not leaves:
+            closed.append(c)
+    if len(closed) != 1:
+        groups = [sorted(int(i) + 1 for i in np.flatnonzero(comp == c)) for c in closed]
+        raise ValueError(
+            "this chain has no unique stationary distribution: it has "
+            f"{len(closed)} closed groups of states {groups} that never leave each other;"
+            " give an initial distribution, or add transitions that connect them"
+        )
+    a = np.vstack([transition.T - np.eye(k), np.ones((1, k))])
+    rhs = np.zeros(k + 1)
+    rhs[-1] = 1.0
+    pi, *_ = np.linalg.lstsq(a, rhs, rcond=None)
+    pi = np.where(pi < 0, 0.0, pi)
+    # states outside the closed class are transient: exactly zero mass
+    pi[comp != closed[0]] = 0.0
+    return pi / pi.sum()
+
+
+@dataclass(frozen=True, eq=False)
+class MarkovChainPrior:
+    """A Markov chain prior θ = (initial, transition) over sequences of ``length`` states.
+
+    ``initial=None`` means the stationary distribution (MATH.md §1).  ``labels`` name the
+    states (default "0", "1", …).
+    """
+
+    transition: np.ndarray
+    initial: np.ndarray | None = None
+    length: int = 100
+    labels: tuple[str, ...] | None = None
+    stationary_initial: bool = field(init=False)
+
+    def __init__(
+        self,
+        transition: object,
+        initial: object | None = None,
+        length: int = 100,
+        labels: Sequence[object] | None = None,
+    ) -> None:
+        matrix = _as_matrix(transition)
+        k = matrix.shape[0]
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+            raise ValueError(f"length must be a whole number of entries; got {length!r}")
+        if length < 1:
+            raise ValueError(f"length must be at least 1; got {length}")
+        if length > MAX_LENGTH:
+            raise ValueError(f"length {length} is over the limit of {MAX_LENGTH} entries per user")
+        if initial is None:
+            init = stationary_distribution(matrix)
+            stationary_initial = True
+        else:
+            try:
+                init = np.array(initial, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise ValueError("the initial distribution must contain numbers only") from None
+            if init.shape != (k,):
+                raise ValueError(f"the initial distribution needs {k} entries (one per state); got {init.size}")
+            if not np.all(np.isfinite(init)) or np.any(init < 0):
+                raise ValueError("the initial distribution must be non-negative finite numbers")
+            if abs(init.sum() - 1.0) > ROW_TOLERANCE:
+                raise ValueError(f"the initial distribution sums to {init.sum():.6g}; it must sum to 1")
+            stationary_initial = False
+        if labels is None:
+            names = tuple(str(i) for i in range(k))
+        else:
+            names = tuple(str(x) for x in labels)
+            if len(names) != k:
+                raise ValueError(f"{len(names)} labels given for {k} states")
+            if len(set(names)) != k:
+                raise ValueError("state labels must be distinct")
+        matrix.setflags(write=False)
+        init.setflags(write=False)
+        object.__setattr__(self, "transition", matrix)
+        object.__setattr__(self, "initial", init)
+        object.__setattr__(self, "length", int(length))
+        object.__setattr__(self, "labels", names)
+        object.__setattr__(self, "stationary_initial", stationary_initial)
+
+    @property
+    def n_states(self) -> int:
+        return self.transition.shape[0]
+
+    @property
+    def stationary(self) -> np.ndarray:
+        """The stationary distribution π of the transition matrix (raises if not unique)."""
+        return stationary_distribution(self.transition)
+
+    def marginals(self, length: int | None = None) -> np.ndarray:
+        """``p_t = initial · P^(t-1)`` for t = 1..length, shape (length, K)."""
+        n = self.length if length is None else length
+        out = np.empty((n, self.n_states))
+        p = np.asarray(self.initial, dtype=float)
+        for t in range(n):
+            out[t] = p
+            p = p @ self.transition
+        return out
+
+    def with_length(self, length: int) -> MarkovChainPrior:
+        return MarkovChainPrior(
+            self.transition, None if self.stationary_initial else self.initial, length, self.labels
+        )
+
+    def __repr__(self) -> str:
+        init = "stationary" if self.stationary_initial else np.array2string(self.initial, precision=3)
+        return f"MarkovChainPrior(K={self.n_states}, length={self.length}, initial={init})"
+
+
+KERNELS = ("squared_exponential", "exponential")
+
+
+@dataclass(frozen=True)
+class GaussianProcessPrior:
+    """One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n (MATH.md §2.3).
+
+    ``Σ_jk = k(|j − k|)``; the squared-exponential kernel is the paper's
+    ``exp(−(j−k)²/ℓ)`` (no factor 2, ℓ not squared); the exponential kernel is
+    ``exp(−|j−k|/ℓ)``.  Secrets are intervals of width ``delta``.
+    """
+
+    n: int
+    length_scale: float
+    kernel: str = "squared_exponential"
+    gamma: float = 5.0
+    delta: float = 0.1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
+            raise ValueError(f"n (the number of coordinates) must be a whole number ≥ 1; got {self.n!r}")
+        if self.n > 5000:
+            raise ValueError(f"n = {self.n} is too large; at most 5000 coordinates are supported")
+        for name in ("length_scale", "gamma", "delta"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite number; got {value!r}")
+            if value <= 0:
+                raise ValueError(f"{name} must be positive; got {value}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
+        if self.delta >= 2 * self.gamma:
+            raise ValueError(
+                f"delta = {self.delta} must be smaller than the range 2·gamma = {2 * self.gamma}"
+            )
+        object.__setattr__(self, "n", int(self.n))
+
+    @property
+    def length(self) -> int:
+        return self.n
+
+    def covariance(self) -> np.ndarray:
+        idx = np.arange(self.n)
+        lag = np.abs(idx[:, None] - idx[None, :]).astype(float)
+        if self.kernel == "squared_exponential":
+            return np.exp(-(lag**2) / self.length_scale)
+        return np.exp(-lag / self.length_scale)
