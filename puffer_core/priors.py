@@ -45,7 +45,7 @@ def _as_matrix(transition: object) -> np.ndarray:
     for i, s in enumerate(sums):
         if abs(s - 1.0) > ROW_TOLERANCE:
             raise ValueError(f"row {i + 1} sums to {s:.6g}; rows must sum to 1")
-    return matrix
+    return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
 
 
 def stationary_distribution(transition: np.ndarray) -> np.ndarray:
@@ -68,13 +68,28 @@ def stationary_distribution(transition: np.ndarray) -> np.ndarray:
             f"{len(closed)} closed groups of states {groups} that never leave each other;"
             " give an initial distribution, or add transitions that connect them"
         )
-    a = np.vstack([transition.T - np.eye(k), np.ones((1, k))])
-    rhs = np.zeros(k + 1)
-    rhs[-1] = 1.0
-    pi, *_ = np.linalg.lstsq(a, rhs, rcond=None)
-    pi = np.where(pi < 0, 0.0, pi)
-    # states outside the closed class are transient: exactly zero mass
-    pi[comp != closed[0]] = 0.0
+    members = np.flatnonzero(comp == closed[0])
+    pi = np.zeros(k)
+    pi[members] = _gth(transition[np.ix_(members, members)])
+    return pi  # states outside the closed class are transient: exactly zero mass
+
+
+def _gth(transition: np.ndarray) -> np.ndarray:
+    """Stationary distribution of an irreducible chain by Grassmann–Taksar–Heyman elimination.
+
+    GTH uses no subtractions, so every component keeps full relative accuracy — a state whose
+    mass is 1e-222 keeps it instead of being rounded to 0 (which would drop its secrets).
+    """
+    a = np.array(transition, dtype=float)
+    n = a.shape[0]
+    for k in range(n - 1, 0, -1):
+        s = a[k, :k].sum()
+        a[:k, k] /= s
+        a[:k, :k] += np.outer(a[:k, k], a[k, :k])
+    pi = np.zeros(n)
+    pi[0] = 1.0
+    for k in range(1, n):
+        pi[k] = pi[:k] @ a[:k, k]
     return pi / pi.sum()
 
 
@@ -121,6 +136,7 @@ class MarkovChainPrior:
                 raise ValueError("the initial distribution must be non-negative finite numbers")
             if abs(init.sum() - 1.0) > ROW_TOLERANCE:
                 raise ValueError(f"the initial distribution sums to {init.sum():.6g}; it must sum to 1")
+            init = init / init.sum()
             stationary_initial = False
         if labels is None:
             names = tuple(str(i) for i in range(k))

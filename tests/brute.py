@@ -20,57 +20,57 @@ def sequence_probabilities(transition, initial, length):
     return out
 
 
-def brute_influence(priors, b):
-    """a(b) straight from the definition: every H ∋ t with |H| ≤ b, every D_L, sup over Θ inside the min.
+def brute_influence_all(priors):
+    """[a(1), ..., a(T_max)] straight from the definition (MATH.md §2).
 
-    ``priors``: list of (transition, initial, length) with plain lists/arrays.
+    Every secret node t and ordered pair (x, x'); every H ∋ t; every D_L; the sup over Θ
+    inside the min over H, the max over pairs outside.  ``priors``: list of
+    (transition, initial, length) as plain lists.  Users are independent, so one sequence.
     """
     t_max = max(length for _, _, length in priors)
     k = len(priors[0][0])
     tables = [sequence_probabilities(P, init, T) for P, init, T in priors]
-    worst = 0.0
+    result = [0.0] * t_max
     for t in range(t_max):
         others = [i for i in range(t_max) if i != t]
-        for x in range(k):
-            for xp in range(k):
-                if x == xp:
-                    continue
-                best_split = math.inf
-                any_valid = False
-                for size in range(0, b):
-                    for extra in itertools.combinations(others, size):
-                        H = set(extra) | {t}
-                        sup_theta = -math.inf
-                        for (P, init, T), table in zip(priors, tables):
-                            if t >= T:
+        # value[(x, x')][h_size] = min over H of that size of sup_θ max_{D_L} log ratio
+        best = {}
+        for size in range(0, t_max):
+            for extra in itertools.combinations(others, size):
+                H = set(extra) | {t}
+                sup = {}
+                for (_, _, T), table in zip(priors, tables):
+                    if t >= T:
+                        continue
+                    L = [i for i in range(T) if i not in H]
+                    joint = {}
+                    mass = [0.0] * k
+                    for seq, pr in table.items():
+                        key = (seq[t], tuple(seq[i] for i in L))
+                        joint[key] = joint.get(key, 0.0) + pr
+                        mass[seq[t]] += pr
+                    keys = {key for (_, key) in joint}
+                    for x in range(k):
+                        for xp in range(k):
+                            if x == xp or mass[x] <= 0 or mass[xp] <= 0:
                                 continue
-                            L = [i for i in range(T) if i not in H]
-                            num = {}
-                            den = {}
-                            px = pxp = 0.0
-                            for seq, pr in table.items():
-                                key = tuple(seq[i] for i in L)
-                                if seq[t] == x:
-                                    num[key] = num.get(key, 0.0) + pr
-                                    px += pr
-                                elif seq[t] == xp:
-                                    den[key] = den.get(key, 0.0) + pr
-                                    pxp += pr
-                            if px <= 0 or pxp <= 0:
-                                continue  # secret pair has zero prior probability under θ
-                            any_valid = True
                             m = -math.inf
-                            for key in set(num) | set(den):
-                                a_ = num.get(key, 0.0) / px
-                                c_ = den.get(key, 0.0) / pxp
+                            for key in keys:
+                                a_ = joint.get((x, key), 0.0) / mass[x]
+                                c_ = joint.get((xp, key), 0.0) / mass[xp]
                                 if a_ <= 0:
                                     continue
                                 m = max(m, math.inf if c_ <= 0 else math.log(a_ / c_))
-                            sup_theta = max(sup_theta, m)
-                        best_split = min(best_split, sup_theta)
-                if any_valid:
-                    worst = max(worst, best_split)
-    return worst
+                            sup[(x, xp)] = max(sup.get((x, xp), -math.inf), m)
+                for pair, value in sup.items():
+                    row = best.setdefault(pair, [math.inf] * t_max)
+                    row[size] = min(row[size], value)
+        for row in best.values():
+            running = math.inf
+            for size in range(t_max):
+                running = min(running, row[size])  # |H| = size + 1 ≤ b
+                result[size] = max(result[size], running)
+    return result
 
 
 def random_chain(rng, k, zeros=False):
