@@ -6,8 +6,11 @@ data → prior → a(b) curve → calibration → mechanism → releases → met
 from .calibration import Calibration, calibrate, certify, group_dp
 from .closed_form import binary_chain_curve
 from .composition import compose, cumulative, naive_sum, plan
+from .data import Sequences, load_sequences
 from .errors import DataError
+from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import InfluenceCurve, influence_curve
+from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 
 __all__ = [
@@ -16,14 +19,23 @@ __all__ = [
     "GaussianProcessPrior",
     "InfluenceCurve",
     "MarkovChainPrior",
+    "Sequences",
+    "acc_at_k",
     "binary_chain_curve",
     "calibrate",
     "certify",
     "compose",
     "cumulative",
+    "fit_markov_chain",
     "group_dp",
+    "hit_rate_at_k",
     "influence_curve",
+    "l1_count_error",
+    "load_sequences",
     "naive_sum",
+    "ndcg_at_k",
     "plan",
+    "split_by_time",
+    "split_by_users",
     "stationary_distribution",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .priors import MarkovChainPrior
+from .priors import MarkovChainPrior, check_no_underflow
 
 MAX_SEQUENCES = 200_000
 MAX_CELLS = 20_000_000
@@ -108,6 +108,10 @@ def leakage_report(
             )
         joint = _joint(matrix, releases)
         probs = sequence_probabilities(prior, seqs)
+        possible = (np.asarray(prior.initial)[seqs[:, 0]] > 0) & np.all(
+            prior.transition[seqs[:, :-1], seqs[:, 1:]] > 0, axis=1
+        )
+        check_no_underflow(probs, possible, "a sequence")
         for t in range(prior.length):
             onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
             mass = onehot.sum(axis=1)

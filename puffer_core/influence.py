@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .priors import GaussianProcessPrior, MarkovChainPrior
+from .priors import GaussianProcessPrior, MarkovChainPrior, check_no_underflow
 
 _BIG = 1e300  # sentinel for log(0) in max-ratio computations; real logs are > -800
 
@@ -112,10 +112,14 @@ class _ChainTerms:
         self.K = prior.n_states
         self.max_d = max(0, min(max_d, self.T - 1))
         p = prior.transition
+        structure = (p > 0).astype(float)
+        support = np.eye(self.K, dtype=bool)
         self.powers = np.empty((self.max_d + 1, self.K, self.K))
         self.powers[0] = np.eye(self.K)
         for d in range(1, self.max_d + 1):
             self.powers[d] = self.powers[d - 1] @ p
+            support = (support.astype(float) @ structure) > 0
+            check_no_underflow(self.powers[d], support, f"the {d}-step transition matrix")
         self.stationary = prior.stationary_initial
         if self.stationary:
             pi = np.asarray(prior.initial)

@@ -16,6 +16,22 @@ from scipy.sparse.csgraph import connected_components
 
 ROW_TOLERANCE = 1e-9
 MAX_LENGTH = 1_000_000
+TINY = 1e-300  # below this a probability loses precision or underflows in float64
+
+
+def check_no_underflow(values: np.ndarray, support: np.ndarray, what: str) -> None:
+    """Refuse when a structurally positive probability is below TINY (or underflowed to 0).
+
+    A positive probability rounded to 0 would drop a secret pair or an output and make the
+    reported ε too small, so this is an error rather than a silent approximation.
+    """
+    bad = support & ~(values >= TINY)
+    if np.any(bad):
+        raise ValueError(
+            f"{what} has positive probabilities below {TINY:g} that double precision cannot hold;"
+            " the exact computation would be wrong — set such tiny transition probabilities to 0"
+            " or raise them"
+        )
 
 
 def _as_matrix(transition: object) -> np.ndarray:
@@ -70,7 +86,9 @@ def stationary_distribution(transition: np.ndarray) -> np.ndarray:
         )
     members = np.flatnonzero(comp == closed[0])
     pi = np.zeros(k)
-    pi[members] = _gth(transition[np.ix_(members, members)])
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        pi[members] = _gth(transition[np.ix_(members, members)])
+    check_no_underflow(pi, comp == closed[0], "the stationary distribution")
     return pi  # states outside the closed class are transient: exactly zero mass
 
 
@@ -164,13 +182,20 @@ class MarkovChainPrior:
         return stationary_distribution(self.transition)
 
     def marginals(self, length: int | None = None) -> np.ndarray:
-        """``p_t = initial · P^(t-1)`` for t = 1..length, shape (length, K)."""
+        """``p_t = initial · P^(t-1)`` for t = 1..length, shape (length, K).
+
+        Raises ValueError if a marginal that is positive in exact arithmetic underflows.
+        """
         n = self.length if length is None else length
         out = np.empty((n, self.n_states))
         p = np.asarray(self.initial, dtype=float)
+        structure = (self.transition > 0).astype(float)
+        support = p > 0
         for t in range(n):
             out[t] = p
+            check_no_underflow(p, support, f"the distribution of entry {t + 1}")
             p = p @ self.transition
+            support = (support.astype(float) @ structure) > 0
         return out
 
     def with_length(self, length: int) -> MarkovChainPrior:

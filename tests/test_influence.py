@@ -130,7 +130,7 @@ def chains(draw, max_k=4, max_len=9):
     k = draw(st.integers(2, max_k))
     rows = []
     for _ in range(k):
-        w = draw(st.lists(st.floats(0.0, 1.0), min_size=k, max_size=k))
+        w = draw(st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1.0)), min_size=k, max_size=k))
         if sum(w) <= 1e-6:
             w[draw(st.integers(0, k - 1))] = 1.0
         rows.append(w)
@@ -154,7 +154,7 @@ def test_properties_non_increasing_zero_at_length_no_nan(prior, extra):
     a = curve.a
     assert not np.any(np.isnan(a))
     assert np.all(a >= 0)
-    assert np.all(np.diff(a) <= 1e-12) or np.all((np.diff(a) <= 1e-12) | np.isinf(a[:-1]))
+    assert np.all(a[1:] <= a[:-1] + 1e-12)
     assert np.all(a[prior.length - 1 :] == 0.0)
     assert curve.at(prior.length + 10) == 0.0
 
@@ -212,3 +212,28 @@ def test_at_beyond_computed_range_is_an_upper_bound():
 def test_bad_parameters_raise_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@given(p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99), max_b=st.integers(1, 10))
+@settings(max_examples=80, deadline=None)
+def test_binary_closed_form_is_conservative_when_negatively_correlated(p, q, max_b):
+    """MATH.md §2.2: for λ < 0 the paper's absolute values are not exact; they never fall below §2.1."""
+    if p + q >= 1.0:
+        p, q = 1.0 - p, 1.0 - q
+    if p + q >= 1.0 - 1e-9:
+        return
+    closed = binary_chain_curve(p, q, max_b)
+    exact = influence_curve(MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=2 * max_b + 1), max_b=max_b)
+    assert np.all(closed.a >= exact.a - 1e-9)
+
+
+def test_probabilities_that_underflow_are_refused_not_dropped():
+    """A positive probability rounded to 0 would silently drop a secret: refuse instead."""
+    t = 1e-160  # two such steps in a row: 1e-320, below what float64 holds exactly
+    prior = MarkovChainPrior([[1 - t, t, 0.0], [0.0, 1 - t, t], [1.0, 0.0, 0.0]], initial=[1.0, 0.0, 0.0], length=4)
+    with pytest.raises(ValueError, match="double precision"):
+        influence_curve(prior)
+    # representable tiny probabilities are kept and give the exact (huge) leakage
+    small = MarkovChainPrior([[0.5, 0.5], [1e-200, 1 - 1e-200]], length=2)
+    _assert_curve_equal(influence_curve(small).a, brute_influence_all(_as_plain([small])))
+    assert influence_curve(small).a[0] > 400
