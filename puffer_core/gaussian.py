@@ -15,7 +15,7 @@ app states).  Numerics:
   difference), never clipped to a floor, so values of hundreds of nats are kept;
 - Σ gets a nugget ``JITTER`` on its diagonal (a valid covariance, needed because the
   squared-exponential kernel with ℓ ≥ 2 is numerically singular); the curve's label reports
-  the largest condition number of Σ_LL met (from its eigenvalues);
+  a bound on the condition number of every Σ_LL (that of the largest one, by interlacing);
 - grids: ``R_POINTS`` = 401 values of r (both ends included, step 0.025 for γ = 5) and
   ``MU_POINTS`` = 33 values of μ (both ends and 0 included); the best μ cell is then refined
   on ``REFINE_POINTS`` = 33 values between its neighbours, and the extremes in r on 33 values
@@ -61,11 +61,17 @@ def log_interval_probability(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return out
 
 
-def _f(r: np.ndarray, mu: np.ndarray, sigma: float, sigma0: float, delta: float) -> np.ndarray:
-    """f(r, μ): log-probability of [r, r+δ] under the conditional minus under the marginal N(0, σ0²)."""
+def _f(
+    r: np.ndarray, mu: np.ndarray, sigma: float, sigma0: float, delta: float, base: np.ndarray | None = None
+) -> np.ndarray:
+    """f(r, μ): log-probability of [r, r+δ] under the conditional minus under the marginal N(0, σ0²).
+
+    ``base`` is the marginal term for these r when already known.
+    """
     cond = log_interval_probability((r - mu) / sigma, (r + delta - mu) / sigma)
-    prior = log_interval_probability(r / sigma0, (r + delta) / sigma0)
-    return cond - prior
+    if base is None:
+        base = log_interval_probability(r / sigma0, (r + delta) / sigma0)
+    return cond - base
 
 
 def _local_extreme(values: np.ndarray, r_grid: np.ndarray, mu: float, sigma: float, sigma0: float,
@@ -81,26 +87,25 @@ def _local_extreme(values: np.ndarray, r_grid: np.ndarray, mu: float, sigma: flo
 
 def _a_for_split(
     cov: np.ndarray, centre: int, low: np.ndarray, prior: GaussianProcessPrior, r_grid: np.ndarray
-) -> tuple[float, float]:
-    """a for one L (``low`` indices); returns (a, condition number of Σ_LL)."""
+) -> float:
+    """a for one L (``low`` indices)."""
     if low.size == 0:
-        return 0.0, 1.0
+        return 0.0
     s_ll = cov[np.ix_(low, low)]
     s_lc = cov[low, centre]
     w = cho_solve(cho_factor(s_ll, lower=True), s_lc)
-    eig = np.linalg.eigvalsh(s_ll)
-    cond = float(eig[-1] / eig[0])
     sigma0 = float(np.sqrt(cov[centre, centre]))
     var = float(cov[centre, centre] - w @ s_lc)
     sigma = float(np.sqrt(max(var, JITTER)))
     bound = prior.gamma * float(np.abs(w).sum())
     mus = np.unique(np.concatenate([np.linspace(-bound, bound, MU_POINTS), [0.0]]))
-    f = _f(r_grid[None, :], mus[:, None], sigma, sigma0, prior.delta)
+    base = log_interval_probability(r_grid / sigma0, (r_grid + prior.delta) / sigma0)[None, :]
+    f = _f(r_grid[None, :], mus[:, None], sigma, sigma0, prior.delta, base)
     spreads = f.max(axis=1) - f.min(axis=1)
     i = int(np.argmax(spreads))
     if mus.size > 1:  # refine μ between the neighbouring grid points
         fine_mu = np.linspace(mus[max(i - 1, 0)], mus[min(i + 1, mus.size - 1)], REFINE_POINTS)
-        f_fine = _f(r_grid[None, :], fine_mu[:, None], sigma, sigma0, prior.delta)
+        f_fine = _f(r_grid[None, :], fine_mu[:, None], sigma, sigma0, prior.delta, base)
         fine_spreads = f_fine.max(axis=1) - f_fine.min(axis=1)
         j = int(np.argmax(fine_spreads))
         if fine_spreads[j] > spreads[i]:
@@ -111,7 +116,7 @@ def _a_for_split(
         mu, values = float(mus[i]), f[i]
     top = _local_extreme(values, r_grid, mu, sigma, sigma0, prior, 1.0)
     bottom = _local_extreme(values, r_grid, mu, sigma, sigma0, prior, -1.0)
-    return top - bottom, cond
+    return top - bottom
 
 
 def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = None) -> InfluenceCurve:
@@ -125,7 +130,11 @@ def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = No
     orders = [np.lexsort((idx, dist)), np.lexsort((-idx, dist))]  # ties: lower or higher index first
     r_grid = np.linspace(-prior.gamma, prior.gamma - prior.delta, R_POINTS)
     a = np.zeros(n_b)
-    worst_cond = 1.0
+    # every Σ_LL is a principal submatrix of the one for b = 1 (L = all but i*): by eigenvalue
+    # interlacing its condition number bounds all of theirs
+    others = np.delete(idx, centre)
+    eig = np.linalg.eigvalsh(cov[np.ix_(others, others)]) if others.size else np.ones(1)
+    worst_cond = float(eig[-1] / eig[0])
     for b in range(1, min(n_b, n - 1) + 1):
         values = []
         seen = set()
@@ -135,9 +144,7 @@ def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = No
             if key in seen:
                 continue
             seen.add(key)
-            value, cond = _a_for_split(cov, centre, low, prior, r_grid)
-            worst_cond = max(worst_cond, cond)
-            values.append(value)
+            values.append(_a_for_split(cov, centre, low, prior, r_grid))
         a[b - 1] = min(values)
     a = np.minimum.accumulate(a)
     label = (

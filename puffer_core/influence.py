@@ -103,6 +103,21 @@ def _max_log_ratio(rows: np.ndarray, support: np.ndarray | None = None) -> np.nd
     return np.where(out < -_BIG / 2, -np.inf, out)
 
 
+def _pair_log_ratio(rows: np.ndarray, xs: np.ndarray, xps: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
+    """Like :func:`_max_log_ratio` for a stack of row matrices (D, K, K) and chosen pairs: (D, len(xs))."""
+    num_rows = rows[:, xs, :]
+    den_rows = rows[:, xps, :]
+    positive = num_rows > 0
+    if support is not None:
+        positive = positive & support[None, None, :]
+    with np.errstate(divide="ignore"):
+        num = np.where(positive, np.log(num_rows), -4 * _BIG)
+        den = np.where(den_rows > 0, np.log(den_rows), -_BIG)
+    out = (num - den).max(axis=2)
+    out = np.where(out > _BIG / 2, np.inf, out)
+    return np.where(out < -_BIG / 2, -np.inf, out)
+
+
 class _ChainTerms:
     """Per-prior left/right terms of §2.1, computed lazily and cached."""
 
@@ -166,14 +181,33 @@ class _ChainTerms:
         p = self.p(t)
         return (p[:, None] > 0) & (p[None, :] > 0)
 
-    def left_stationary(self) -> np.ndarray:
-        """left[d-1, x, x'] for a stationary prior (independent of t when the node exists)."""
+    def left_stationary(self, upto: int | None = None) -> np.ndarray:
+        """left[d-1, x, x'] for a stationary prior (independent of t when the node exists), d ≤ upto."""
+        n = self.max_d if upto is None else min(upto, self.max_d)
         support = self._pi > 0
         shift = self.shift(1)
-        out = np.empty((self.max_d, self.K, self.K))
-        for d in range(1, self.max_d + 1):
+        out = np.empty((n, self.K, self.K))
+        for d in range(1, n + 1):
             out[d - 1] = self.h(d, support) + shift
         return out
+
+    def right_upto(self, upto: int) -> np.ndarray:
+        """right[d-1, x, x'] for d ≤ upto."""
+        n = min(upto, self.max_d)
+        out = np.empty((n, self.K, self.K))
+        for d in range(1, n + 1):
+            out[d - 1] = _max_log_ratio(self.powers[d])
+        return out
+
+    def stationary_tails(self, start: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(left, right) for d = start..max_d and the given flat pair indices: (D, len(pairs)) each."""
+        if start > self.max_d:
+            return np.zeros((0, pairs.size)), np.zeros((0, pairs.size))
+        xs, xps = np.divmod(pairs, self.K)
+        stack = self.powers[start : self.max_d + 1]
+        right = _pair_log_ratio(stack, xs, xps)
+        left = _pair_log_ratio(stack.transpose(0, 2, 1), xs, xps, self._pi > 0) + self.shift(1)[xs, xps][None, :]
+        return left, right
 
     def left_at(self, t: int, n_d: int) -> np.ndarray:
         """left[d-1, x, x'] at node t for d = 1..min(n_d, t-1) (non-stationary priors)."""
@@ -185,7 +219,55 @@ class _ChainTerms:
         return out
 
 
-def _min_plus(left: np.ndarray, right: np.ndarray, n_b: int, floor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class _StationaryTable:
+    """left/right of every stationary prior as (Θ, n_b, P) arrays, filled lazily beyond the head.
+
+    The balanced split of any b ≤ n_b only uses distances ≤ ⌈(n_b+1)/2⌉, computed for every
+    pair up front; longer distances are computed per pair, only for pairs that can still
+    reach the maximum.
+    """
+
+    def __init__(self, terms: list[_ChainTerms], n_b: int) -> None:
+        self.terms = terms
+        self.n_b = n_b
+        k = terms[0].K
+        self.head = min(n_b, (n_b + 2) // 2)
+        shape = (len(terms), n_b, k * k)
+        self.left = np.zeros(shape)
+        self.right = np.zeros(shape)
+        self.invalid = []
+        for i, term in enumerate(terms):
+            lh = term.left_stationary(self.head)
+            rh = term.right_upto(self.head)
+            self.left[i, : lh.shape[0]] = lh.reshape(lh.shape[0], k * k)
+            self.right[i, : rh.shape[0]] = rh.reshape(rh.shape[0], k * k)
+            invalid = ~term.valid(1).reshape(-1)
+            self.invalid.append(invalid)
+            self.left[i, :, invalid] = -np.inf
+            self.right[i, :, invalid] = -np.inf
+        self.filled = np.zeros(k * k, dtype=bool)
+        if all(t.max_d <= self.head for t in terms):
+            self.filled[:] = True
+
+    def ensure(self, pairs: np.ndarray) -> None:
+        todo = pairs[~self.filled[pairs]]
+        if todo.size == 0:
+            return
+        start = self.head + 1
+        for i, term in enumerate(self.terms):
+            left, right = term.stationary_tails(start, todo)
+            n = left.shape[0]
+            self.left[i, start - 1 : start - 1 + n][:, todo] = left
+            self.right[i, start - 1 : start - 1 + n][:, todo] = right
+            bad = todo[self.invalid[i][todo]]
+            self.left[i, :, bad] = -np.inf
+            self.right[i, :, bad] = -np.inf
+        self.filled[todo] = True
+
+
+def _min_plus(
+    left: np.ndarray, right: np.ndarray, n_b: int, floor: np.ndarray, ensure=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-pair values F[b-1, p] = min_{dL=1..b} max_θ (left[θ, dL-1, p] + right[θ, b-dL, p]).
 
     left, right: (Θ, n_b, P); -inf marks priors under which the pair has no mass.
@@ -204,6 +286,8 @@ def _min_plus(left: np.ndarray, right: np.ndarray, n_b: int, floor: np.ndarray) 
                 cand = np.flatnonzero(u > best[b - 1])
                 if cand.size == 0:
                     break
+            if ensure is not None:
+                ensure(cand)
             s = left[:, :b, cand] + right[:, b - 1 :: -1, cand][:, :b]
             exact = (s[0] if s.shape[0] == 1 else s.max(axis=0)).min(axis=0)
             u[cand] = exact
@@ -278,13 +362,10 @@ def _stack(terms: list[_ChainTerms], arrays: list[np.ndarray], n: int, valid: li
 
 def _stationary_values(terms: list[_ChainTerms], n_b: int, t_max: int) -> np.ndarray:
     """a(b) for b = 1..n_b when every prior starts in its stationary distribution."""
-    valid = [t.valid(1) for t in terms]
-    lefts = [t.left_stationary() for t in terms]
-    rights = [t.right() for t in terms]
-    left = _stack(terms, lefts, n_b, valid)
-    right = _stack(terms, rights, n_b, valid)
+    table = _StationaryTable(terms, n_b)
+    left, right = table.left, table.right
     # the interior node (an L node at every distance ≤ b on both sides) bounds every node
-    values, interior = _min_plus(left, right, n_b, np.zeros(n_b))
+    values, interior = _min_plus(left, right, n_b, np.zeros(n_b), table.ensure)
     t_min = min(t.T for t in terms)
     lengths = np.array([t.T for t in terms])
     for b in range(1, n_b + 1):
@@ -299,6 +380,7 @@ def _stationary_values(terms: list[_ChainTerms], n_b: int, t_max: int) -> np.nda
             chunk = chunk[upper[chunk] > best]
             if chunk.size == 0:
                 break
+            table.ensure(chunk)
             best = max(best, _truncated_nodes(left[:, :, chunk], right[:, :, chunk], lengths, b, t_max))
         values[b - 1] = best
     return values
