@@ -375,15 +375,61 @@ def _stationary_values(terms: list[_ChainTerms], n_b: int, t_max: int) -> np.nda
         upper = interior[b - 1]
         order = np.argsort(-upper)
         best = 0.0
+        same_length = bool(np.all(lengths == t_max))
         for start in range(0, order.size, 16):
             chunk = order[start : start + 16]
             chunk = chunk[upper[chunk] > best]
             if chunk.size == 0:
                 break
             table.ensure(chunk)
-            best = max(best, _truncated_nodes(left[:, :, chunk], right[:, :, chunk], lengths, b, t_max))
+            if same_length:
+                value = _truncated_windows(left[:, :, chunk], right[:, :, chunk], b, t_max)
+            else:
+                value = _truncated_nodes(left[:, :, chunk], right[:, :, chunk], lengths, b, t_max)
+            best = max(best, value)
         values[b - 1] = best
     return values
+
+
+def _window_min(g: np.ndarray, width: int) -> np.ndarray:
+    """min of g[..., s : s + width] for every start s (doubling: O(n log width))."""
+    step = 1
+    m = g
+    while 2 * step <= width:
+        m = np.minimum(m[..., :-step], m[..., step:])  # windows of size 2·step
+        step *= 2
+    n_windows = g.shape[-1] - width + 1
+    return np.minimum(m[..., :n_windows], m[..., width - step : width - step + n_windows])
+
+
+def _truncated_windows(left: np.ndarray, right: np.ndarray, b: int, length: int) -> float:
+    """max over nodes of min over splits of b when every prior has the same length T < 2b+1.
+
+    For the nodes that can be worst (T−b ≤ t ≤ b+1, see :func:`_truncated_nodes`), node t may
+    (i) keep L nodes on both sides: dL in the window [b+1−T+t, t−1] of fixed width T−b−1 over
+    g(dL) = max_θ (left_θ(dL) + right_θ(b+1−dL)); (ii) drop the left side: right(b+1−t) when
+    t ≤ b; (iii) drop the right side: left(b−T+t) when b−T+t ≥ 1.  Exact, O(b log b) per pair.
+    """
+    nodes = np.arange(max(1, length - b), min(length, b + 1) + 1)
+    g = left[:, :b] + right[:, b - 1 :: -1][:, :b]  # (Θ, b, P), index dL − 1
+    g = g[0] if g.shape[0] == 1 else g.max(axis=0)
+    options = np.full((nodes.size, g.shape[1]), np.inf)
+    width = length - b - 1
+    if width >= 1:
+        starts = b + 1 - length + nodes  # window [start, t−1], 1-based
+        mins = _window_min(g.T, width).T  # (b − width + 1, P), index start − 1
+        options = np.minimum(options, mins[starts - 1])
+    drop_left = nodes <= b
+    if np.any(drop_left):
+        d = b + 1 - nodes[drop_left]
+        r = right[:, d - 1]
+        options[drop_left] = np.minimum(options[drop_left], r[0] if r.shape[0] == 1 else r.max(axis=0))
+    drop_right = b - length + nodes >= 1
+    if np.any(drop_right):
+        d = b - length + nodes[drop_right]
+        lv = left[:, d - 1]
+        options[drop_right] = np.minimum(options[drop_right], lv[0] if lv.shape[0] == 1 else lv.max(axis=0))
+    return float(max(options.max(), 0.0))
 
 
 def _truncated_nodes(left: np.ndarray, right: np.ndarray, lengths: np.ndarray, b: int, t_max: int) -> float:
