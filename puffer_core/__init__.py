@@ -10,16 +10,34 @@ from .data import Sequences, load_sequences
 from .errors import DataError
 from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import InfluenceCurve, influence_curve
+from .mechanisms import (
+    Accounting,
+    ExponentialTopK,
+    LaplaceCounts,
+    group_dp_exponential,
+    group_dp_laplace,
+    make_mechanism,
+    mqm_laplace,
+    mqm_top_k_counts,
+    pufferfish_exponential,
+    pufferfish_laplace,
+)
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
+from .mqm import mqm_noise_scale
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .simulation import SimulationResult, simulate
 
 __all__ = [
+    "Accounting",
     "Calibration",
     "DataError",
+    "ExponentialTopK",
     "GaussianProcessPrior",
     "InfluenceCurve",
+    "LaplaceCounts",
     "MarkovChainPrior",
     "Sequences",
+    "SimulationResult",
     "acc_at_k",
     "binary_chain_curve",
     "calibrate",
@@ -28,13 +46,22 @@ __all__ = [
     "cumulative",
     "fit_markov_chain",
     "group_dp",
+    "group_dp_exponential",
+    "group_dp_laplace",
     "hit_rate_at_k",
     "influence_curve",
     "l1_count_error",
     "load_sequences",
+    "make_mechanism",
+    "mqm_laplace",
+    "mqm_noise_scale",
+    "mqm_top_k_counts",
     "naive_sum",
     "ndcg_at_k",
     "plan",
+    "pufferfish_exponential",
+    "pufferfish_laplace",
+    "simulate",
     "split_by_time",
     "split_by_users",
     "stationary_distribution",

@@ -1,0 +1,119 @@
+"""``python -m puffer_core simulate`` in a subprocess: results on the demo data, clean errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from puffer_core.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKINS = ROOT / "assets" / "checkins.csv"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "puffer_core", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_simulate_on_the_demo_checkins(tmp_path):
+    out, ledger, settings = tmp_path / "results.csv", tmp_path / "ledger.csv", tmp_path / "settings.json"
+    done = _run(
+        "simulate", "--data", str(CHECKINS), "--group", "country", "--eps", "1,2", "--trials", "20",
+        "--releases", "2", "--seed", "7", "--out", str(out), "--ledger", str(ledger), "--settings", str(settings),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HitRate@3" in done.stdout and "[ 100%] done" in done.stderr
+    metrics = pd.read_csv(out)
+    assert set(metrics["mechanism"]) == {"pufferfish_exponential", "mqm", "group_dp_exponential", "group_dp_laplace"}
+    assert set(metrics["eps_puffer"]) == {1.0, 2.0} and set(metrics["release"]) == {1, 2}
+    assert metrics["trials"].eq(20).all()
+    book = pd.read_csv(ledger)
+    assert {"cumulative_eps_puffer", "naive_sum", "group_dp"} <= set(book.columns)
+    assert len(book) == 4 * 2 * 2
+    saved = json.loads(settings.read_text(encoding="utf-8"))
+    assert saved["rng"] == {"seed": 7} and saved["data"]["group column"] == "country"
+
+
+def test_histogram_query_quietly(tmp_path):
+    out = tmp_path / "h.csv"
+    done = _run(
+        "simulate", "--data", str(CHECKINS), "--query", "histogram", "--mechanisms", "pufferfish_laplace,mqm",
+        "--eps", "2", "--trials", "10", "--release-mode", "windows", "--releases", "2", "--out", str(out), "--quiet",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+    assert set(pd.read_csv(out)["metric"]) == {"L1", "L1 expected"}
+
+
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        (b"user,time,state\nu1,1,a\nu1,2,b\nu1,2,a\n", "repeat a (user, time) pair"),
+        (b"id;when;what\n1;2;3\n", "no user column"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe", "not a text"),
+        (b"", "empty"),
+    ],
+    ids=["duplicate-time", "wrong-columns", "binary", "empty"],
+)
+def test_malformed_csv_gives_a_clean_error(tmp_path, content, expected):
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(content)
+    done = _run("simulate", "--data", str(bad), "--out", str(tmp_path / "x.csv"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and expected in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--group", "Country"], "did you mean 'country'"),
+        (["--k", "20"], "k must be between"),
+        (["--trials", "1"], "trials"),
+        (["--eps", "1,-2"], "positive"),
+        (["--seed", "-3"], "seed"),
+        (["--query", "histogram", "--mechanisms", "pufferfish_exponential"], "ranking"),
+    ],
+)
+def test_bad_options_give_a_clean_error(tmp_path, capsys, args, expected):
+    """In-process (same code path as the subprocess, without its start-up time)."""
+    status = main(["simulate", "--data", str(CHECKINS), "--out", str(tmp_path / "x.csv"), "--quiet", *args])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("error: ") and expected in err
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["simulate", "--out", "x.csv"], "--data"),
+        (["simulate", "--data", "x.csv", "--out", "y.csv", "--mechanisms", "foo"], "unknown mechanism"),
+        (["simulate", "--data", "x.csv", "--out", "y.csv", "--eps", "a,b"], "numbers separated by commas"),
+        (["fit"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2(capsys, args, expected):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_missing_file_and_unwritable_output(tmp_path):
+    done = _run("simulate", "--data", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "x.csv"))
+    assert done.returncode == 2 and "does not exist" in done.stderr
+    done = _run("simulate", "--data", str(CHECKINS), "--trials", "2", "--eps", "1", "--quiet",
+                "--out", str(tmp_path / "missing-dir" / "x.csv"))
+    assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr
