@@ -303,6 +303,12 @@ def _match_columns(present: list[str], wanted: dict[str, str], label: str) -> di
 def _decode_check(data: bytes, label: str) -> str:
     """The text encoding to read ``data`` with; rejects binary content."""
     head = data[:65536]
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
+    if b"\x00" in head or controls > len(head) // 100:
+        # checked before decoding: control bytes are valid UTF-8 but no CSV contains them
+        raise DataError(
+            f"{label} is not a text (CSV) file or a Parquet file: it contains binary data (first bytes: {data[:16]!r})"
+        )
     try:
         head.decode("utf-8-sig")
         return "utf-8-sig"
@@ -310,11 +316,6 @@ def _decode_check(data: bytes, label: str) -> str:
         # a multi-byte character cut at the end of the sample is fine
         if exc.start >= len(head) - 3 and len(data) > len(head):
             return "utf-8-sig"
-    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
-    if b"\x00" in head or controls > len(head) // 100:
-        raise DataError(
-            f"{label} is not a text (CSV) file or a Parquet file: it contains binary data (first bytes: {data[:16]!r})"
-        )
     return "latin-1"
 
 

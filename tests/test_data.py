@@ -409,3 +409,8 @@ def test_fuzz_state_counts(k: int) -> None:
         assert f"{k:,} distinct values" in error_of(frame)
     else:
         assert load_sequences(frame).n_states == k
+
+
+def test_binary_bytes_that_are_valid_utf8_are_reported_as_binary():
+    with pytest.raises(DataError, match="binary data"):
+        load_sequences(b"\x00\x01\x02binary")
