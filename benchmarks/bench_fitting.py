@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +15,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from timing import print_budget_table  # noqa: E402
 
 from puffer_core.data import load_sequences  # noqa: E402
 from puffer_core.fitting import fit_markov_chain, split_by_time, split_by_users  # noqa: E402
@@ -26,15 +26,6 @@ N_ROWS = 1_000_000
 N_STATES = 78
 N_USERS = 20_000
 
-
-def median_ms(fn) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
 
 
 def million_rows(rng: np.random.Generator) -> pd.DataFrame:
@@ -98,12 +89,7 @@ def main() -> None:
             lambda: load_sequences(activities, group="age_group"),
         ),
     ]
-    print(f"| case | median of {RUNS} (ms) | budget (ms) | within |")
-    print("|---|---:|---:|---|")
-    for name, budget, fn in cases:
-        ms = median_ms(fn)
-        within = "" if budget is None else ("yes" if ms <= budget else "NO")
-        print(f"| {name} | {ms:.1f} | {budget if budget is not None else '—'} | {within} |")
+    print_budget_table(cases, RUNS)
 
 
 if __name__ == "__main__":

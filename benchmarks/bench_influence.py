@@ -5,14 +5,14 @@ Run: python benchmarks/bench_influence.py   — prints a table (median of 7 runs
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import print_budget_table  # noqa: E402
 
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, influence_curve  # noqa: E402
 from puffer_core.gaussian import MU_POINTS, R_POINTS, REFINE_POINTS  # noqa: E402
@@ -24,15 +24,6 @@ def sticky(rng: np.random.Generator, k: int, stay: float = 0.7) -> np.ndarray:
     m = rng.random((k, k))
     return m / m.sum(axis=1, keepdims=True) * (1 - stay) + stay * np.eye(k)
 
-
-def median_ms(fn) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
 
 
 def main() -> None:
@@ -54,12 +45,7 @@ def main() -> None:
         ("K=5, B=50, non-stationary initial, length 100", None,
          lambda: influence_curve(MarkovChainPrior(k5, np.eye(5)[0], length=100), max_b=50)),
     ]
-    print(f"| case | median of {RUNS} (ms) | budget (ms) | within |")
-    print("|---|---:|---:|---|")
-    for name, budget, fn in cases:
-        ms = median_ms(fn)
-        verdict = "—" if budget is None else ("yes" if ms <= budget else "NO")
-        print(f"| {name} | {ms:.1f} | {budget if budget is not None else '—'} | {verdict} |")
+    print_budget_table(cases, RUNS)
 
 
 if __name__ == "__main__":

@@ -12,15 +12,15 @@ at ε_puffer = 0.1, 1 and 5; plus the fitted demo prior and a Θ of two priors.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from timing import median_seconds  # noqa: E402
 
 from puffer_core.data import load_sequences  # noqa: E402
 from puffer_core.fitting import fit_markov_chain  # noqa: E402
@@ -31,15 +31,6 @@ RUNS = 5
 K = 78
 T = 500
 
-
-def median_s(fn) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def chains(rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -71,7 +62,7 @@ def main() -> None:
     print(f"{'prior':<52} {'ε':>7} {'σ_max':>10} {'worst quilt':>22} {'median s':>9} {'target':>10}")
     for label, eps, prior, target in cases:
         report = mqm_scale(prior, eps)
-        seconds = median_s(lambda p=prior, e=eps: mqm_scale(p, e))
+        seconds = median_seconds(lambda p=prior, e=eps: mqm_scale(p, e), RUNS)
         kind, a, b = report.quilt
         quilt = f"{kind} ({a},{b}) t={report.node}"
         mark = "" if target is None else f"≤ {target:g} s" + (" ok" if seconds <= target else " SLOW")

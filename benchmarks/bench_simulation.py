@@ -11,9 +11,7 @@ peak resident size (resource.getrusage, includes the interpreter and libraries).
 from __future__ import annotations
 
 import resource
-import statistics
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -22,6 +20,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from timing import median_seconds  # noqa: E402
+
 from puffer_core.data import load_sequences  # noqa: E402
 from puffer_core.simulation import simulate  # noqa: E402
 
@@ -29,15 +29,6 @@ RUNS = 7
 GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
 PAPER = ("pufferfish_exponential", "mqm", "group_dp_exponential", "group_dp_laplace")
 
-
-def median_s(fn) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -77,7 +68,7 @@ def main() -> None:
     print(f"{data!r}")
     print(f"{'case':<78} {'median s':>9} {'target':>8}")
     for label, target, fn in cases:
-        seconds = median_s(fn)
+        seconds = median_seconds(fn, RUNS)
         mark = "" if target is None else f"≤ {target:g} s" + (" ok" if seconds <= target else " SLOW")
         print(f"{label:<78} {seconds:>9.3f} {mark:>8}")
 
