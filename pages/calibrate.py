@@ -1,0 +1,138 @@
+"""Calibrate: target ε_puffer → per-entry ε_DP through the a(b) curve, and back (MATH.md §3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from puffer_core import calibrate, certify, group_dp
+
+common.enter_page("calibrate")
+
+values = common.settings()
+
+st.title("Calibrate")
+st.markdown(
+    "A mechanism that is ε_DP-differentially private **per entry** is ε_puffer-Pufferfish private"
+    " for any curve point with a(b) < ε_puffer and ε_DP ≤ (ε_puffer − a(b)) / b ([C] Theorem"
+    ' "Translation", MATH.md §3). The best point gives the most budget, hence the least noise;'
+    " group DP over the whole sequence (b = T, a = 0) is always a candidate."
+)
+
+common.show_ignored_link_settings()
+current = common.prior_summary()
+
+if current is not None:
+    curve = current.curve
+    points = curve.points()
+    b_all = np.array([b for b, _ in points], dtype=float)
+    a_all = np.array([a for _, a in points], dtype=float)
+
+    forward, reverse = st.tabs(["ε_puffer → ε_DP", "ε_DP → ε_puffer"])
+
+    with forward:
+        values["eps_puffer"] = float(
+            st.columns([1, 2])[0].number_input(
+                "Target ε_puffer (the Pufferfish guarantee you want)",
+                min_value=0.01,
+                max_value=1000.0,
+                value=float(values["eps_puffer"]),
+                step=0.1,
+                key="w_eps",
+            )
+        )
+        eps = values["eps_puffer"]
+        cal = calibrate(curve, eps)
+        group = group_dp(curve, eps)
+        ratio = cal.eps_dp / group.eps_dp
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Optimal window b*", cal.b)
+        c2.metric("a(b*)", common.fmt(cal.a))
+        c3.metric("Per-entry ε_DP", common.fmt(cal.eps_dp), help="The largest ε_DP that guarantees ε_puffer.")
+        c4.metric(
+            "Budget per release vs group DP",
+            f"{ratio:.3g}×",
+            help=f"Group DP over the whole sequence allows ε_DP = ε_puffer / T = {common.fmt(group.eps_dp)}.",
+        )
+        if cal.group_dp:
+            st.info(
+                f"No window has a(b) < ε_puffer = {eps:g} before b reaches T = {curve.length}: the best"
+                " this prior allows is group DP over the whole sequence."
+            )
+        else:
+            st.success(
+                f"Use a per-entry ε_DP = {common.fmt(cal.eps_dp)} mechanism: with b* = {cal.b} and"
+                f" a(b*) = {common.fmt(cal.a)}, b*·ε_DP + a(b*) = {common.fmt(cal.eps_puffer)}. That is"
+                f" {ratio:.3g} times the budget group DP allows (ε_puffer / T = {common.fmt(group.eps_dp)})."
+            )
+        usable = a_all < eps
+        objective = np.where(usable, (eps - np.where(usable, a_all, 0.0)) / b_all, np.nan)
+        shown = ~np.isnan(objective)
+        traces = [
+            common.Trace("(ε_puffer − a(b)) / b", b_all[shown], objective[shown], markers=True),
+            common.Trace("optimum b*", np.array([cal.b], float), np.array([cal.eps_dp]), width=0),
+            common.Trace("group DP (b = T)", np.array([group.b], float), np.array([group.eps_dp]), width=0),
+        ]
+        fig, notes = common.line_figure(
+            traces,
+            x_title="b — entries in the high-influence window H",
+            y_title="per-entry ε_DP allowed at b",
+            y_name="ε_DP",
+        )
+        fig.data[1].update(mode="markers", marker={"size": 16, "symbol": "star", "color": "#d62728"})
+        fig.data[2].update(mode="markers", marker={"size": 11, "symbol": "square", "color": "#7f7f7f"})
+        fig.add_hline(y=group.eps_dp, line_dash="dot", line_color="#7f7f7f")
+        common.show_figure(fig, notes, key="calibrate_chart")
+        unusable = int((~usable).sum())
+        if unusable:
+            st.caption(f"{unusable} value(s) of b are not drawn: there a(b) ≥ ε_puffer, so no ε_DP works at that b.")
+        table = pd.DataFrame({"b": b_all.astype(int), "a(b)": a_all, "ε_DP allowed": objective})
+        common.csv_download(table, "calibration.csv", "Download this curve (CSV)", key="w_download_cal")
+
+    with reverse:
+        values["eps_dp"] = float(
+            st.columns([1, 2])[0].number_input(
+                "Per-entry ε_DP of your mechanism",
+                min_value=0.0001,
+                max_value=100.0,
+                value=float(values["eps_dp"]),
+                step=0.01,
+                format="%.4f",
+                key="w_eps_dp",
+            )
+        )
+        eps_dp = values["eps_dp"]
+        cert = certify(curve, eps_dp)
+        group_eps = curve.length * eps_dp  # group privacy over the T entries of a sequence (MATH.md §1)
+        r1, r2, r3, r4 = st.columns(4)
+        r1.metric("Guaranteed ε_puffer", common.fmt(cert.eps_puffer))
+        r2.metric("At window b", cert.b)
+        r3.metric("a(b)", common.fmt(cert.a))
+        r4.metric("Group DP would say", common.fmt(group_eps), help="T · ε_DP: group privacy over the whole sequence.")
+        st.markdown(
+            f"ε_puffer = min over b of b·ε_DP + a(b) = **{common.fmt(cert.eps_puffer)}**; group DP accounting"
+            f" of the same mechanism gives T·ε_DP = {common.fmt(group_eps)}"
+            f" ({group_eps / cert.eps_puffer:.3g} times as much)."
+        )
+        bound = b_all * eps_dp + a_all
+        traces = [
+            common.Trace("b·ε_DP + a(b)", b_all, bound),
+            common.Trace("minimum", np.array([cert.b], float), np.array([cert.eps_puffer]), width=0),
+        ]
+        fig, notes = common.line_figure(
+            traces,
+            x_title="b — entries in the high-influence window H",
+            y_title="ε_puffer guaranteed through b",
+            y_name="ε_puffer",
+        )
+        fig.data[1].update(mode="markers", marker={"size": 16, "symbol": "star", "color": "#d62728"})
+        common.show_figure(fig, notes, key="certify_chart")
+        table = pd.DataFrame({"b": b_all.astype(int), "a(b)": a_all, "b·ε_DP + a(b)": bound})
+        common.csv_download(table, "certification.csv", "Download this curve (CSV)", key="w_download_cert")
+
+    if values["prior_kind"] == "gaussian":
+        st.caption(common.JITTER_NOTE)
+
+common.share_settings((*common.prior_url_keys(), "eps", "epsdp"))

@@ -1,0 +1,63 @@
+"""Home: what Pufferfish Lab is for, and where each page leads."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import common
+
+common.enter_page("home")
+
+st.title("Pufferfish Lab")
+st.markdown(
+    "Differential privacy protects one entry at a time, but a user's entries are correlated, so"
+    " an attacker who knows how they are correlated can learn more than a per-entry guarantee"
+    " suggests. Pufferfish Lab measures that leakage with **a(b)-influence curves**, turns a"
+    " target Pufferfish budget ε_puffer into the per-entry ε_DP a mechanism may use, and adds up"
+    " what a series of releases spends. Use it to teach how correlation erodes privacy, or to"
+    " plan and test releases on your own sequential data before you publish them."
+)
+
+PAGES = [
+    (
+        "pages/curves.py",
+        "Influence curves",
+        ":material/show_chart:",
+        "Pick a prior (binary chain, K-state matrix, a set Θ, a Gaussian process) and see its a(b) curve.",
+    ),
+    (
+        "pages/calibrate.py",
+        "Calibrate",
+        ":material/tune:",
+        "Target ε_puffer → the best window b, a(b) and the per-entry ε_DP; or ε_DP → ε_puffer.",
+    ),
+    (
+        "pages/plan.py",
+        "Plan & compose",
+        ":material/event_note:",
+        "A ledger of releases: what the whole series spends, and how to split a total budget.",
+    ),
+    (
+        "pages/simulate.py",
+        "Simulate",
+        ":material/science:",
+        "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
+    ),
+    (
+        "pages/classroom.py",
+        "Classroom",
+        ":material/school:",
+        "Watch privacy collapse run by run, and audit a tiny chain exactly.",
+    ),
+]
+
+for path, title, icon, blurb in PAGES:
+    with st.container(border=True):
+        st.page_link(path, label=f"**{title}**", icon=icon)
+        st.caption(blurb)
+
+st.caption(
+    "Papers: [C] Composition for Pufferfish privacy (a(b)-influence curves, Theorem 6.2);"
+    " [S] composition of inferential privacy for time series (MQM); [P] the Pufferfish framework."
+    " The formulas the app uses are in MATH.md."
+)

@@ -1,0 +1,233 @@
+"""Plan & compose: a ledger of releases and the budget planner (MATH.md §4, [C] Theorem 6.2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from puffer_core import InfluenceCurve, calibrate, compose, group_dp, plan
+from puffer_core.mechanisms import (
+    MECHANISMS,
+    ExponentialTopK,
+    Mechanism,
+    cumulative_eps_puffer,
+    group_dp_exponential,
+    group_dp_laplace,
+    pufferfish_exponential,
+    pufferfish_laplace,
+)
+
+common.enter_page("plan")
+
+values = common.settings()
+LEDGER_MECHANISMS: dict[str, str] = {
+    "pufferfish_exponential": f"{MECHANISMS['pufferfish_exponential']} (top-k ranking)",
+    "pufferfish_laplace": f"{MECHANISMS['pufferfish_laplace']} (histogram)",
+    "group_dp_exponential": f"{MECHANISMS['group_dp_exponential']} (top-k ranking)",
+    "group_dp_laplace": f"{MECHANISMS['group_dp_laplace']} (histogram)",
+}
+BY_LABEL = {label: name for name, label in LEDGER_MECHANISMS.items()}
+
+st.title("Plan & compose")
+st.markdown(
+    "Releases calibrated through the curve compose better than adding up their guarantees:"
+    " k releases with points (a_l, b_l) jointly satisfy **max a_l + Σ (ε_puffer,l − a_l)**"
+    " ([C] Theorem 6.2, MATH.md §4). General Pufferfish mechanisms do not compose at all (see the"
+    " Classroom page); these do because each is per-entry differentially private."
+)
+common.show_ignored_link_settings()
+current = common.prior_summary()
+
+
+def _default_ledger() -> tuple[tuple[str, str, float], ...]:
+    months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    return tuple((month, LEDGER_MECHANISMS["pufferfish_exponential"], 0.5) for month in months)
+
+
+def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
+    if name == "pufferfish_exponential":
+        return pufferfish_exponential(curve, eps, k)
+    if name == "group_dp_exponential":
+        return group_dp_exponential(curve, eps, k)
+    if name == "pufferfish_laplace":
+        return pufferfish_laplace(curve, eps)
+    return group_dp_laplace(curve, eps)
+
+
+def _noise(mechanism: Mechanism) -> str:
+    if isinstance(mechanism, ExponentialTopK):
+        return f"Gumbel({mechanism.gumbel_scale:.3g}) per count, top {mechanism.k}"
+    return f"Lap({mechanism.scale:.3g}) per count"
+
+
+if current is not None:
+    curve = current.curve
+    ledger_tab, planner_tab = st.tabs(["Ledger of planned releases", "Planner: split a total budget"])
+
+    with ledger_tab:
+        values.setdefault("ledger", _default_ledger())
+        values.setdefault("ledger_base", values["ledger"])
+        values.setdefault("ledger_version", 0)
+        values.setdefault("ledger_k", 3)
+        st.caption(
+            "One row per release: the mechanism and the ε_puffer it must guarantee on its own. Each is"
+            " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T)."
+        )
+        editor_key = f"w_ledger_{values['ledger_version']}"
+        if editor_key not in st.session_state and values["ledger"] != values["ledger_base"]:
+            values["ledger_base"] = values["ledger"]
+            values["ledger_version"] += 1
+            editor_key = f"w_ledger_{values['ledger_version']}"
+        base = pd.DataFrame(list(values["ledger_base"]), columns=["release", "mechanism", "ε_puffer"])
+        edited = st.data_editor(
+            base,
+            key=editor_key,
+            num_rows="dynamic",
+            width="stretch",
+            column_config={
+                "release": st.column_config.TextColumn("Release", help="A name: a month, a report…"),
+                "mechanism": st.column_config.SelectboxColumn(
+                    "Mechanism", options=list(LEDGER_MECHANISMS.values()), required=True, width="medium"
+                ),
+                "ε_puffer": st.column_config.NumberColumn("ε_puffer", min_value=0.0, format="%.4g"),
+            },
+        )
+        values["ledger_k"] = int(
+            st.columns([1, 2])[0].number_input(
+                "k for the top-k rankings", 1, 50, int(values["ledger_k"]), key="w_ledger_k"
+            )
+        )
+        rows = []
+        problems = []
+        for i, (name, mechanism, eps) in enumerate(edited.itertuples(index=False, name=None)):
+            label = str(name) if isinstance(name, str) and name.strip() else f"release {i + 1}"
+            try:
+                eps = float(eps)
+            except (TypeError, ValueError):
+                eps = math.nan
+            if not math.isfinite(eps) or eps <= 0:
+                problems.append(f"{label}: ε_puffer must be a positive number")
+                continue
+            if mechanism not in BY_LABEL:
+                problems.append(f"{label}: choose a mechanism")
+                continue
+            rows.append((label, str(mechanism), eps))
+        values["ledger"] = tuple(rows)
+        for problem in problems:
+            st.error(problem[0].upper() + problem[1:] + ".")
+        if not rows:
+            st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
+        else:
+            mechanisms = [_mechanism(BY_LABEL[m], curve, eps, values["ledger_k"]) for _, m, eps in rows]
+            accounts = [m.accounting for m in mechanisms]
+            total = cumulative_eps_puffer(accounts)
+            naive = np.cumsum([acc.eps_puffer for acc in accounts])
+            group = curve.length * np.cumsum([acc.eps_dp for acc in accounts])  # T·Σ ε_DP (MATH.md §4)
+            names = [name for name, _, _ in rows]
+            k = np.arange(1, len(rows) + 1, dtype=float)
+            st.markdown(
+                f"After all {len(rows)} releases: **ε_puffer = {common.fmt(float(total[-1]))}** by Theorem 6.2,"
+                f" against {common.fmt(float(naive[-1]))} by adding up each release's guarantee and"
+                f" {common.fmt(float(group[-1]))} by group-DP accounting of the same mechanisms."
+            )
+            traces = [
+                common.Trace("Theorem 6.2 (composed)", k, total),
+                common.Trace("naive sum of per-release ε_puffer", k, naive, dash="dash"),
+                common.Trace("group DP accounting (T·ε_DP each)", k, group, dash="dot"),
+            ]
+            fig, notes = common.line_figure(
+                traces,
+                x_title="releases so far",
+                y_title="cumulative ε_puffer",
+                y_name="ε_puffer",
+                x_name="release",
+                log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")),
+            )
+            fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
+            common.show_figure(fig, notes, key="ledger_chart")
+            table = pd.DataFrame(
+                {
+                    "release": names,
+                    "mechanism": [m for _, m, _ in rows],
+                    "ε_puffer": [acc.eps_puffer for acc in accounts],
+                    "ε_DP per entry": [acc.eps_dp for acc in accounts],
+                    "b": [acc.b for acc in accounts],
+                    "a(b)": [acc.a for acc in accounts],
+                    "noise": [_noise(m) for m in mechanisms],
+                    "cumulative (Thm 6.2)": total,
+                    "cumulative (naive sum)": naive,
+                    "cumulative (group DP)": group,
+                }
+            )
+            common.show_table(table, key="ledger_table", width="stretch")
+            common.csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
+            st.caption(
+                "MQM releases are not in this ledger: they add up ([S] Theorem III.7) and cannot be mixed"
+                " with curve-calibrated releases; the Simulate page keeps their ledger separately."
+            )
+
+    with planner_tab:
+        c1, c2 = st.columns(2)
+        values["plan_total"] = float(
+            c1.number_input(
+                "Total budget ε_puffer for the series",
+                0.01,
+                1000.0,
+                float(values["plan_total"]),
+                0.5,
+                key="w_plan_total",
+            )
+        )
+        values["plan_releases"] = int(
+            c2.number_input("Number of releases", 1, 365, int(values["plan_releases"]), 1, key="w_plan_releases")
+        )
+        total_eps, k_rel = values["plan_total"], values["plan_releases"]
+        planned = plan(curve, total_eps, k_rel)
+        split = calibrate(curve, total_eps / k_rel)
+        group_each = group_dp(curve, total_eps / k_rel)
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Per-release ε_DP", common.fmt(planned.eps_dp))
+        m2.metric("Common window b", planned.b)
+        m3.metric("a(b)", common.fmt(planned.a))
+        m4.metric(
+            "vs group DP",
+            f"{planned.eps_dp / group_each.eps_dp:.3g}×",
+            help=f"Group DP: ε_DP = E / (k·T) = {common.fmt(group_each.eps_dp)} per release.",
+        )
+        st.markdown(
+            f"Run each of the {k_rel} releases with a per-entry **ε_DP = {common.fmt(planned.eps_dp)}**"
+            f" mechanism (curve point b = {planned.b}, a(b) = {common.fmt(planned.a)}). Each release on its"
+            f" own guarantees ε_puffer = {common.fmt(planned.eps_puffer)}; together they spend exactly"
+            f" {common.fmt(compose([planned] * k_rel))} (Theorem 6.2). Calibrating each release on its"
+            f" own at E/k = {common.fmt(total_eps / k_rel)} would allow only ε_DP = {common.fmt(split.eps_dp)},"
+            f" and group DP only {common.fmt(group_each.eps_dp)}."
+        )
+        horizon = np.arange(1, max(24, k_rel) + 1)
+        per_plan = np.array([plan(curve, total_eps, int(n)).eps_dp for n in horizon])
+        per_split = np.array([calibrate(curve, total_eps / n).eps_dp for n in horizon])
+        per_group = np.array([group_dp(curve, total_eps / n).eps_dp for n in horizon])
+        traces = [
+            common.Trace("planner (Theorem 6.2)", horizon.astype(float), per_plan),
+            common.Trace("each release calibrated at E/k", horizon.astype(float), per_split, dash="dash"),
+            common.Trace("group DP", horizon.astype(float), per_group, dash="dot"),
+        ]
+        fig, notes = common.line_figure(
+            traces,
+            x_title="number of releases k",
+            y_title="per-entry ε_DP of each release",
+            y_name="ε_DP",
+            x_name="k",
+            log_y=True,
+        )
+        fig.add_vline(x=k_rel, line_dash="dot", line_color="#7f7f7f")
+        common.show_figure(fig, notes, key="planner_chart")
+        table = pd.DataFrame(
+            {"releases": horizon, "planner ε_DP": per_plan, "split ε_DP": per_split, "group DP ε_DP": per_group}
+        )
+        common.csv_download(table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
+
+common.share_settings((*common.prior_url_keys(), "E", "k"))

@@ -1,0 +1,1 @@
+"""AppTest tests of the Streamlit pages (run from the repository root)."""

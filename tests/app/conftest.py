@@ -1,0 +1,43 @@
+"""Helpers for AppTest: open the app on a page, list what went wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 30.0
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def open_page(path: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """Run app.py (navigation and sidebar included), then switch to ``path`` if given."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    if query:
+        for name, value in query.items():
+            at.query_params[name] = value
+    at.run()
+    if path is not None:
+        at.switch_page(path).run()
+    return at
+
+
+def problems(at: AppTest) -> list[str]:
+    """Exceptions shown by the app (tracebacks), as text: must be empty."""
+    return [e.message for e in at.exception]
+
+
+def errors(at: AppTest) -> list[str]:
+    """The st.error messages on the page."""
+    return [e.value for e in at.error]
+
+
+def metric(at: AppTest, label: str) -> str:
+    """The value shown by the first st.metric with this label."""
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """The read-only tables on the page (st.dataframe, not st.data_editor), in order."""
+    return [d.value for d in at.dataframe if d.editing_mode == "read_only"]

@@ -1,0 +1,105 @@
+"""Classroom page under AppTest: stepping the collapse examples, the Laplace chain, the tiny chain."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from puffer_core.classroom import laplace_sum_counterexample
+from tests.app.conftest import errors, open_page, problems, tables
+
+CLASSROOM = "pages/classroom.py"
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in at.metric:
+        out.setdefault(m.label, m.value)
+    return out
+
+
+@pytest.fixture
+def classroom() -> AppTest:
+    at = open_page(CLASSROOM)
+    assert not problems(at) and not errors(at)
+    return at
+
+
+def test_example_1_collapses_while_randomized_response_stays_bounded(classroom: AppTest) -> None:
+    at = classroom
+    values = [(m.label, m.value) for m in at.metric]
+    assert ("ε of one run", "0") in values and ("ε of two runs", "∞") in values
+    assert ("ε of one run", "0.5") in values and ("ε of 6 runs", "3") in values
+    assert _metrics(at)["Expected runs"] == "3.167"
+    for _ in range(3):
+        at.button(key="w_run_once").click().run()
+    assert not problems(at) and not errors(at)
+    assert any("Runs so far: 3" in m.value for m in at.markdown)
+    assert len(tables(at)[0]) == 3  # the outputs seen so far
+    at.button(key="w_reset").click().run()
+    assert any("Runs so far: 0" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("example", ["[C] Example 2", "[C] Example 3", "[P] Appendix J"])
+def test_every_collapse_example_steps_without_errors(classroom: AppTest, example: str) -> None:
+    at = classroom
+    at.selectbox(key="w_example").set_value(example).run()
+    at.button(key="w_run_five").click().run()
+    at.button(key="w_run_five").click().run()
+    at.button(key="w_run_five").click().run()
+    assert not problems(at) and not errors(at)
+    assert any("Runs so far: 12" in m.value for m in at.markdown)
+    assert _metrics(at)["ε of two runs"] == "∞"
+
+
+def test_changing_the_example_starts_over(classroom: AppTest) -> None:
+    at = classroom
+    at.button(key="w_run_five").click().run()
+    at.selectbox(key="w_true").set_value("B1").run()
+    assert any("Runs so far: 0" in m.value for m in at.markdown)
+    at.slider(key="w_ex1_prob").set_value(0.3).run()
+    assert not problems(at) and not errors(at)
+
+
+def test_laplace_two_node_counterexample_numbers(classroom: AppTest) -> None:
+    at = classroom
+    one, two = laplace_sum_counterexample()
+    metrics = _metrics(at)
+    assert metrics["Lap(1): ε of one release"] == f"{one:.4g}"
+    assert metrics["Lap(1): ε of two releases"] == f"{two:.4g}"
+    at.slider(key="w_lap_releases").set_value(3).run()
+    at.number_input(key="w_lap_target").set_value(2.0).run()
+    assert not problems(at) and not errors(at)
+    table = next(t for t in tables(at) if "Theorem 6.2 bound" in t.columns)
+    for exact, bound in zip(table["calibrated exact"], table["Theorem 6.2 bound"]):
+        assert float(exact) <= float(bound)
+
+
+def test_tiny_chain_exact_leakage_is_below_the_guarantee(classroom: AppTest) -> None:
+    at = classroom
+    table = next(t for t in tables(at) if "exact leakage" in t.columns)
+    for exact, guarantee in zip(table["exact leakage"], table["guarantee (a(b) curve)"]):
+        assert float(exact) <= float(guarantee) + 1e-9
+    at.number_input(key="w_tiny_k").set_value(3).run()
+    at.number_input(key="w_tiny_t").set_value(6).run()
+    assert not problems(at) and not errors(at)
+    assert any("too large to enumerate" in i.value for i in at.info)
+
+
+def test_tiny_chain_bad_matrix_gives_an_error(classroom: AppTest) -> None:
+    at = classroom
+    at.session_state["w_tiny_matrix_2"] = {"edited_rows": {1: {"1": 0.5}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not problems(at)
+    assert any("Row 2 (from state '1') sums to 0.9" in m for m in errors(at))
+
+
+def test_the_runs_survive_switching_pages(classroom: AppTest) -> None:
+    at = classroom
+    at.selectbox(key="w_example").set_value("[C] Example 3").run()
+    at.button(key="w_run_five").click().run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page(CLASSROOM).run()
+    assert not problems(at) and not errors(at)
+    assert at.selectbox(key="w_example").value == "[C] Example 3"
+    assert any("Runs so far: 5" in m.value for m in at.markdown)

@@ -1,0 +1,183 @@
+"""End to end: `streamlit run app.py` in real headless Chromium (see conftest.py).
+
+Every test saves PNG screenshots of what it saw to ``screenshots/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from puffer_core import MarkovChainPrior, influence_curve
+from tests.e2e.conftest import _free_port, start_streamlit, stop, wait_for_health
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_CSV = ROOT / "assets" / "checkins.csv"
+APP = '[data-testid="stApp"]'
+IDLE = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+PLOT_VALUES = "() => Array.from(document.querySelector('.js-plotly-plot').data[0].customdata)"
+
+pytestmark = pytest.mark.e2e
+
+
+def wait_idle(page: Any, settle: float = 0.4) -> None:
+    """Wait until the script run has finished and the page had a moment to draw."""
+    page.wait_for_function(IDLE, timeout=60_000)
+    time.sleep(settle)
+    page.wait_for_function(IDLE, timeout=60_000)
+
+
+def open_page(page: Any, app_url: str, path: str = "") -> None:
+    page.goto(f"{app_url}/{path}")
+    page.wait_for_selector(APP)
+    wait_idle(page)
+
+
+def snap(page: Any, folder: Path, name: str) -> Path:
+    """A PNG of the whole page (the viewport is stretched to the content's height first)."""
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    page.set_viewport_size({"width": 1400, "height": int(min(max(1000, height + 40), 8000))})
+    time.sleep(0.8)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    return path
+
+
+def alerts(page: Any) -> list[str]:
+    return [text.strip() for text in page.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
+
+
+def test_home_page_renders(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url)
+    assert page.get_by_role("heading", name="Pufferfish Lab").is_visible()
+    main = page.locator('[data-testid="stMain"]')
+    for title in ("Influence curves", "Calibrate", "Plan & compose", "Simulate", "Classroom"):
+        assert main.get_by_role("link", name=title).is_visible()
+    assert not page.locator('[data-testid="stException"]').count()
+    snap(page, screenshot_dir, "01_home")
+
+
+def test_moving_a_slider_changes_the_plotted_values(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "curves")
+    page.wait_for_selector(".js-plotly-plot")
+    before = page.evaluate(PLOT_VALUES)
+    slider = page.get_by_role("slider", name="p = Pr(stay in state 0)")
+    slider.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")
+    expected = influence_curve(MarkovChainPrior([[0.8, 0.2], [0.2, 0.8]], length=100))
+    page.wait_for_function(
+        "(want) => { const gd = document.querySelector('.js-plotly-plot');"
+        " return gd && gd.data[0].customdata[0] === want; }",
+        arg=f"{expected.a[0]:.4g}",
+    )
+    wait_idle(page)
+    after = page.evaluate(PLOT_VALUES)
+    assert after != before
+    assert after == [f"{a:.4g}" if a else "0" for a in expected.a]
+    assert slider.input_value() == "0.8"
+    assert "p=0.8" in page.url
+    # the sidebar is filled after the page ran: it names the prior just drawn, not the previous one
+    assert "p = 0.8, q = 0.8" in page.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    snap(page, screenshot_dir, "02_curves")
+
+
+def test_every_page_renders_and_is_saved(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    for number, path in enumerate(("calibrate", "plan", "classroom"), start=3):
+        open_page(page, app_url, path)
+        page.wait_for_selector(".js-plotly-plot")
+        assert not page.locator('[data-testid="stException"]').count(), path
+        assert not alerts(page), path
+        snap(page, screenshot_dir, f"{number:02d}_{path}")
+
+
+def test_curves_page_other_priors(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "curves?prior=gaussian&n=30&overlay=0.5,1,2,3,5&log=1")
+    page.wait_for_selector(".js-plotly-plot")
+    traces = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
+    assert traces == ["ℓ = 1", "ℓ = 0.5", "ℓ = 2", "ℓ = 3", "ℓ = 5"]
+    snap(page, screenshot_dir, "06_curves_gaussian")
+    open_page(page, app_url, "curves?prior=matrix&P=0.5,0.6;0.2,0.8")
+    assert any("Row 1 (from state '0') sums to 1.1" in text for text in alerts(page))
+    assert not page.locator('[data-testid="stException"]').count()
+    snap(page, screenshot_dir, "07_curves_bad_matrix")
+
+
+def _choose_upload(page: Any, app_url: str) -> None:
+    open_page(page, app_url, "simulate")
+    page.get_by_text("Upload a CSV or Parquet file").click()
+    wait_idle(page)
+
+
+def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    _choose_upload(page, app_url)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(DEMO_CSV))
+    page.get_by_text("2. What to release").wait_for(timeout=60_000)
+    wait_idle(page)
+    users = page.locator('[data-testid="stMetric"]').filter(has_text="Users")
+    assert "2,000" in users.inner_text()
+    page.get_by_role("button", name="Run the simulation").click()
+    page.get_by_role("heading", name="Results").wait_for(timeout=120_000)
+    wait_idle(page)
+    assert not page.locator('[data-testid="stException"]').count()
+    assert not alerts(page)
+    assert page.locator(".js-plotly-plot").count() >= 5  # heatmap, four metrics, the ledger
+    assert page.get_by_role("button", name="Download the results (CSV)").is_visible()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the report (JSON)").click()
+    report = json.loads(Path(download.value.path()).read_text())
+    assert report["data_source"] == "checkins.csv"
+    assert report["simulation"]["trials"] == 200
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the results (CSV)").click()
+    results = Path(download.value.path()).read_text().splitlines()
+    assert results[0].startswith("mechanism,label,eps_puffer,release,metric,mean,ci_low,ci_high")
+    snap(page, screenshot_dir, "08_simulate_results")
+
+
+def test_a_malformed_csv_shows_an_error(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    _choose_upload(page, app_url)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        {"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,2024-01-01,A\nu1,not a time,B\n"}
+    )
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    wait_idle(page)
+    messages = alerts(page)
+    assert any("cannot be read as times" in m for m in messages), messages
+    assert not page.locator('[data-testid="stException"]').count()
+    snap(page, screenshot_dir, "09_simulate_bad_csv")
+
+
+def test_a_shared_link_opened_first_on_a_fresh_server(browser: Any, tmp_path: Path) -> None:
+    """The first request a new server gets is a deep link: it still runs under app.py's navigation."""
+    port = _free_port()
+    with open(tmp_path / "server.log", "wb") as log:
+        process = start_streamlit(port, log)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            wait_for_health(base, process)
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            try:
+                page.goto(f"{base}/calibrate?p=0.7&eps=2")
+                page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+                wait_idle(page)
+                assert "Influence curves" in page.locator('[data-testid="stSidebarNav"]').inner_text()
+                assert "p = 0.7" in page.locator('[data-testid="stMain"]').inner_text()
+                assert page.get_by_label("Target ε_puffer (the Pufferfish guarantee you want)").input_value() == "2.00"
+                assert "/calibrate" in page.url
+            finally:
+                context.close()
+        finally:
+            stop(process)
