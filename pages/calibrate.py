@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from puffer_core import calibrate, certify, group_dp
+from puffer_core import calibrate, calibration_objective, certify, certify_objective, group_dp, group_dp_cumulative
 
 common.enter_page("calibrate")
 
@@ -67,11 +67,9 @@ if current is not None:
                 f" a(b*) = {common.fmt(cal.a)}, b*·ε_DP + a(b*) = {common.fmt(cal.eps_puffer)}. That is"
                 f" {ratio:.3g} times the budget group DP allows (ε_puffer / T = {common.fmt(group.eps_dp)})."
             )
-        usable = a_all < eps
-        objective = np.where(usable, (eps - np.where(usable, a_all, 0.0)) / b_all, np.nan)
-        shown = ~np.isnan(objective)
+        b_usable, allowed = calibration_objective(curve, eps)
         traces = [
-            common.Trace("(ε_puffer − a(b)) / b", b_all[shown], objective[shown], markers=True),
+            common.Trace("(ε_puffer − a(b)) / b", b_usable.astype(float), allowed, markers=True),
             common.Trace("optimum b*", np.array([cal.b], float), np.array([cal.eps_dp]), width=0),
             common.Trace("group DP (b = T)", np.array([group.b], float), np.array([group.eps_dp]), width=0),
         ]
@@ -85,10 +83,12 @@ if current is not None:
         fig.data[2].update(mode="markers", marker={"size": 11, "symbol": "square", "color": "#7f7f7f"})
         fig.add_hline(y=group.eps_dp, line_dash="dot", line_color="#7f7f7f")
         common.show_figure(fig, notes, key="calibrate_chart")
-        unusable = int((~usable).sum())
+        unusable = b_all.size - b_usable.size
         if unusable:
             st.caption(f"{unusable} value(s) of b are not drawn: there a(b) ≥ ε_puffer, so no ε_DP works at that b.")
-        table = pd.DataFrame({"b": b_all.astype(int), "a(b)": a_all, "ε_DP allowed": objective})
+        # b where a(b) ≥ ε_puffer allows no ε_DP: an empty cell in the table
+        allowed_at = pd.Series(allowed, index=b_usable).reindex(b_all.astype(int)).to_numpy()
+        table = pd.DataFrame({"b": b_all.astype(int), "a(b)": a_all, "ε_DP allowed": allowed_at})
         common.csv_download(table, "calibration.csv", "Download this curve (CSV)", key="w_download_cal")
 
     with reverse:
@@ -105,7 +105,7 @@ if current is not None:
         )
         eps_dp = values["eps_dp"]
         cert = certify(curve, eps_dp)
-        group_eps = curve.length * eps_dp  # group privacy over the T entries of a sequence (MATH.md §1)
+        group_eps = float(group_dp_cumulative(curve.length, [eps_dp])[-1])  # T·ε_DP: group privacy (MATH.md §1)
         r1, r2, r3, r4 = st.columns(4)
         r1.metric("Guaranteed ε_puffer", common.fmt(cert.eps_puffer))
         r2.metric("At window b", cert.b)
@@ -116,9 +116,9 @@ if current is not None:
             f" of the same mechanism gives T·ε_DP = {common.fmt(group_eps)}"
             f" ({group_eps / cert.eps_puffer:.3g} times as much)."
         )
-        bound = b_all * eps_dp + a_all
+        b_cert, bound = certify_objective(curve, eps_dp)
         traces = [
-            common.Trace("b·ε_DP + a(b)", b_all, bound),
+            common.Trace("b·ε_DP + a(b)", b_cert.astype(float), bound),
             common.Trace("minimum", np.array([cert.b], float), np.array([cert.eps_puffer]), width=0),
         ]
         fig, notes = common.line_figure(
@@ -129,7 +129,7 @@ if current is not None:
         )
         fig.data[1].update(mode="markers", marker={"size": 16, "symbol": "star", "color": "#d62728"})
         common.show_figure(fig, notes, key="certify_chart")
-        table = pd.DataFrame({"b": b_all.astype(int), "a(b)": a_all, "b·ε_DP + a(b)": bound})
+        table = pd.DataFrame({"b": b_cert, "a(b)": a_all, "b·ε_DP + a(b)": bound})
         common.csv_download(table, "certification.csv", "Download this curve (CSV)", key="w_download_cert")
 
     if values["prior_kind"] == "gaussian":

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from pages import common
-from puffer_core import MarkovChainPrior, calibrate, certify, compose, influence_curve
+from puffer_core import MarkovChainPrior, calibrate, certify, compose, group_dp_cumulative, influence_curve
 from puffer_core.audit import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
-    SecretPair,
     appendix_j_example,
     check,
     composability,
@@ -24,6 +22,8 @@ from puffer_core.classroom import (
     expected_runs_to_reveal,
     laplace_sum_leakage,
     posterior_trace,
+    randomized_response,
+    randomized_response_per_entry,
 )
 
 common.enter_page("classroom")
@@ -46,35 +46,6 @@ collapse_tab, laplace_tab, chain_tab = st.tabs(
 
 
 # --------------------------------------------------------------------------- models
-
-
-def randomized_response(model: FiniteModel, eps: float) -> FiniteModel:
-    """The model's datasets, priors and first secret pair, answered by randomized response.
-
-    Each run reports which secret of the pair holds, truthfully with probability
-    e^ε / (1 + e^ε): ε-differentially private between the two secrets, so k runs leak at most k·ε.
-    """
-    pair = model.secret_pairs[0]
-    truthful = math.exp(eps) / (1.0 + math.exp(eps))
-    says_first, says_second = f"says '{pair.first_label}'", f"says '{pair.second_label}'"
-
-    def answer(dataset: Hashable) -> dict[str, float]:
-        if pair.first(dataset):
-            return {says_first: truthful, says_second: 1.0 - truthful}
-        if pair.second(dataset):
-            return {says_first: 1.0 - truthful, says_second: truthful}
-        return {says_first: 0.5, says_second: 0.5}
-
-    weights = np.array(model.priors)
-    return FiniteModel(
-        model.datasets,
-        weights,
-        [SecretPair(pair.first_label, pair.first, pair.second_label, pair.second)],
-        answer,
-        outputs=[says_first, says_second],
-        name=f"randomized response (ε = {eps:g})",
-        prior_labels=model.prior_labels,
-    )
 
 
 def _example_model(name: str) -> tuple[FiniteModel, tuple]:
@@ -350,26 +321,6 @@ with laplace_tab:
 # --------------------------------------------------------------------------- tiny chain
 
 
-def randomized_response_per_entry(n_states: int, eps_dp: float) -> Callable[[np.ndarray], np.ndarray]:
-    """Report every entry through K-ary randomized response: per-entry ε_DP-DP (MATH.md §1).
-
-    The true state is kept with probability e^ε/(e^ε + K − 1), each other state has 1/(e^ε + K − 1);
-    the output is the whole noisy sequence (K^T possible outputs).
-    """
-    keep = math.exp(eps_dp) / (math.exp(eps_dp) + n_states - 1)
-    other = 1.0 / (math.exp(eps_dp) + n_states - 1)
-    table = np.full((n_states, n_states), other)
-    np.fill_diagonal(table, keep)
-
-    def mechanism(sequence: np.ndarray) -> np.ndarray:
-        out = np.ones(1)
-        for state in sequence:
-            out = np.outer(out, table[state]).reshape(-1)
-        return out
-
-    return mechanism
-
-
 def _chain_default(k: int) -> pd.DataFrame:
     matrix = common.sticky_matrix(k, 0.6)
     labels = [str(i) for i in range(k)]
@@ -406,6 +357,7 @@ with chain_tab:
             prior = MarkovChainPrior(matrix, length=length)
             curve = influence_curve(prior)
             mechanism = randomized_response_per_entry(k_states, eps_dp)
+            group_eps = group_dp_cumulative(length, [eps_dp] * max_releases)  # k·T·ε_DP (MATH.md §1, §4)
             rows = []
             for k in range(1, max_releases + 1):
                 try:
@@ -419,7 +371,7 @@ with chain_tab:
                         "releases": k,
                         "exact leakage": report.eps,
                         "guarantee (a(b) curve)": guarantee,
-                        "group DP (k·T·ε_DP)": k * length * eps_dp,
+                        "group DP (k·T·ε_DP)": float(group_eps[k - 1]),
                         "worst entry": None if report.entry is None else report.entry + 1,
                         "worst pair": "" if report.pair is None else f"{report.pair[0]} vs {report.pair[1]}",
                     }

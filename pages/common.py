@@ -8,7 +8,6 @@ read back once, when a session starts.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -20,8 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import pyarrow as pa
-import pyarrow.parquet as pq
 import streamlit as st
 
 from puffer_core import (
@@ -31,7 +28,7 @@ from puffer_core import (
     binary_chain_curve,
     influence_curve,
 )
-from puffer_core.data import Sequences, load_sequences
+from puffer_core.data import Sequences, load_sequences, read_columns
 from puffer_core.errors import DataError
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.gaussian import JITTER
@@ -526,31 +523,8 @@ class _NamedBytes(io.BytesIO):
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def header_columns(content: bytes, file_name: str) -> list[str]:
-    """The column names of an uploaded CSV or Parquet file, to offer in the column mapping."""
-    if not content:
-        raise DataError(f"the file '{file_name}' is empty (0 bytes)")
-    if content[:4] == b"PAR1" or file_name.lower().endswith((".parquet", ".pq")):
-        try:
-            return [str(n) for n in pq.ParquetFile(io.BytesIO(content)).schema_arrow.names]
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            raise DataError(f"the file '{file_name}' could not be read as Parquet ({exc})") from None
-    compression = "gzip" if content[:2] == b"\x1f\x8b" else None
-    if compression is None and b"\x00" in content[:65536]:
-        raise DataError(f"the file '{file_name}' is not a text (CSV) file or a Parquet file: it contains binary data")
-    for encoding in ("utf-8-sig", "latin-1"):
-        for sep in (None, ","):  # sniff the separator; a single column has none to sniff
-            try:
-                frame = pd.read_csv(
-                    io.BytesIO(content), nrows=0, sep=sep, engine="python", compression=compression, encoding=encoding
-                )
-                return [str(c).strip() for c in frame.columns]
-            except UnicodeDecodeError:
-                break
-            except csv.Error:
-                continue
-            except (ValueError, OSError, EOFError, pd.errors.ParserError) as exc:
-                raise DataError(f"the file '{file_name}' could not be read as CSV ({exc})") from None
-    raise DataError(f"the file '{file_name}' is not a text (CSV) file")
+    """The column names of an uploaded CSV or Parquet file, to offer in the column mapping; DataError on bad input."""
+    return read_columns(_NamedBytes(content, file_name))
 
 
 def fitted_prior(data: LoadedData) -> MarkovChainPrior:

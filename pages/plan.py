@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from puffer_core import InfluenceCurve, calibrate, compose, group_dp, plan
+from puffer_core import InfluenceCurve, calibrate, compose, group_dp, group_dp_cumulative, plan
 from puffer_core.mechanisms import (
     MECHANISMS,
     ExponentialTopK,
@@ -126,7 +126,7 @@ if current is not None:
             accounts = [m.accounting for m in mechanisms]
             total = cumulative_eps_puffer(accounts)
             naive = np.cumsum([acc.eps_puffer for acc in accounts])
-            group = curve.length * np.cumsum([acc.eps_dp for acc in accounts])  # T·Σ ε_DP (MATH.md §4)
+            group = group_dp_cumulative(curve.length, [acc.eps_dp for acc in accounts])  # T·Σ ε_DP (MATH.md §4)
             names = [name for name, _, _ in rows]
             k = np.arange(1, len(rows) + 1, dtype=float)
             st.markdown(

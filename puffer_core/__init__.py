@@ -3,10 +3,10 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
-from .calibration import Calibration, calibrate, certify, group_dp
+from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .closed_form import binary_chain_curve
-from .composition import compose, cumulative, naive_sum, plan
-from .data import Sequences, load_sequences
+from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
+from .data import Sequences, load_sequences, read_columns
 from .errors import DataError
 from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import InfluenceCurve, influence_curve
@@ -41,11 +41,14 @@ __all__ = [
     "acc_at_k",
     "binary_chain_curve",
     "calibrate",
+    "calibration_objective",
     "certify",
+    "certify_objective",
     "compose",
     "cumulative",
     "fit_markov_chain",
     "group_dp",
+    "group_dp_cumulative",
     "group_dp_exponential",
     "group_dp_laplace",
     "hit_rate_at_k",
@@ -61,6 +64,7 @@ __all__ = [
     "plan",
     "pufferfish_exponential",
     "pufferfish_laplace",
+    "read_columns",
     "simulate",
     "split_by_time",
     "split_by_users",

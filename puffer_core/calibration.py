@@ -54,32 +54,71 @@ def _check_eps(name: str, value: float, allow_zero: bool = False) -> float:
 
 def _candidates(curve: InfluenceCurve) -> tuple[np.ndarray, np.ndarray]:
     pts = curve.points()
-    b = np.array([p[0] for p in pts], dtype=float)
+    b = np.array([p[0] for p in pts], dtype=np.int64)
     a = np.array([p[1] for p in pts], dtype=float)
     return b, a
+
+
+def _calibration_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """b, a(b) and (ε_puffer − a(b)) / b over the points with a(b) < ε_puffer (ε_puffer already checked)."""
+    b, a = _candidates(curve)
+    usable = a < eps_puffer
+    b, a = b[usable], a[usable]
+    return b, a, (eps_puffer - a) / b
+
+
+def _certify_points(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """b, a(b) and b·ε_DP + a(b) over every point (ε_DP already checked)."""
+    b, a = _candidates(curve)
+    return b, a, b * eps_dp + a
+
+
+def calibration_objective(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray]:
+    """The per-entry ε_DP each usable curve point allows: (b, (ε_puffer − a(b)) / b) (MATH.md §3).
+
+    The points are those of ``curve.points()`` — including (length, 0), group DP over the
+    whole sequence — with a(b) < ε_puffer; the others allow no ε_DP and are left out, so every
+    value is positive and none is NaN.  ``b`` is increasing.  :func:`calibrate` takes the maximum.
+    """
+    b, _, allowed = _calibration_points(curve, _check_eps("eps_puffer", eps_puffer))
+    return b, allowed
+
+
+def certify_objective(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ε_puffer a per-entry ε_DP mechanism gets through each curve point: (b, b·ε_DP + a(b)) (MATH.md §3).
+
+    Every point of ``curve.points()``, including (length, 0); +inf where a(b) = +inf.
+    ``b`` is increasing.  :func:`certify` takes the minimum.
+    """
+    b, _, total = _certify_points(curve, _check_eps("eps_dp", eps_dp))
+    return b, total
 
 
 def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     """The largest ε_DP that guarantees ``eps_puffer`` (MATH.md §3, [C] Algorithm 1).
 
-    ε_DP* = max_b (ε_puffer − a(b)) / b over points with a(b) < ε_puffer, including (length, 0).
-    Ties go to the smaller b.
+    ε_DP* = max_b (ε_puffer − a(b)) / b over points with a(b) < ε_puffer, including (length, 0)
+    (:func:`calibration_objective`).  Ties go to the smaller b.
     """
     eps_puffer = _check_eps("eps_puffer", eps_puffer)
-    b, a = _candidates(curve)
-    ok = a < eps_puffer
-    with np.errstate(invalid="ignore"):
-        slope = np.where(ok, (eps_puffer - np.where(ok, a, 0.0)) / b, -np.inf)
-    i = int(np.argmax(slope))  # first maximum: smallest b
-    return Calibration(eps_puffer, float(slope[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
+    b, a, allowed = _calibration_points(curve, eps_puffer)
+    if b.size == 0:
+        raise ValueError(
+            f"no point of the curve has a(b) < ε_puffer = {eps_puffer:g}; a curve must reach a(b) = 0"
+            f" at b = length ({curve.length})"
+        )
+    i = int(np.argmax(allowed))  # first maximum: smallest b
+    return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
 
 
 def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
-    """The smallest ε_puffer a per-entry ε_DP mechanism gets: min_b (b·ε_DP + a(b)) (MATH.md §3)."""
+    """The smallest ε_puffer a per-entry ε_DP mechanism gets: min_b (b·ε_DP + a(b)) (MATH.md §3).
+
+    (:func:`certify_objective`.)  Ties go to the smaller b.
+    """
     eps_dp = _check_eps("eps_dp", eps_dp)
-    b, a = _candidates(curve)
-    total = b * eps_dp + a
-    i = int(np.argmin(total))
+    b, a, total = _certify_points(curve, eps_dp)
+    i = int(np.argmin(total))  # first minimum: smallest b
     return Calibration(float(total[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -36,6 +38,44 @@ def cumulative(calibrations: Iterable[Calibration]) -> np.ndarray:
     """compose() of the first l releases, for l = 1..k (the ledger's running total)."""
     cals = list(calibrations)
     return np.array([compose(cals[: i + 1]) for i in range(len(cals))])
+
+
+def group_dp_cumulative(length: int, eps_dps: Sequence[float]) -> np.ndarray:
+    """What group-DP accounting certifies after each release: T·Σ_{l ≤ j} ε_DP_l for j = 1..k.
+
+    A per-entry ε_DP mechanism is T·ε_DP-DP for a whole sequence of ``length`` = T entries by
+    group privacy (MATH.md §1), and group-DP releases add up (MATH.md §4): the baseline that
+    the curve's composition (:func:`cumulative`) is compared with.  Each value is T times the
+    exact sum, rounded once, so k equal releases give exactly the float ``k * T * eps_dp``.
+    ε_DP = +inf (a release with no noise) is allowed and makes every later total +inf.
+    """
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise ValueError(f"length must be a whole number ≥ 1 (the entries in a sequence); got {length!r}")
+    if isinstance(eps_dps, (str, bytes)) or not isinstance(eps_dps, Iterable):
+        raise ValueError(f"eps_dps must be a sequence of per-release ε_DP values; got {type(eps_dps).__name__}")
+    values = list(eps_dps)
+    out = np.empty(len(values))
+    exact = Fraction(0)
+    infinite = False
+    for j, eps in enumerate(values):
+        if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)):
+            raise ValueError(f"ε_DP of release {j + 1} must be a number; got {eps!r}")
+        eps = float(eps)
+        if math.isnan(eps) or eps < 0:
+            raise ValueError(f"ε_DP of release {j + 1} must be ≥ 0 (+inf is allowed); got {eps}")
+        infinite = infinite or math.isinf(eps)
+        if not infinite:
+            exact += Fraction(eps)
+        out[j] = math.inf if infinite else _rounded(int(length) * exact)
+    return out
+
+
+def _rounded(value: Fraction) -> float:
+    """The float nearest ``value``; +inf beyond the float range, as float arithmetic would give."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calibration:

@@ -4,7 +4,8 @@ A dataset holds ``m`` users; user ``u`` has a sequence ``X_{u,1..T_u}`` of state
 ``{0..K-1}`` ordered by time (MATH.md §1).  :func:`load_sequences` reads a long table with
 one row per entry (columns *user*, *time*, *state* and optionally a *group* such as a
 country or an age band) from a CSV or Parquet file, an uploaded file held in memory, raw
-bytes, or a pandas DataFrame, and returns a frozen :class:`Sequences`.
+bytes, or a pandas DataFrame, and returns a frozen :class:`Sequences`; :func:`read_columns`
+lists the columns of the same sources from their header, so that a user can pick them.
 
 Everything that can be wrong with an input raises :class:`~puffer_core.errors.DataError`
 with a message that says what is wrong and what was found.  Uploaded data is read from
@@ -331,7 +332,8 @@ def _sniff_separator(data: bytes, encoding: str) -> str:
     return ","
 
 
-def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
+def _csv_options(data: bytes, label: str) -> dict[str, Any]:
+    """How pandas should read ``data`` as CSV (gzip, encoding, separator); rejects empty and binary content."""
     compression = None
     if data[:2] == b"\x1f\x8b":
         compression = "gzip"
@@ -351,7 +353,11 @@ def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) ->
         raise DataError(f"{label} is empty: it has no header and no rows")
     encoding = _decode_check(sample, label)
     sep = _sniff_separator(sample, encoding)
-    options = {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
+    return {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
+
+
+def _csv_header(data: bytes, options: dict[str, Any], label: str) -> list[str]:
+    """The column names in the CSV header, as pandas reads them with ``options``."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -360,7 +366,12 @@ def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) ->
         raise DataError(f"{label} is empty: it has no header and no rows") from None
     except _READ_ERRORS as exc:
         raise DataError(f"{label} could not be read as CSV: {_short(exc)}") from None
-    present = [str(c) for c in header.columns]
+    return [str(c) for c in header.columns]
+
+
+def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
+    options = _csv_options(data, label)
+    present = _csv_header(data, options, label)
     found = _match_columns(present, wanted, label)
     # all columns are read (not usecols) so that rows with too many fields are caught, and
     # index_col=False so that pandas never silently turns a first column into an index
@@ -374,13 +385,17 @@ def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) ->
     return _by_role(frame, found), present
 
 
-def _read_parquet(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
+def _open_parquet(data: bytes, label: str) -> tuple[pq.ParquetFile, list[str], int]:
+    """The Parquet file in ``data``, its column names and its number of rows."""
     try:
         handle = pq.ParquetFile(io.BytesIO(data))
-        present = [str(n) for n in handle.schema_arrow.names]
-        n_rows = handle.metadata.num_rows
+        return handle, [str(n) for n in handle.schema_arrow.names], handle.metadata.num_rows
     except _READ_ERRORS as exc:
         raise DataError(f"{label} could not be read as Parquet: {_short(exc)}") from None
+
+
+def _read_parquet(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
+    handle, present, n_rows = _open_parquet(data, label)
     found = _match_columns(present, wanted, label)
     if n_rows > max_rows:
         raise DataError(f"{label} has {n_rows:,} rows; the limit is {max_rows:,} rows")
@@ -455,6 +470,15 @@ def _reject_bad_times(column: pd.Series, bad: np.ndarray, name: str, why: str) -
         )
 
 
+def _raw_source(source: object) -> tuple[bytes, str, bool]:
+    """The bytes of a non-DataFrame source, its label for messages, and whether it is Parquet."""
+    data, name, label = _source_bytes(source)
+    if not data:
+        raise DataError(f"{label} is empty (0 bytes)")
+    is_parquet = data[:4] == b"PAR1" or (name is not None and name.lower().endswith(PARQUET_SUFFIXES))
+    return data, label, is_parquet
+
+
 def _read_any(source: object, wanted: dict[str, str], max_rows: int) -> tuple[pd.DataFrame, list[str], str]:
     if isinstance(source, pd.DataFrame):
         present = [str(c) for c in source.columns]
@@ -462,15 +486,33 @@ def _read_any(source: object, wanted: dict[str, str], max_rows: int) -> tuple[pd
         renamed = {str(c): c for c in source.columns}
         frame = pd.DataFrame({role: source[renamed[column]].reset_index(drop=True) for role, column in found.items()})
         return frame, present, "the table"
-    data, name, label = _source_bytes(source)
-    if not data:
-        raise DataError(f"{label} is empty (0 bytes)")
-    is_parquet = data[:4] == b"PAR1" or (name is not None and name.lower().endswith(PARQUET_SUFFIXES))
+    data, label, is_parquet = _raw_source(source)
     if is_parquet:
         frame, present = _read_parquet(data, wanted, max_rows, label)
     else:
         frame, present = _read_csv(data, wanted, max_rows, label)
     return frame, present, label
+
+
+def read_columns(source: object) -> list[str]:
+    """The column names of a table, read from its header only — to choose the columns (MATH.md §1).
+
+    ``source`` is anything :func:`load_sequences` reads: a path to a CSV or Parquet file, a
+    file-like object such as Streamlit's ``UploadedFile``, raw bytes, or a pandas DataFrame; CSV
+    may be comma-, semicolon- or tab-separated and gzip-compressed.  Names are strings with
+    surrounding spaces stripped, in file order; :func:`load_sequences` accepts them as they are.
+
+    Raises DataError, with the messages of :func:`load_sequences`, when the source is empty,
+    binary, a zip archive, or cannot be parsed as CSV or Parquet.
+    """
+    if isinstance(source, pd.DataFrame):
+        return [str(c).strip() for c in source.columns]
+    data, label, is_parquet = _raw_source(source)
+    if is_parquet:
+        present = _open_parquet(data, label)[1]
+    else:
+        present = _csv_header(data, _csv_options(data, label), label)
+    return [name.strip() for name in present]
 
 
 def load_sequences(

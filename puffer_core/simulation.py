@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .calibration import _check_eps
+from .composition import group_dp_cumulative
 from .data import Sequences
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .influence import influence_curve
@@ -253,6 +254,7 @@ def _summarise(values: np.ndarray) -> tuple[float, float, float, float]:
 def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: int) -> list[dict[str, Any]]:
     accs = [acc] * releases
     total = cumulative_eps_puffer(accs)
+    group = group_dp_cumulative(t_max, [acc.eps_dp] * releases)  # T_max·Σ ε_DP (MATH.md §1, §4)
     rows = []
     for release in range(1, releases + 1):
         rows.append(
@@ -268,7 +270,7 @@ def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: i
                 "eps_puffer_release": acc.eps_puffer,
                 "cumulative_eps_puffer": float(total[release - 1]),
                 "naive_sum": release * acc.eps_puffer,
-                "group_dp": t_max * release * acc.eps_dp,
+                "group_dp": float(group[release - 1]),
                 "composition": "[C] Theorem 6.2" if acc.calibration is not None else "additive ([S] Theorem III.7)",
             }
         )

@@ -118,3 +118,27 @@ def test_planner_spends_exactly_the_budget():
 def test_bad_parameters_raise_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call(_curve([1.0, 0.5], 4))
+
+
+def test_objectives_by_hand_and_consistent_with_calibrate_and_certify():
+    from puffer_core import calibration_objective, certify_objective
+
+    curve = _curve([2.0, 1.0, 0.5, 0.2], 10)
+    b, allowed = calibration_objective(curve, 1.5)  # a(1) = 2 ≥ 1.5 is not usable
+    np.testing.assert_array_equal(b, [2, 3, 4, 10])
+    np.testing.assert_allclose(allowed, [0.25, 1 / 3, 1.3 / 4, 0.15])
+    b, bound = certify_objective(curve, 0.1)
+    np.testing.assert_array_equal(b, [1, 2, 3, 4, 10])
+    np.testing.assert_allclose(bound, [2.1, 1.2, 0.8, 0.6, 1.0])
+    assert calibrate(curve, 1.5).eps_dp == pytest.approx(allowed.max())
+    assert certify(curve, 0.1).eps_puffer == pytest.approx(bound.min())
+
+
+def test_group_dp_cumulative():
+    from puffer_core import group_dp_cumulative
+
+    np.testing.assert_allclose(group_dp_cumulative(10, [0.1, 0.2, 0.05]), [1.0, 3.0, 3.5])
+    with pytest.raises(ValueError):
+        group_dp_cumulative(0, [0.1])
+    with pytest.raises(ValueError):
+        group_dp_cumulative(5, [float("nan")])

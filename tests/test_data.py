@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puffer_core.data import Sequences, load_sequences
+from puffer_core.data import Sequences, load_sequences, read_columns
 from puffer_core.errors import DataError
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -414,3 +415,109 @@ def test_fuzz_state_counts(k: int) -> None:
 def test_binary_bytes_that_are_valid_utf8_are_reported_as_binary():
     with pytest.raises(DataError, match="binary data"):
         load_sequences(b"\x00\x01\x02binary")
+
+
+# ---------------------------------------------------------------- read_columns: the header only
+
+
+def test_read_columns_of_a_csv_from_bytes_a_path_and_an_upload(tmp_path: Path) -> None:
+    expected = ["user", "time", "state", "country"]
+    assert read_columns(SMALL_CSV) == expected
+    path = tmp_path / "small.csv"
+    path.write_bytes(SMALL_CSV)
+    assert read_columns(path) == expected and read_columns(str(path)) == expected
+    assert read_columns(Upload(SMALL_CSV, "small.csv")) == expected
+    demo = ASSETS / "checkins.csv"
+    assert read_columns(demo) == [str(c).strip() for c in pd.read_csv(demo, nrows=0).columns]
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_read_columns_of_a_semicolon_or_tab_separated_csv(sep: str) -> None:
+    content = sep.join(["user", "time", "state"]).encode() + b"\n" + sep.join(["u1", "1", "A"]).encode() + b"\n"
+    assert read_columns(content) == ["user", "time", "state"]
+    assert read_columns(Upload(content, "semi.csv")) == ["user", "time", "state"]
+
+
+def test_read_columns_strips_names_and_load_sequences_takes_them() -> None:
+    content = b"  user , time ,state \nu1,1,A\nu1,2,B\n"
+    columns = read_columns(content)
+    assert columns == ["user", "time", "state"]
+    data = load_sequences(content, user=columns[0], time=columns[1], state=columns[2])
+    assert data.n_entries == 2 and data.states == ("A", "B")
+
+
+def test_read_columns_of_a_single_column_and_a_header_without_rows() -> None:
+    assert read_columns(b"user\nu1\nu2\n") == ["user"]
+    assert read_columns(b"user,time,state\n") == ["user", "time", "state"]
+    assert read_columns("caf\u00e9,b\n1,2\n".encode("latin-1")) == ["caf\u00e9", "b"]
+
+
+def test_read_columns_of_parquet_by_magic_bytes_name_and_path(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"participant": ["a", "b"], "ts": [1, 2], "activity": ["x", "y"], 7: [0.5, 0.5]})
+    content = parquet_bytes(frame)
+    expected = ["participant", "ts", "activity", "7"]
+    assert read_columns(content) == expected
+    assert read_columns(Upload(content, "activities.parquet")) == expected
+    path = tmp_path / "activities.pq"
+    path.write_bytes(content)
+    assert read_columns(path) == expected
+
+
+def test_read_columns_of_gzip_csv() -> None:
+    content = gzip.compress(b"user;time;state\nu1;1;A\nu1;2;B\nu2;1;B\nu2;2;A\n")
+    assert read_columns(content) == ["user", "time", "state"]
+    assert read_columns(Upload(content, "small.csv.gz")) == ["user", "time", "state"]
+
+
+def test_read_columns_of_a_dataframe() -> None:
+    frame = pd.DataFrame({"user": [1], " time ": [2], 3: ["A"]})
+    assert read_columns(frame) == ["user", "time", "3"]
+    assert read_columns(pd.DataFrame()) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (b"", "the data is empty (0 bytes)"),
+        (Upload(b"", "empty.csv"), "the file 'empty.csv' is empty (0 bytes)"),
+        (b" \n\n  \n", "is empty: it has no header and no rows"),
+        (gzip.compress(b""), "is empty: it has no header and no rows"),
+        (b"\x00\x01\x02garbage\x00" * 20, "it contains binary data"),
+        (Upload(b"\x01\x02\x03\x04binary\x05\x06\x07", "binary.csv"), "the file 'binary.csv' is not a text (CSV) file"),
+        (b"\xff\xfeu\x00s\x00e\x00r\x00", "binary data"),
+        (b"PK\x03\x04rest of a zip", "zip archive or an Excel workbook"),
+        (b"\x1f\x8bnot really gzip", "could not be decompressed"),
+        (b'user,"time\n', "could not be read as CSV"),
+        (Upload(b"PAR1 this is not parquet", "fake.parquet"), "could not be read as Parquet"),
+        (Upload(b"user,time,state\n", "named.parquet"), "could not be read as Parquet"),
+        (42, "must be a file path, an uploaded file, bytes or a pandas DataFrame"),
+    ],
+    ids=[
+        "empty bytes",
+        "empty upload",
+        "blank lines",
+        "empty gzip",
+        "NUL bytes",
+        "control bytes",
+        "UTF-16",
+        "zip",
+        "broken gzip",
+        "open quote",
+        "fake parquet",
+        "CSV named .parquet",
+        "not a source",
+    ],
+)
+def test_read_columns_rejects_what_load_sequences_rejects_with_the_same_message(source: object, message: str) -> None:
+    with pytest.raises(DataError, match=re.escape(message)) as from_header:
+        read_columns(source)
+    with pytest.raises(DataError) as from_loader:
+        load_sequences(source)
+    assert str(from_header.value) == str(from_loader.value)
+
+
+def test_read_columns_of_a_missing_file_or_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="does not exist"):
+        read_columns(tmp_path / "nowhere.csv")
+    with pytest.raises(DataError, match="is a folder"):
+        read_columns(tmp_path)

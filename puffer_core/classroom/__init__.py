@@ -41,6 +41,12 @@ Collapse examples (MATH.md §8)
     laplace_noise_leakage(given_first, given_second, scale=1.0, releases=1) -> float
         — exact sup of the Laplace density ratio, for any number of releases.
 
+Randomized response, the differentially private contrast (MATH.md §1, §8)
+    randomized_response(model, eps) -> FiniteModel
+        — the model's first secret pair answered truthfully with probability e^ε/(1+e^ε): k runs leak k·ε.
+    randomized_response_per_entry(n_states, eps_dp) -> mechanism(sequence) -> probabilities
+        — K-ary randomized response on every entry, per-entry ε_DP-DP, for exact_leakage/model_from_chain.
+
 Composability (MATH.md §4; [C] §5.1)
     composability(model_or_matrix, secret_pairs=None, datasets=None, outputs=None) -> ComposabilityReport
         — the smallest ε for which the NfC linear programs hold, and the binding β (DP-style or not).
@@ -85,6 +91,7 @@ from .counting import (
 )
 from .model import FiniteModel, LeakageReport, SecretPair, check, model_from_chain
 from .nfc import ComposabilityReport, NfcConstraint, composability
+from .randomized import randomized_response, randomized_response_per_entry
 
 __all__ = [
     "ComposabilityReport",
@@ -116,6 +123,8 @@ __all__ = [
     "laplace_sum_leakage",
     "model_from_chain",
     "posterior_trace",
+    "randomized_response",
+    "randomized_response_per_entry",
     "simulate_runs_to_reveal",
     "single_prior_histogram",
 ]
