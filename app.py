@@ -6,24 +6,16 @@ view over :mod:`puffer_core`.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from pages import common
 
-HERE = Path(__file__).resolve().parent
-
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
-st.logo(str(HERE / "assets" / "logo.svg"), size="large")
+st.logo(str(common.ASSETS / "logo.svg"), size="large")
 
 pages = {
-    "home": st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
-    "curves": st.Page("pages/curves.py", title="Influence curves", icon=":material/show_chart:", url_path="curves"),
-    "calibrate": st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate"),
-    "plan": st.Page("pages/plan.py", title="Plan & compose", icon=":material/event_note:", url_path="plan"),
-    "simulate": st.Page("pages/simulate.py", title="Simulate", icon=":material/science:", url_path="simulate"),
-    "classroom": st.Page("pages/classroom.py", title="Classroom", icon=":material/school:", url_path="classroom"),
+    name: st.Page(f"pages/{name}.py", title=title, icon=icon, url_path=name, default=name == "home")
+    for name, (title, icon) in common.PAGES.items()
 }
 st.session_state[common.NAVIGATION_FLAG] = True
 navigation = st.navigation(list(pages.values()))

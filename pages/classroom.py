@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from puffer_core import MarkovChainPrior, calibrate, certify, compose, group_dp_cumulative, influence_curve
+from puffer_core import MarkovChainPrior, certify, cumulative, group_dp_cumulative, influence_curve, pufferfish_laplace
 from puffer_core.audit import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
@@ -279,10 +279,12 @@ with laplace_tab:
         ks = np.arange(1, releases + 1)
         plain = np.array([laplace_sum_leakage(p, q, int(k)) for k in ks])
         chain = MarkovChainPrior([[1 - q, q], [1 - p, p]], length=2)
-        cal = calibrate(influence_curve(chain), float(target))
-        scale = 1.0 / cal.eps_dp  # X₁ + X₂ moves by at most 1 when one entry changes
+        # X₁ + X₂ moves by at most 1 when one entry changes: sensitivity 1
+        calibrated_laplace = pufferfish_laplace(chain, float(target), sensitivity=1.0)
+        cal = calibrated_laplace.accounting.calibration
+        scale = calibrated_laplace.scale
         calibrated = np.array([laplace_sum_leakage(p, q, int(k), scale=scale) for k in ks])
-        bound = np.array([compose([cal] * int(k)) for k in ks])
+        bound = cumulative([cal] * releases)
     except ValueError as exc:
         st.error(f"This chain cannot be used: {exc}")
     else:
@@ -350,13 +352,13 @@ with chain_tab:
     )
     matrix = edited.to_numpy(dtype=float, na_value=np.nan)
     row_problems = common.matrix_problems(matrix.tolist(), [str(i) for i in range(k_states)])
-    for problem in row_problems:
-        st.error(problem[0].upper() + problem[1:] + ".")
+    common.show_problems(row_problems)
     if not row_problems:
         try:
             prior = MarkovChainPrior(matrix, length=length)
             curve = influence_curve(prior)
             mechanism = randomized_response_per_entry(k_states, eps_dp)
+            guarantees = cumulative([certify(curve, eps_dp)] * max_releases)  # Theorem 6.2 (MATH.md §3, §4)
             group_eps = group_dp_cumulative(length, [eps_dp] * max_releases)  # k·T·ε_DP (MATH.md §1, §4)
             rows = []
             for k in range(1, max_releases + 1):
@@ -365,12 +367,11 @@ with chain_tab:
                 except ValueError as exc:
                     st.info(f"{k} releases: {exc}")
                     break
-                guarantee = compose([certify(curve, eps_dp)] * k)
                 rows.append(
                     {
                         "releases": k,
                         "exact leakage": report.eps,
-                        "guarantee (a(b) curve)": guarantee,
+                        "guarantee (a(b) curve)": float(guarantees[k - 1]),
                         "group DP (k·T·ε_DP)": float(group_eps[k - 1]),
                         "worst entry": None if report.entry is None else report.entry + 1,
                         "worst pair": "" if report.pair is None else f"{report.pair[0]} vs {report.pair[1]}",

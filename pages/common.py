@@ -8,6 +8,7 @@ read back once, when a session starts.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -36,6 +37,16 @@ from puffer_core.priors import KERNELS, ROW_TOLERANCE
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
+
+# url_path (pages/<url_path>.py) → (title, icon): app.py's navigation and the home page's links
+PAGES: dict[str, tuple[str, str]] = {
+    "home": ("Home", ":material/home:"),
+    "curves": ("Influence curves", ":material/show_chart:"),
+    "calibrate": ("Calibrate", ":material/tune:"),
+    "plan": ("Plan & compose", ":material/event_note:"),
+    "simulate": ("Simulate", ":material/science:"),
+    "classroom": ("Classroom", ":material/school:"),
+}
 
 PRIOR_KINDS: dict[str, str] = {
     "binary": "Binary chain (p, q)",
@@ -70,6 +81,13 @@ DEMO_DATASETS: dict[str, dict[str, str]] = {
         "group": "age_group",
         "blurb": "150 participants, one day at 5-minute resolution, 11 activities, 4 age groups",
     },
+}
+
+# the column names each role is first looked for under (any case), in order
+COLUMN_NAMES: dict[str, tuple[str, ...]] = {
+    "user": ("user", "user_id", "userid", "uid", "participant", "id"),
+    "time": ("time", "timestamp", "datetime", "date", "ts", "t"),
+    "state": ("state", "category", "activity", "venue", "label"),
 }
 
 DEFAULTS: dict[str, Any] = {
@@ -314,6 +332,21 @@ def prior_url_keys() -> tuple[str, ...]:
     return PRIOR_URL_KEYS[settings()["prior_kind"]]
 
 
+def editor_state(name: str) -> tuple[str, Any]:
+    """The key of the ``st.data_editor`` for setting ``name``, and the value it starts from.
+
+    The editor starts from ``<name>_base``; when the setting was changed while its editor was
+    not on screen (another page, a callback), it restarts from the current value under a new key.
+    """
+    values = settings()
+    key = f"w_{name}_{values[f'{name}_version']}"
+    if key not in st.session_state and values[name] != values[f"{name}_base"]:
+        values[f"{name}_base"] = values[name]
+        values[f"{name}_version"] += 1
+        key = f"w_{name}_{values[f'{name}_version']}"
+    return key, values[f"{name}_base"]
+
+
 def show_ignored_link_settings() -> None:
     """Tell the user which parts of the link they opened could not be used (once)."""
     values = settings()
@@ -467,6 +500,20 @@ def normalise_rows(matrix: Sequence[Sequence[object]]) -> tuple[tuple[tuple[floa
     return tuple(out), skipped
 
 
+def set_matrix(matrix: tuple[tuple[float, ...], ...], labels: tuple[str, ...]) -> None:
+    """Make ``matrix`` the K-state chain of the settings and restart its editor from it."""
+    values = settings()
+    values.update(matrix=matrix, matrix_base=matrix, labels=labels)
+    values["matrix_version"] += 1
+
+
+def use_fitted_prior(data: LoadedData) -> None:
+    """Make the chain fitted to ``data`` (MATH.md §6) the K-state chain of the settings, with its T."""
+    prior = fitted_prior(data)
+    settings()["length"] = int(prior.length)
+    set_matrix(tuple(tuple(float(x) for x in row) for row in prior.transition), tuple(prior.labels))
+
+
 def sticky_matrix(k: int, stay: float) -> tuple[tuple[float, ...], ...]:
     """Stay in the current state with probability ``stay``, otherwise move to any other state."""
     move = (1.0 - stay) / (k - 1)
@@ -492,11 +539,16 @@ def random_matrix(k: int, seed: int) -> tuple[tuple[float, ...], ...]:
 
 @dataclass(frozen=True)
 class LoadedData:
-    """Sequences loaded in this session (kept in memory only) and where they came from."""
+    """Sequences loaded in this session (kept in memory only) and where they came from.
+
+    ``fingerprint`` tells two loads apart: the demo's name, or a digest of the uploaded bytes
+    (a file uploaded again under the same name with other content is other data).
+    """
 
     name: str
     sequences: Sequences
     columns: dict[str, str | None]
+    fingerprint: str
 
 
 @st.cache_data(show_spinner="Reading the demo dataset…", max_entries=4)
@@ -530,7 +582,7 @@ def header_columns(content: bytes, file_name: str) -> list[str]:
 def fitted_prior(data: LoadedData) -> MarkovChainPrior:
     """The Markov chain fitted to the loaded data (MATH.md §6), cached per dataset and column mapping."""
     cache = st.session_state.setdefault("fitted_priors", {})
-    key = (data.name, tuple(data.columns.items()), data.sequences.n_entries, data.sequences.n_users)
+    key = (data.fingerprint, tuple(data.columns.items()))
     if key not in cache:
         cache[key] = fit_markov_chain(data.sequences)
     return cache[key]
@@ -559,7 +611,7 @@ def dataset_picker(prefix: str) -> LoadedData | None:
             st.error(f"The demo dataset could not be loaded: {exc}")
             return None
         spec = DEMO_DATASETS[source]
-        loaded = LoadedData(source, sequences, {k: spec[k] for k in ("user", "time", "state", "group")})
+        loaded = LoadedData(source, sequences, {k: spec[k] for k in ("user", "time", "state", "group")}, source)
         st.session_state["dataset"] = loaded
         st.session_state[f"{prefix}_last_source"] = source
         return loaded
@@ -588,27 +640,16 @@ def dataset_picker(prefix: str) -> LoadedData | None:
         return None
     cols = st.columns(4)
     taken: list[int] = []
-    user = cols[0].selectbox(
-        "User column",
-        columns,
-        key=f"{prefix}_col_user",
-        persist_state="session",
-        index=_guess(columns, ("user", "user_id", "userid", "uid", "participant", "id"), taken),
-    )
-    time = cols[1].selectbox(
-        "Time column",
-        columns,
-        key=f"{prefix}_col_time",
-        persist_state="session",
-        index=_guess(columns, ("time", "timestamp", "datetime", "date", "ts", "t"), taken),
-    )
-    state = cols[2].selectbox(
-        "State column",
-        columns,
-        key=f"{prefix}_col_state",
-        persist_state="session",
-        index=_guess(columns, ("state", "category", "activity", "venue", "label"), taken),
-    )
+    mapping: dict[str, str | None] = {
+        role: col.selectbox(
+            f"{role.capitalize()} column",
+            columns,
+            key=f"{prefix}_col_{role}",
+            persist_state="session",
+            index=_guess(columns, names, taken),
+        )
+        for col, (role, names) in zip(cols, COLUMN_NAMES.items())
+    }
     group_options = ["(none)", *columns]
     named = _guess(columns, ("group", "country", "age_group", "region", "city"), taken, fallback=False)
     group = cols[3].selectbox(
@@ -618,13 +659,13 @@ def dataset_picker(prefix: str) -> LoadedData | None:
         key=f"{prefix}_col_group",
         persist_state="session",
     )
-    chosen_group = None if group == "(none)" else group
+    mapping["group"] = None if group == "(none)" else group
     try:
-        sequences = load_upload(content, upload.name, user, time, state, chosen_group)
+        sequences = load_upload(content, upload.name, **mapping)
     except DataError as exc:
         st.error(f"This file cannot be used: {exc}")
         return None
-    loaded = LoadedData(upload.name, sequences, {"user": user, "time": time, "state": state, "group": chosen_group})
+    loaded = LoadedData(upload.name, sequences, mapping, hashlib.sha256(content).hexdigest())
     st.session_state["dataset"] = loaded
     return loaded
 
@@ -807,6 +848,12 @@ def display_table(frame: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_float_dtype(out[column]):
             out[column] = [fmt(float(v)) if not pd.isna(v) else "" for v in out[column]]
     return out
+
+
+def show_problems(problems: Iterable[str]) -> None:
+    """One ``st.error`` per problem, as a sentence."""
+    for problem in problems:
+        st.error(problem[0].upper() + problem[1:] + ".")
 
 
 def show_table(frame: pd.DataFrame, key: str, **kwargs: Any) -> None:

@@ -34,38 +34,26 @@ controls, view = st.columns([2, 3], gap="large")
 
 def _load_preset() -> None:
     preset = st.session_state.get("w_preset", "Sticky")
-    k = int(st.session_state.get("w_k", 3))
-    if preset == "Sticky":
-        matrix = common.sticky_matrix(k, float(st.session_state.get("w_stay", 0.8)))
-        labels = tuple(str(i) for i in range(k))
-    elif preset == "Cyclic":
-        matrix = common.cyclic_matrix(k, float(st.session_state.get("w_stay", 0.8)))
-        labels = tuple(str(i) for i in range(k))
-    elif preset == "Random":
-        matrix = common.random_matrix(k, int(st.session_state.get("w_seed", 0)))
-        labels = tuple(str(i) for i in range(k))
-    else:
+    if preset == "Fitted from data":
         data = st.session_state.get("dataset")
-        if not isinstance(data, common.LoadedData):
-            return
-        prior = common.fitted_prior(data)
-        matrix = tuple(tuple(float(x) for x in row) for row in prior.transition)
-        labels = tuple(prior.labels)
-        values["length"] = int(prior.length)
-        st.session_state["w_length"] = int(prior.length)  # also move the widget the user sees
-    _set_matrix(matrix, labels)
-
-
-def _set_matrix(matrix: tuple[tuple[float, ...], ...], labels: tuple[str, ...]) -> None:
-    values["matrix"] = matrix
-    values["matrix_base"] = matrix
-    values["labels"] = labels
-    values["matrix_version"] += 1
+        if isinstance(data, common.LoadedData):
+            common.use_fitted_prior(data)
+            st.session_state["w_length"] = values["length"]  # also move the widget the user sees
+        return
+    k = int(st.session_state.get("w_k", 3))
+    stay = float(st.session_state.get("w_stay", 0.8))
+    if preset == "Sticky":
+        matrix = common.sticky_matrix(k, stay)
+    elif preset == "Cyclic":
+        matrix = common.cyclic_matrix(k, stay)
+    else:
+        matrix = common.random_matrix(k, int(st.session_state.get("w_seed", 0)))
+    common.set_matrix(matrix, tuple(str(i) for i in range(k)))
 
 
 def _normalise() -> None:
     matrix, skipped = common.normalise_rows(values["matrix"])
-    _set_matrix(matrix, values["labels"])
+    common.set_matrix(matrix, values["labels"])
     st.session_state["normalise_skipped"] = skipped
 
 
@@ -93,7 +81,7 @@ def _length_input(container: Any) -> None:
     values["length"] = int(
         container.number_input(
             "Sequence length T (entries per user)",
-            min_value=2,
+            min_value=min(2, int(values["length"])),  # a chain fitted to one-entry sequences has T = 1
             max_value=max(common.MAX_MARKOV_LENGTH, int(values["length"])),
             value=int(values["length"]),
             step=1,
@@ -140,13 +128,9 @@ def _matrix_controls() -> None:
             ready = True
         st.button("Load into the editor", on_click=_load_preset, disabled=not ready, key="w_load_preset")
 
-    editor_key = f"w_matrix_{values['matrix_version']}"
-    if editor_key not in st.session_state and values["matrix"] != values["matrix_base"]:
-        # back on this page: start the editor from the matrix as the user left it
-        _set_matrix(values["matrix"], values["labels"])
-        editor_key = f"w_matrix_{values['matrix_version']}"
+    editor_key, start = common.editor_state("matrix")
     labels = list(values["labels"])
-    base = pd.DataFrame(np.array(values["matrix_base"], dtype=float), index=labels, columns=labels)
+    base = pd.DataFrame(np.array(start, dtype=float), index=labels, columns=labels)
     base.index.name = "from \\ to"
     edited = st.data_editor(
         base,
@@ -166,8 +150,7 @@ def _matrix_controls() -> None:
             f"Rows {', '.join(map(str, skipped))} could not be normalised (they sum to 0 or hold"
             " negative numbers); fill them in first."
         )
-    for problem in common.matrix_problems(values["matrix"], values["labels"]):
-        st.error(problem[0].upper() + problem[1:] + ".")
+    common.show_problems(common.matrix_problems(values["matrix"], values["labels"]))
     _length_input(st)
 
 
@@ -176,12 +159,8 @@ def _theta_controls() -> None:
         "Each row is one binary chain P = [[p, 1−p], [1−q, q]] the attacker may believe. Θ's curve takes"
         " the worst prior for every window H (the sup over θ is inside the min over H, MATH.md §2.1)."
     )
-    editor_key = f"w_theta_{values['theta_version']}"
-    if editor_key not in st.session_state and values["theta"] != values["theta_base"]:
-        values["theta_base"] = values["theta"]
-        values["theta_version"] += 1
-        editor_key = f"w_theta_{values['theta_version']}"
-    base = pd.DataFrame(list(values["theta_base"]), columns=["p", "q"], dtype=float)
+    editor_key, start = common.editor_state("theta")
+    base = pd.DataFrame(list(start), columns=["p", "q"], dtype=float)
     edited = st.data_editor(
         base,
         key=editor_key,

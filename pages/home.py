@@ -18,42 +18,18 @@ st.markdown(
     " plan and test releases on your own sequential data before you publish them."
 )
 
-PAGES = [
-    (
-        "pages/curves.py",
-        "Influence curves",
-        ":material/show_chart:",
-        "Pick a prior (binary chain, K-state matrix, a set Θ, a Gaussian process) and see its a(b) curve.",
-    ),
-    (
-        "pages/calibrate.py",
-        "Calibrate",
-        ":material/tune:",
-        "Target ε_puffer → the best window b, a(b) and the per-entry ε_DP; or ε_DP → ε_puffer.",
-    ),
-    (
-        "pages/plan.py",
-        "Plan & compose",
-        ":material/event_note:",
-        "A ledger of releases: what the whole series spends, and how to split a total budget.",
-    ),
-    (
-        "pages/simulate.py",
-        "Simulate",
-        ":material/science:",
-        "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
-    ),
-    (
-        "pages/classroom.py",
-        "Classroom",
-        ":material/school:",
-        "Watch privacy collapse run by run, and audit a tiny chain exactly.",
-    ),
-]
+BLURBS = {
+    "curves": "Pick a prior (binary chain, K-state matrix, a set Θ, a Gaussian process) and see its a(b) curve.",
+    "calibrate": "Target ε_puffer → the best window b, a(b) and the per-entry ε_DP; or ε_DP → ε_puffer.",
+    "plan": "A ledger of releases: what the whole series spends, and how to split a total budget.",
+    "simulate": "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
+    "classroom": "Watch privacy collapse run by run, and audit a tiny chain exactly.",
+}
 
-for path, title, icon, blurb in PAGES:
+for name, blurb in BLURBS.items():
+    title, icon = common.PAGES[name]
     with st.container(border=True):
-        st.page_link(path, label=f"**{title}**", icon=icon)
+        st.page_link(f"pages/{name}.py", label=f"**{title}**", icon=icon)
         st.caption(blurb)
 
 st.caption(

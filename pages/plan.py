@@ -9,26 +9,22 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from puffer_core import InfluenceCurve, calibrate, compose, group_dp, group_dp_cumulative, plan
-from puffer_core.mechanisms import (
-    MECHANISMS,
-    ExponentialTopK,
-    Mechanism,
-    cumulative_eps_puffer,
-    group_dp_exponential,
-    group_dp_laplace,
-    pufferfish_exponential,
-    pufferfish_laplace,
-)
+from puffer_core import InfluenceCurve, calibrate, compose, group_dp, group_dp_cumulative, make_mechanism, plan
+from puffer_core.mechanisms import MECHANISMS, ExponentialTopK, Mechanism, cumulative_eps_puffer
 
 common.enter_page("plan")
 
 values = common.settings()
+# the curve-calibrated mechanisms a ledger row may use, and the query each answers
+LEDGER_QUERIES: dict[str, str] = {
+    "pufferfish_exponential": "topk",
+    "pufferfish_laplace": "histogram",
+    "group_dp_exponential": "topk",
+    "group_dp_laplace": "histogram",
+}
+QUERY_LABELS = {"topk": "top-k ranking", "histogram": "histogram"}
 LEDGER_MECHANISMS: dict[str, str] = {
-    "pufferfish_exponential": f"{MECHANISMS['pufferfish_exponential']} (top-k ranking)",
-    "pufferfish_laplace": f"{MECHANISMS['pufferfish_laplace']} (histogram)",
-    "group_dp_exponential": f"{MECHANISMS['group_dp_exponential']} (top-k ranking)",
-    "group_dp_laplace": f"{MECHANISMS['group_dp_laplace']} (histogram)",
+    name: f"{MECHANISMS[name]} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
 }
 BY_LABEL = {label: name for name, label in LEDGER_MECHANISMS.items()}
 
@@ -49,13 +45,22 @@ def _default_ledger() -> tuple[tuple[str, str, float], ...]:
 
 
 def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
-    if name == "pufferfish_exponential":
-        return pufferfish_exponential(curve, eps, k)
-    if name == "group_dp_exponential":
-        return group_dp_exponential(curve, eps, k)
-    if name == "pufferfish_laplace":
-        return pufferfish_laplace(curve, eps)
-    return group_dp_laplace(curve, eps)
+    # curve-calibrated mechanisms only: no MQM priors needed; a histogram is one query (L1 sensitivity 2)
+    return make_mechanism(name, eps, curve, [], query=LEDGER_QUERIES[name], k=k)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _planner_comparison(curve: InfluenceCurve, total_eps: float, horizon: int) -> pd.DataFrame:
+    """Per-release ε_DP for k = 1..horizon releases sharing ``total_eps``: the planner, E/k each, group DP."""
+    releases = np.arange(1, horizon + 1)
+    return pd.DataFrame(
+        {
+            "releases": releases,
+            "planner ε_DP": [plan(curve, total_eps, int(n)).eps_dp for n in releases],
+            "split ε_DP": [calibrate(curve, total_eps / n).eps_dp for n in releases],
+            "group DP ε_DP": [group_dp(curve, total_eps / n).eps_dp for n in releases],
+        }
+    )
 
 
 def _noise(mechanism: Mechanism) -> str:
@@ -77,12 +82,8 @@ if current is not None:
             "One row per release: the mechanism and the ε_puffer it must guarantee on its own. Each is"
             " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T)."
         )
-        editor_key = f"w_ledger_{values['ledger_version']}"
-        if editor_key not in st.session_state and values["ledger"] != values["ledger_base"]:
-            values["ledger_base"] = values["ledger"]
-            values["ledger_version"] += 1
-            editor_key = f"w_ledger_{values['ledger_version']}"
-        base = pd.DataFrame(list(values["ledger_base"]), columns=["release", "mechanism", "ε_puffer"])
+        editor_key, start = common.editor_state("ledger")
+        base = pd.DataFrame(list(start), columns=["release", "mechanism", "ε_puffer"])
         edited = st.data_editor(
             base,
             key=editor_key,
@@ -117,8 +118,7 @@ if current is not None:
                 continue
             rows.append((label, str(mechanism), eps))
         values["ledger"] = tuple(rows)
-        for problem in problems:
-            st.error(problem[0].upper() + problem[1:] + ".")
+        common.show_problems(problems)
         if not rows:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
         else:
@@ -206,14 +206,12 @@ if current is not None:
             f" own at E/k = {common.fmt(total_eps / k_rel)} would allow only ε_DP = {common.fmt(split.eps_dp)},"
             f" and group DP only {common.fmt(group_each.eps_dp)}."
         )
-        horizon = np.arange(1, max(24, k_rel) + 1)
-        per_plan = np.array([plan(curve, total_eps, int(n)).eps_dp for n in horizon])
-        per_split = np.array([calibrate(curve, total_eps / n).eps_dp for n in horizon])
-        per_group = np.array([group_dp(curve, total_eps / n).eps_dp for n in horizon])
+        table = _planner_comparison(curve, total_eps, max(24, k_rel))
+        horizon = table["releases"].to_numpy(dtype=float)
         traces = [
-            common.Trace("planner (Theorem 6.2)", horizon.astype(float), per_plan),
-            common.Trace("each release calibrated at E/k", horizon.astype(float), per_split, dash="dash"),
-            common.Trace("group DP", horizon.astype(float), per_group, dash="dot"),
+            common.Trace("planner (Theorem 6.2)", horizon, table["planner ε_DP"].to_numpy()),
+            common.Trace("each release calibrated at E/k", horizon, table["split ε_DP"].to_numpy(), dash="dash"),
+            common.Trace("group DP", horizon, table["group DP ε_DP"].to_numpy(), dash="dot"),
         ]
         fig, notes = common.line_figure(
             traces,
@@ -225,9 +223,6 @@ if current is not None:
         )
         fig.add_vline(x=k_rel, line_dash="dot", line_color="#7f7f7f")
         common.show_figure(fig, notes, key="planner_chart")
-        table = pd.DataFrame(
-            {"releases": horizon, "planner ε_DP": per_plan, "split ε_DP": per_split, "group DP ε_DP": per_group}
-        )
         common.csv_download(table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
 common.share_settings((*common.prior_url_keys(), "E", "k"))

@@ -68,7 +68,8 @@ def _summary(loaded: common.LoadedData) -> None:
         help=f"Group column: {seqs.group_column}" if seqs.group_column else "No group column: one group.",
     )
     with st.expander("Everything about this dataset"):
-        facts = pd.DataFrame({"": list(seqs.summary()), "value": [str(v) for v in seqs.summary().values()]})
+        summary = seqs.summary()
+        facts = pd.DataFrame({"": list(summary), "value": [str(v) for v in summary.values()]})
         st.dataframe(facts, hide_index=True, width="stretch", key="sim_facts")
     prior = common.fitted_prior(loaded)
     labels = list(prior.labels)
@@ -115,13 +116,8 @@ def _summary(loaded: common.LoadedData) -> None:
 
 
 def _use_prior(loaded: common.LoadedData) -> None:
-    prior = common.fitted_prior(loaded)
-    values = common.settings()
-    matrix = tuple(tuple(float(x) for x in row) for row in prior.transition)
-    values.update(
-        prior_kind="matrix", matrix=matrix, matrix_base=matrix, labels=tuple(prior.labels), length=int(prior.length)
-    )
-    values["matrix_version"] += 1
+    common.use_fitted_prior(loaded)
+    common.settings()["prior_kind"] = "matrix"
     st.session_state["sim_prior_sent"] = True
 
 
@@ -410,7 +406,7 @@ if data is not None:
     _summary(data)
     chosen = _settings(data)
     if chosen is not None:
-        signature = (data.name, tuple(data.columns.items()), data.sequences.n_entries, tuple(chosen.items()))
+        signature = (data.name, tuple(data.columns.items()), data.fingerprint, tuple(chosen.items()))
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             result = _run(data, chosen)
             if result is not None:

@@ -38,10 +38,17 @@ def all_sequences(n_states: int, length: int) -> np.ndarray:
 
 
 def sequence_probabilities(prior: MarkovChainPrior, sequences: np.ndarray) -> np.ndarray:
-    """Pr[sequence | θ] for every row of ``sequences``."""
-    p = np.asarray(prior.initial)[sequences[:, 0]].copy()
-    for j in range(1, sequences.shape[1]):
-        p *= prior.transition[sequences[:, j - 1], sequences[:, j]]
+    """Pr[sequence | θ] for every row of ``sequences``.
+
+    Raises ValueError when a sequence that is possible in exact arithmetic underflows to a
+    probability double precision cannot hold: dropping it could make a reported ε too small.
+    """
+    first = np.asarray(prior.initial)[sequences[:, 0]]
+    steps = prior.transition[sequences[:, :-1], sequences[:, 1:]]
+    p = first.copy()
+    for j in range(steps.shape[1]):
+        p *= steps[:, j]
+    check_no_underflow(p, (first > 0) & np.all(steps > 0, axis=1), "a sequence")
     return p
 
 
@@ -76,6 +83,27 @@ def _joint(matrix: np.ndarray, releases: int) -> np.ndarray:
     return out
 
 
+def _tables(
+    k: int, length: int, mechanism: Callable[[np.ndarray], object], releases: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every sequence of ``length``, the mechanism's output probabilities for each, and their joint over releases."""
+    n_seq = k**length
+    if n_seq > MAX_SEQUENCES:
+        raise ValueError(
+            f"a chain with {k} states and length {length} has {n_seq:,} sequences; exact"
+            f" enumeration is limited to {MAX_SEQUENCES:,} (shorten the chain or use fewer states)"
+        )
+    seqs = all_sequences(k, length)
+    matrix = _mechanism_matrix(mechanism, seqs)
+    n_out = matrix.shape[1] ** releases
+    if n_seq * n_out > MAX_CELLS:
+        raise ValueError(
+            f"{releases} releases with {matrix.shape[1]} outputs each over {n_seq:,} sequences is too large"
+            f" to enumerate exactly (limit {MAX_CELLS:,} cells); use fewer releases or a shorter chain"
+        )
+    return seqs, matrix, _joint(matrix, releases)
+
+
 def leakage_report(
     prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
@@ -91,27 +119,12 @@ def leakage_report(
     if any(p.n_states != k for p in priors):
         raise ValueError("all priors must have the same number of states")
     best = LeakageReport(0.0)
+    tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per length: sequences, outputs, joint
     for index, prior in enumerate(priors):
-        n_seq = k**prior.length
-        if n_seq > MAX_SEQUENCES:
-            raise ValueError(
-                f"a chain with {k} states and length {prior.length} has {n_seq:,} sequences; exact"
-                f" enumeration is limited to {MAX_SEQUENCES:,} (shorten the chain or use fewer states)"
-            )
-        seqs = all_sequences(k, prior.length)
-        matrix = _mechanism_matrix(mechanism, seqs)
-        n_out = matrix.shape[1] ** releases
-        if n_seq * n_out > MAX_CELLS:
-            raise ValueError(
-                f"{releases} releases with {matrix.shape[1]} outputs each over {n_seq:,} sequences is too large"
-                f" to enumerate exactly (limit {MAX_CELLS:,} cells); use fewer releases or a shorter chain"
-            )
-        joint = _joint(matrix, releases)
+        if prior.length not in tables:
+            tables[prior.length] = _tables(k, prior.length, mechanism, releases)
+        seqs, matrix, joint = tables[prior.length]
         probs = sequence_probabilities(prior, seqs)
-        possible = (np.asarray(prior.initial)[seqs[:, 0]] > 0) & np.all(
-            prior.transition[seqs[:, :-1], seqs[:, 1:]] > 0, axis=1
-        )
-        check_no_underflow(probs, possible, "a sequence")
         for t in range(prior.length):
             onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
             mass = onehot.sum(axis=1)

@@ -67,6 +67,17 @@ def _calibration_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.nd
     return b, a, (eps_puffer - a) / b
 
 
+def _usable_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_calibration_points`, refusing a curve with no point below ε_puffer."""
+    b, a, allowed = _calibration_points(curve, eps_puffer)
+    if b.size == 0:
+        raise ValueError(
+            f"no point of the curve has a(b) < ε_puffer = {eps_puffer:g}; a curve must reach a(b) = 0"
+            f" at b = length ({curve.length})"
+        )
+    return b, a, allowed
+
+
 def _certify_points(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """b, a(b) and b·ε_DP + a(b) over every point (ε_DP already checked)."""
     b, a = _candidates(curve)
@@ -101,12 +112,7 @@ def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     (:func:`calibration_objective`).  Ties go to the smaller b.
     """
     eps_puffer = _check_eps("eps_puffer", eps_puffer)
-    b, a, allowed = _calibration_points(curve, eps_puffer)
-    if b.size == 0:
-        raise ValueError(
-            f"no point of the curve has a(b) < ε_puffer = {eps_puffer:g}; a curve must reach a(b) = 0"
-            f" at b = length ({curve.length})"
-        )
+    b, a, allowed = _usable_points(curve, eps_puffer)
     i = int(np.argmax(allowed))  # first maximum: smallest b
     return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .calibration import Calibration, _check_eps
+from .calibration import Calibration, _check_eps, _usable_points
 from .influence import InfluenceCurve
 
 
@@ -87,11 +87,8 @@ def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calib
     total = _check_eps("total_eps_puffer", total_eps_puffer)
     if isinstance(releases, bool) or not isinstance(releases, (int, np.integer)) or releases < 1:
         raise ValueError(f"releases must be a whole number ≥ 1; got {releases!r}")
-    pts = curve.points()
-    b = np.array([p[0] for p in pts], dtype=float)
-    a = np.array([p[1] for p in pts], dtype=float)
-    ok = a < total
-    per = np.where(ok, (total - np.where(ok, a, 0.0)) / (releases * b), -np.inf)
-    i = int(np.argmax(per))
+    b, a, _ = _usable_points(curve, total)
+    per = (total - a) / (releases * b)
+    i = int(np.argmax(per))  # first maximum: smallest b
     eps_dp = float(per[i])
     return Calibration(float(b[i] * eps_dp + a[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))

@@ -53,6 +53,13 @@ class InfluenceCurve:
             raise ValueError("an influence curve cannot contain NaN")
         if not np.array_equal(b, np.arange(1, b.size + 1)):
             raise ValueError("b must be the integers 1..B")
+        length = self.length
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+            raise ValueError(f"length must be a whole number ≥ 1 (the longest sequence); got {length!r}")
+        if np.any(a < 0):
+            raise ValueError("a(b) is a log-ratio bound and cannot be negative")
+        if np.any(a[b >= length] != 0):
+            raise ValueError(f"a(b) must be 0 for b ≥ length = {length} (H then holds the whole sequence)")
         b.setflags(write=False)
         a.setflags(write=False)
         object.__setattr__(self, "b", b)

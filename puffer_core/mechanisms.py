@@ -354,6 +354,13 @@ class LaplaceCounts:
             raise ValueError(f"the Laplace scale must be a finite number ≥ 0; got {self.scale}")
         if not math.isfinite(self.sensitivity) or self.sensitivity <= 0:
             raise ValueError(f"sensitivity must be strictly positive; got {self.sensitivity}")
+        # the noise must pay for the accounting: per-entry ε_DP = sensitivity/scale ≤ eps_dp (rounding aside)
+        if self.sensitivity > self.accounting.eps_dp * self.scale * (1 + 1e-12):
+            raise ValueError(
+                f"Lap({self.scale:g}) noise on a query of L1 sensitivity {self.sensitivity:g} is only"
+                f" {self.sensitivity / self.scale if self.scale else math.inf:g}-DP per entry, more than the"
+                f" accounting's eps_dp = {self.accounting.eps_dp:g}"
+            )
 
     @property
     def name(self) -> str:
@@ -472,9 +479,9 @@ def _as_curve(curve_or_prior: object) -> InfluenceCurve:
     )
 
 
-def _from_calibration(name: str, cal: Calibration) -> Accounting:
+def _from_calibration(name: str, cal: Calibration, queries: int = 1) -> Accounting:
     return Accounting(
-        name, cal.eps_puffer, cal.eps_dp, cal.b, cal.a, cal.group_dp, COMPOSITION_THEOREM, calibration=cal
+        name, cal.eps_puffer, cal.eps_dp, cal.b, cal.a, cal.group_dp, queries=queries, calibration=cal
     )
 
 
@@ -502,14 +509,9 @@ def _laplace(name: str, cal: Calibration, sensitivity: object, queries: object) 
     sensitivity = _check_sensitivity(sensitivity)
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
         raise ValueError(f"queries must be a whole number ≥ 1; got {queries!r}")
-    acc = _from_calibration(name, cal)
     if queries == 1:
-        return LaplaceCounts(acc, sensitivity / cal.eps_dp, sensitivity)
-    acc = Accounting(
-        name, cal.eps_puffer, cal.eps_dp, cal.b, cal.a, cal.group_dp, COMPOSITION_THEOREM, queries=int(queries),
-        calibration=cal,
-    )
-    return LaplaceCounts(acc, int(queries) / cal.eps_dp, HISTOGRAM_SENSITIVITY)
+        return LaplaceCounts(_from_calibration(name, cal), sensitivity / cal.eps_dp, sensitivity)
+    return LaplaceCounts(_from_calibration(name, cal, int(queries)), int(queries) / cal.eps_dp, HISTOGRAM_SENSITIVITY)
 
 
 def pufferfish_laplace(
@@ -567,8 +569,9 @@ def mqm_top_k_counts(
     ([S] Theorem III.7).  Sort the noisy counts (:meth:`LaplaceCounts.rank`) for the top k.
     """
     eps = _check_eps("eps_puffer", eps_puffer)
-    if isinstance(n_counts, bool) or not isinstance(n_counts, (int, np.integer)) or n_counts < 1:
-        raise ValueError(f"n_counts (the number of categories m) must be a whole number ≥ 1; got {n_counts!r}")
+    # m ≥ 2 also covers the counts as one histogram of L1 sensitivity 2: σ_max(ε/m) ≥ m·σ_max(ε)
+    if isinstance(n_counts, bool) or not isinstance(n_counts, (int, np.integer)) or n_counts < 2:
+        raise ValueError(f"n_counts (the number of categories m) must be a whole number ≥ 2; got {n_counts!r}")
     sigma = mqm_noise_scale(prior_or_priors, eps / n_counts)
     acc = Accounting(
         "mqm",
@@ -623,8 +626,10 @@ def make_mechanism(
     if name == "group_dp_exponential":
         return group_dp_exponential(curve, eps_puffer, k)
     split = query == "topk" and topk_laplace == "split"
-    if split and n_states is None:
-        raise ValueError("splitting the budget over the counts needs n_states (the number of counts m)")
+    if split and (isinstance(n_states, bool) or not isinstance(n_states, (int, np.integer)) or n_states < 2):
+        raise ValueError(
+            f"splitting the budget over the counts needs n_states, the number of counts m (≥ 2); got {n_states!r}"
+        )
     queries = int(n_states) if split else 1
     if name == "pufferfish_laplace":
         return pufferfish_laplace(curve, eps_puffer, queries=queries)

@@ -170,7 +170,8 @@ class _ChainTerms:
         self.prior = prior
         self.T = prior.length
         self.K = prior.n_states
-        self.marg = prior.marginals(self.T)
+        # a stationary prior has p_t = π at every node and only node 1's marginal is read
+        self.marg = prior.marginals(1 if prior.stationary_initial else self.T)
         self.powers = _Rows(self._powers)  # row d-1 is P^d
         self._right = _Rows(lambda s, e: _max_log_ratio(self.powers.get(e)[s:e]))
         self._h: dict[bytes, _Rows] = {}

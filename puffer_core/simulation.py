@@ -37,6 +37,7 @@ from .data import Sequences
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .influence import influence_curve
 from .mechanisms import (
+    COMPOSITION_THEOREM,
     DEFAULT_MECHANISMS,
     MECHANISMS,
     QUERIES,
@@ -255,6 +256,7 @@ def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: i
     accs = [acc] * releases
     total = cumulative_eps_puffer(accs)
     group = group_dp_cumulative(t_max, [acc.eps_dp] * releases)  # T_max·Σ ε_DP (MATH.md §1, §4)
+    rule = "[C] Theorem 6.2" if acc.composition == COMPOSITION_THEOREM else "additive ([S] Theorem III.7)"
     rows = []
     for release in range(1, releases + 1):
         rows.append(
@@ -271,7 +273,7 @@ def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: i
                 "cumulative_eps_puffer": float(total[release - 1]),
                 "naive_sum": release * acc.eps_puffer,
                 "group_dp": float(group[release - 1]),
-                "composition": "[C] Theorem 6.2" if acc.calibration is not None else "additive ([S] Theorem III.7)",
+                "composition": rule,
             }
         )
     return rows

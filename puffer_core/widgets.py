@@ -39,7 +39,7 @@ except ImportError as exc:
     ) from exc
 
 from .calibration import Calibration, calibrate, group_dp
-from .composition import cumulative, naive_sum, plan
+from .composition import cumulative, group_dp_cumulative, naive_sum, plan
 from .influence import InfluenceCurve, influence_curve
 from .priors import GaussianProcessPrior, MarkovChainPrior
 
@@ -120,6 +120,13 @@ def _error_html(text: str) -> str:
     return f'<div style="{_ERROR_STYLE}">⚠ {html.escape(text)}</div>'
 
 
+def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
+    """An ε_puffer control from 0.01 to 100 on a log scale."""
+    return widgets.FloatLogSlider(
+        value=value, base=10, min=-2, max=2, step=0.01, description=description, readout_format=".3g", style=_WIDE
+    )
+
+
 class InfluenceExplorer:
     """Live a(b)-influence curve of a prior with the calibration for a target ε_puffer (MATH.md §2–§3).
 
@@ -188,16 +195,7 @@ class InfluenceExplorer:
         self.delta = widgets.BoundedFloatText(
             value=0.1, min=1e-4, max=1000.0, step=0.05, description="δ (secret interval width)", style=_WIDE
         )
-        self.eps_puffer = widgets.FloatLogSlider(
-            value=1.0,
-            base=10,
-            min=-2,
-            max=2,
-            step=0.01,
-            description="target ε_puffer",
-            readout_format=".3g",
-            style=_WIDE,
-        )
+        self.eps_puffer = _eps_slider(1.0, "target ε_puffer")
         self.message = widgets.HTML()
         self.result = widgets.HTML()
         self.figure = go.FigureWidget()
@@ -242,8 +240,7 @@ class InfluenceExplorer:
         else:
             self.prior = prior
         self.curve = influence_curve(self.prior)
-        self.calibration = calibrate(self.curve, self.eps_puffer.value)
-        self._draw()
+        self._recalibrate()
 
         self.kind.observe(self._on_kind, names="value")
         for control in {c for group in self._controls.values() for c in group}:
@@ -317,9 +314,7 @@ class InfluenceExplorer:
             self._recompute()
 
     def _on_eps(self, change: dict) -> None:
-        self.calibration = calibrate(self.curve, self.eps_puffer.value)
-        self._draw()
-        self._notify()
+        self._recalibrate()
 
     def _recompute(self) -> None:
         try:
@@ -335,11 +330,12 @@ class InfluenceExplorer:
         self.message.value = ""
         self.prior = prior
         self.curve = curve
-        self.calibration = calibrate(curve, self.eps_puffer.value)
-        self._draw()
-        self._notify()
+        self._recalibrate()
 
-    def _notify(self) -> None:
+    def _recalibrate(self) -> None:
+        """Calibrate the current curve for the target, redraw, and tell the followers."""
+        self.calibration = calibrate(self.curve, self.eps_puffer.value)
+        self._draw()
         for callback in self._callbacks:
             callback(self)
 
@@ -461,16 +457,7 @@ class CompositionPlanner:
         self.releases = widgets.IntSlider(
             value=releases, min=1, max=MAX_RELEASES, description="releases k", style=_WIDE
         )
-        self.budget = widgets.FloatLogSlider(
-            value=budget,
-            base=10,
-            min=-2,
-            max=2,
-            step=0.01,
-            description="total ε_puffer E",
-            readout_format=".3g",
-            style=_WIDE,
-        )
+        self.budget = _eps_slider(budget, "total ε_puffer E")
         self.summary = widgets.HTML()
         self.table_view = widgets.HTML(layout=widgets.Layout(max_height="240px", overflow="auto"))
         self.figure = go.FigureWidget()
@@ -539,15 +526,13 @@ class CompositionPlanner:
         budget = self.budget.value
         per_release = plan(self._curve, budget, k)
         releases = [per_release] * k
-        length = self._curve.length
-        as_group = Calibration(length * per_release.eps_dp, per_release.eps_dp, length, 0.0, True)
         steps = np.arange(1, k + 1)
         self.plan = per_release
         self.table = pd.DataFrame(
             {
                 "Theorem 6.2": cumulative(releases),
                 "naive sum": np.array([naive_sum(releases[:i]) for i in steps]),
-                "group DP": cumulative([as_group] * k),
+                "group DP": group_dp_cumulative(self._curve.length, [per_release.eps_dp] * k),
             },
             index=pd.Index(steps, name="release"),
         )

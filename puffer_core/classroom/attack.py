@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from .model import FiniteModel
+from .model import FiniteModel, _check_whole
 
 TARGETS = ("secret", "dataset")
 MAX_STATES = 20_000
@@ -26,12 +26,6 @@ def _check_rng(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise ValueError("pass a numpy random Generator, e.g. numpy.random.default_rng(0)")
     return rng
-
-
-def _check_count(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}")
-    return int(value)
 
 
 def _prior_indices(model: FiniteModel, prior_index: int | Sequence[int] | None) -> list[int]:
@@ -62,7 +56,7 @@ def posterior_trace(
     [C] §4, MATH.md §8.
     """
     _check_rng(rng)
-    runs = _check_count("runs", runs, minimum=0)
+    runs = _check_whole("runs", runs, minimum=0)
     true_idx = model.index_of(true_dataset)
     priors = _prior_indices(model, prior_index)
     for p in priors:
@@ -255,8 +249,8 @@ def simulate_runs_to_reveal(
     after ``max_runs`` runs is recorded as inf.
     """
     _check_rng(rng)
-    trials = _check_count("trials", trials)
-    max_runs = _check_count("max_runs", max_runs)
+    trials = _check_whole("trials", trials)
+    max_runs = _check_whole("max_runs", max_runs)
     true_idx = model.index_of(true_dataset)
     rivals = np.array(_reveal_sets(model, true_idx, target))
     support = model.mechanism > 0

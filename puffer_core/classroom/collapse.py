@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from .model import FiniteModel, SecretPair
+from ..calibration import _check_eps
+from .model import FiniteModel, SecretPair, _check_whole
 
 MAX_EXAMPLE_2_BITS = 10
 MAX_LAPLACE_VERTICES = 2_000_000
@@ -111,7 +112,8 @@ def example_2(n: int = 3) -> FiniteModel:
 
 def example_3_epsilon(lower_t: float, upper_t: float, lower_f: float, upper_f: float) -> float:
     """The ε of [C] Theorem (Example 3): max of |log| of the eight ratios of the interval ends."""
-    lt, ut, lf, uf = lower_t, upper_t, lower_f, upper_f
+    lt, ut = _open_unit(lower_t, "lower_t"), _open_unit(upper_t, "upper_t")
+    lf, uf = _open_unit(lower_f, "lower_f"), _open_unit(upper_f, "upper_f")
     ratios = (
         ut / lf,
         lt / uf,
@@ -198,20 +200,6 @@ def appendix_j_example(prior: Mapping[tuple[int, int], float] | None = None) -> 
     return FiniteModel(datasets, prior, [pair], mechanism, outputs=["ω1", "ω2"], name="[P] Appendix J")
 
 
-def _positive(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    if not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-    return float(value)
-
-
-def _whole(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}")
-    return int(value)
-
-
 def exam_order_example(eps: float, n: int) -> float:
     """[P] Example 10.5: leakage of ε-DP Laplace noise on the exam count, ln((e^{εn}−1)/(n(1−e^{−ε}))).
 
@@ -220,8 +208,8 @@ def exam_order_example(eps: float, n: int) -> float:
     with a uniformly random D_1..D_n; at a noisy count ≥ n the density ratio is
     (1/n) Σ_j e^{εj}, which is the value returned (computed in log space).
     """
-    e = _positive(eps, "eps")
-    n = _whole(n, "n", 1)
+    e = _check_eps("eps", eps)
+    n = _check_whole("n", n)
     return e * n + math.log(-math.expm1(-e * n)) - math.log(n) - math.log(-math.expm1(-e))
 
 
@@ -234,8 +222,8 @@ def exam_order_model(eps: float, n: int) -> FiniteModel:
     lumped into "≤ 0" and "≥ n", which is exact because their likelihoods are proportional
     across datasets.  The pair for student 1 reaches :func:`exam_order_example` exactly.
     """
-    e = _positive(eps, "eps")
-    n = _whole(n, "n", 1)
+    e = _check_eps("eps", eps)
+    n = _check_whole("n", n)
     if n > 200:
         raise ValueError(f"n = {n} students is too many for this classroom model; use at most 200")
     datasets = [tuple(1 if i < j else 0 for i in range(n)) for j in range(n + 1)]
@@ -286,8 +274,8 @@ def laplace_noise_leakage(
     attained at the grid of F values or in the limits w_l → ±∞, all of which are enumerated.
     This is how the numbers of [S] Thm III.4 and [P] Example 10.5 are computed (MATH.md §8).
     """
-    b = _positive(scale, "scale")
-    k = _whole(releases, "releases", 1)
+    b = _check_eps("scale", scale)
+    k = _check_whole("releases", releases)
     dists = []
     for name, dist in (("given_first", given_first), ("given_second", given_second)):
         if not isinstance(dist, Mapping) or not dist:

@@ -43,18 +43,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom, multinomial
 
-from .model import FiniteModel, SecretPair
+from ..calibration import _check_eps
+from .model import MAX_JOINT_CELLS, FiniteModel, SecretPair
 
 SINGLE_PRIOR = "single-prior (Algorithm 1)"
 HEDGING = "hedging (Algorithm 3)"
-
-
-def _eps(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"eps must be a number; got {value!r}")
-    if not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"eps must be a positive finite number; got {value!r}")
-    return float(value)
 
 
 def _records(n: object) -> int:
@@ -205,7 +198,7 @@ def counting_mechanism(q: float, n: int, eps: float) -> CountingMechanism:
     """
     q = _probability(q, "q")
     n = _records(n)
-    eps = _eps(eps)
+    eps = _check_eps("eps", eps)
     if 0.0 < q < 1.0:
         lo = max(1, math.ceil(n * math.exp(-eps) * q / (math.exp(-eps) * q + 1 - q)))
         hi = min(n - 1, math.floor(n * math.exp(eps) * q / (math.exp(eps) * q + 1 - q)))
@@ -243,7 +236,7 @@ def hedging_counting_mechanism(q_star: float, n: int, eps: float, alpha: float =
     """
     q_star = _probability(q_star, "q_star", open_interval=True)
     n = _records(n)
-    eps = _eps(eps)
+    eps = _check_eps("eps", eps)
     alpha = _probability(alpha, "alpha", open_interval=True)
     if alpha >= 0.5:
         raise ValueError(f"alpha must be below 1/2 (the attacker's own belief must weigh more); got {alpha}")
@@ -354,6 +347,10 @@ def counting_model(mechanism: CountingMechanism, attacker_q: Sequence[float] | N
     mechanism's own q for Algorithm 1 and to 0, 0.05, …, 1 for Algorithm 3.
     """
     n = mechanism.n
+    if (3 * n + 1) * (2 * n + 2) > MAX_JOINT_CELLS:  # datasets × (at most) outputs of the table built below
+        raise ValueError(
+            f"n = {n} records give too many datasets and outputs for the classroom checker; use a smaller n"
+        )
     if attacker_q is None:
         qs = [mechanism.q] if mechanism.alpha is None else [i / 20 for i in range(21)]
     else:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from ..audit import _mechanism_matrix as _sequence_mechanism_matrix
+from ..audit import all_sequences, sequence_probabilities
 from ..priors import MarkovChainPrior
 
 PROB_TOLERANCE = 1e-9
@@ -332,7 +334,7 @@ def joint_log_likelihood(model: FiniteModel, releases: int) -> tuple[np.ndarray,
     ``tuples`` has shape (N, releases) of output indices; ``L`` has shape (N, datasets) with
     L[c, D] = Σ_l log Pr[M(D) = ω_l] (−inf when D cannot produce the tuple).
     """
-    _check_releases(releases)
+    _check_whole("releases", releases)
     tuples = _output_multisets(model, releases)
     with np.errstate(divide="ignore"):
         log_m = np.log(model.mechanism)
@@ -342,10 +344,10 @@ def joint_log_likelihood(model: FiniteModel, releases: int) -> tuple[np.ndarray,
     return tuples, loglik
 
 
-def _check_releases(releases: object) -> int:
-    if isinstance(releases, bool) or not isinstance(releases, (int, np.integer)) or releases < 1:
-        raise ValueError(f"releases must be a whole number ≥ 1; got {releases!r}")
-    return int(releases)
+def _check_whole(name: str, value: object, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}")
+    return int(value)
 
 
 def _log_secret_likelihood(loglik: np.ndarray, log_prior: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -363,7 +365,7 @@ def check(model: FiniteModel, releases: int = 1) -> LeakageReport:
     pair with positive prior probability, and every output tuple.  +inf when some output is
     possible under one secret and impossible under the other.
     """
-    releases = _check_releases(releases)
+    releases = _check_whole("releases", releases)
     tuples, loglik = joint_log_likelihood(model, releases)
     with np.errstate(divide="ignore"):
         log_priors = np.log(model.priors)
@@ -435,22 +437,12 @@ def model_from_chain(
             f"{k}^{length} = {k**length:,} sequences is too many to enumerate; use a shorter chain"
             f" (at most {MAX_DATASETS:,} sequences)"
         )
-    seqs = np.array(list(itertools.product(range(k), repeat=length)), dtype=np.int64)
+    seqs = all_sequences(k, length)
     prior_rows = []
     for c in chain_list:
-        prob = np.asarray(c.initial, dtype=float)[seqs[:, 0]].copy()
-        for t in range(1, length):
-            prob *= c.transition[seqs[:, t - 1], seqs[:, t]]
+        prob = sequence_probabilities(c, seqs)
         prior_rows.append(prob / prob.sum())
-    rows = []
-    for s in seqs:
-        vec = np.asarray(mechanism(s.copy()), dtype=float).reshape(-1)
-        rows.append(vec)
-    widths = {r.size for r in rows}
-    if len(widths) != 1:
-        raise ValueError(
-            "the mechanism must return probability vectors of the same length for every sequence"
-        )
+    matrix = _sequence_mechanism_matrix(mechanism, seqs)
     labels = chain_list[0].labels
     pairs = []
     for t in range(length):
@@ -469,7 +461,7 @@ def model_from_chain(
         datasets,
         np.vstack(prior_rows),
         pairs,
-        np.vstack(rows),
+        matrix,
         outputs=outputs,
         name=name,
     )

@@ -202,7 +202,8 @@ def composability(
                 raise ValueError(f"secret pair {k + 1}: each secret needs at least one row")
             jobs.append((k, f"s{2 * k + 1}", f"s{2 * k + 2}", None, m1, m2))
     # The LP only sees output distributions: datasets with identical rows are interchangeable,
-    # so each distinct row is solved once and β names one representative dataset per row.
+    # so each distinct row is solved once (β over row ids) and β names one representative
+    # dataset per row, taken from the rivals of the constraint at hand.
     row_id = np.unique(matrix, axis=0, return_inverse=True)[1].reshape(-1)
     constraints: list[NfcConstraint] = []
     solved: dict[tuple[int, bytes], NfcConstraint] = {}
@@ -211,17 +212,17 @@ def composability(
             rival_idx = np.flatnonzero(rivals)
             distinct, first_seen = np.unique(row_id[rival_idx], return_index=True)
             rival_rows = rival_idx[first_seen]
+            representative = dict(zip(distinct.tolist(), rival_rows.tolist()))
             for star in np.flatnonzero(stars):
                 key = (int(row_id[star]), distinct.tobytes())
                 if key not in solved:
                     solved[key] = _constraint_for(
-                        matrix, int(star), rival_rows, names, outs, (k, first, second, p)
+                        matrix, int(star), rival_rows, row_id, outs, (k, first, second, p)
                     )
                 base = solved[key]
+                beta = {names[representative[int(r)]]: w for r, w in base.beta.items()}
                 constraints.append(
-                    NfcConstraint(
-                        base.eps, k, first, second, names[star], base.beta, base.tight_outputs, base.alpha, p
-                    )
+                    NfcConstraint(base.eps, k, first, second, names[star], beta, base.tight_outputs, base.alpha, p)
                 )
     if not constraints:
         return ComposabilityReport(0.0, None, ())

@@ -18,16 +18,8 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
+from ..calibration import _check_eps
 from .model import FiniteModel, SecretPair
-
-
-def _check_eps(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive, finite number; got {value}")
-    return value
 
 
 def _exp(name: str, value: float) -> float:

@@ -195,3 +195,29 @@ def test_settings_and_results_survive_switching_pages() -> None:
     assert at.radio(key="sim_source").value == "Activities (synthetic, after Capture-24)"
     assert at.number_input(key="w_sim_trials").value == 12
     assert "Results" in [s.value for s in at.subheader]
+
+
+def test_a_new_file_under_the_same_name_is_new_data() -> None:
+    at = open_page(SIMULATE)
+    _upload(at, "data.csv", b"user,time,state\nu1,1,A\nu1,2,B\nu1,3,A\nu2,1,B\nu2,2,B\n")
+    at.number_input(key="w_sim_trials").set_value(5).run()
+    at.button(key="w_sim_run").click().run()
+    assert "Results" in [s.value for s in at.subheader]
+    # same name, same number of users and entries, other states
+    at.file_uploader(key="sim_upload").set_value(
+        ("data.csv", b"user,time,state\nu1,1,X\nu1,2,Y\nu1,3,X\nu2,1,Y\nu2,2,Y\n", "text/csv")
+    ).run()
+    assert not problems(at) and not errors(at)
+    assert "Results" not in [s.value for s in at.subheader]
+    assert any("run the simulation again" in i.value for i in at.info)
+    at.button(key="w_use_prior").click().run()
+    assert at.session_state["settings"]["labels"] == ("X", "Y")
+
+
+def test_a_chain_fitted_to_one_entry_per_user_opens_on_the_curves_page() -> None:
+    at = open_page(SIMULATE)
+    _upload(at, "single.csv", b"user,time,state\nu1,1,A\nu2,1,B\nu3,1,A\n")
+    at.button(key="w_use_prior").click().run()
+    at.switch_page("pages/curves.py").run()
+    assert not problems(at) and not errors(at)
+    assert at.number_input(key="w_length").value == 1
