@@ -101,7 +101,10 @@ def _tables(
             f"{releases} releases with {matrix.shape[1]} outputs each over {n_seq:,} sequences is too large"
             f" to enumerate exactly (limit {MAX_CELLS:,} cells); use fewer releases or a shorter chain"
         )
-    return seqs, matrix, _joint(matrix, releases)
+    joint = _joint(matrix, releases)
+    # a joint output that is possible but rounds to 0 would be skipped as impossible
+    check_no_underflow(joint, _joint((matrix > 0).astype(float), releases) > 0, "a joint output of the releases")
+    return seqs, matrix, joint
 
 
 def leakage_report(

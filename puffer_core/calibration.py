@@ -29,9 +29,14 @@ class Calibration:
     group_dp: bool = False
 
     def __post_init__(self) -> None:
+        # a usable point has a(b) < ε_puffer, so all three are finite and ≥ 0; anything else
+        # (NaN, ±inf) would make compose() report NaN or a meaningless total
         for name in ("eps_puffer", "eps_dp", "a"):
-            if math.isnan(getattr(self, name)):
-                raise ValueError(f"{name} cannot be NaN")
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number ≥ 0; got {value}")
+        if isinstance(self.b, bool) or not isinstance(self.b, (int, np.integer)) or self.b < 1:
+            raise ValueError(f"b must be a whole number ≥ 1; got {self.b!r}")
 
     def describe(self) -> str:
         how = "group DP over the whole sequence" if self.group_dp else f"curve point b = {self.b}"

@@ -17,19 +17,25 @@ def _check_probability(name: str, value: float) -> float:
     return float(value)
 
 
-def binary_chain_curve(p: float, q: float, max_b: int) -> InfluenceCurve:
+def binary_chain_curve(p: float, q: float, max_b: int, length: int | None = None) -> InfluenceCurve:
     """[C]'s closed form for P = [[p, 1−p], [1−q, q]] with a stationary prior.
 
     ``a(b) = |log((π + λ^dL(1−π)) / (π − λ^dL π))| + |log((π + λ^dR(1−π)) / (π − λ^dR π))|``
     with λ = p + q − 1, dL = ⌊(b+1)/2⌋, dR = ⌈(b+1)/2⌉ and π the smaller stationary mass.
-    It is the exact curve of a long enough chain (T ≥ 2b+1) when λ > 0; for λ ≤ 0 use
-    :func:`puffer_core.influence_curve` (§2.1 is authoritative).  The returned curve has
-    ``length = 2·max_b + 1`` (the shortest chain for which every value is exact).
+    For a chain of ``length`` T it is exact when λ > 0 and T ≥ 2b+1, and an upper bound for
+    shorter chains (the middle node bounds every node) and for λ < 0 (tested); a(b) = 0 for
+    b ≥ T exactly.  ``length`` defaults to 2·max_b + 1, the shortest chain for which every
+    value is exact: pass the real length before calibrating, because the point (length, 0)
+    is a calibration candidate.  :func:`puffer_core.influence_curve` is authoritative (§2.1).
     """
     p = _check_probability("p", p)
     q = _check_probability("q", q)
     if isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1:
         raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+    if length is None:
+        length = 2 * max_b + 1
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise ValueError(f"length must be a whole number ≥ 1; got {length!r}")
     if p + q >= 2.0:
         raise ValueError("p = q = 1 never leaves its first state: the stationary distribution is not unique")
     lam = p + q - 1.0
@@ -41,11 +47,9 @@ def binary_chain_curve(p: float, q: float, max_b: int) -> InfluenceCurve:
         ld = lam**d
         num = pi + ld * (1.0 - pi)
         den = pi - ld * pi
-        if den <= 0.0:
-            return math.inf
-        if num <= 0.0:
+        if den <= 0.0 or num <= 0.0:
             return math.inf
         return abs(math.log(num / den))
 
-    a = [term((b + 1) // 2) + term(-(-(b + 1) // 2)) for b in range(1, max_b + 1)]
-    return InfluenceCurve(np.arange(1, max_b + 1), np.array(a), 2 * max_b + 1, "binary chain (closed form)")
+    a = np.array([term((b + 1) // 2) + term(-(-(b + 1) // 2)) if b < length else 0.0 for b in range(1, max_b + 1)])
+    return InfluenceCurve(np.arange(1, max_b + 1), a, int(length), "binary chain (closed form)")

@@ -126,3 +126,25 @@ def test_bad_inputs_raise_value_error(kwargs, message):
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         exact_leakage(**args)
+
+
+def test_joint_outputs_that_underflow_are_refused():
+    """Many releases of a near-deterministic mechanism: the joint probabilities leave float64."""
+    prior = MarkovChainPrior([[0.6, 0.4], [0.3, 0.7]], length=2)
+
+    def sharp(seq):
+        return np.array([1 - 1e-160, 1e-160]) if seq[0] == 0 else np.array([1e-160, 1 - 1e-160])
+
+    assert exact_leakage(prior, sharp, releases=1) > 300  # 1e-160 itself is representable
+    with pytest.raises(ValueError, match="double precision"):
+        exact_leakage(prior, sharp, releases=2)  # (1e-160)² is not
+
+
+def test_calibration_refuses_non_finite_values():
+    from puffer_core import Calibration
+
+    for bad in ({"a": float("inf")}, {"eps_puffer": float("nan")}, {"eps_dp": -1.0}, {"b": 0}):
+        args = {"eps_puffer": 1.0, "eps_dp": 0.1, "b": 2, "a": 0.5}
+        args.update(bad)
+        with pytest.raises(ValueError):
+            Calibration(**args)

@@ -256,3 +256,12 @@ def test_window_algorithm_matches_per_node_evaluation_on_medium_chains():
             windows = inf._truncated_windows(table.left, table.right, b, length)
             nodes = inf._truncated_nodes(table.left, table.right, lengths, b, length)
             assert windows == nodes or abs(windows - nodes) < 1e-12
+
+
+def test_closed_form_respects_the_chain_length():
+    curve = binary_chain_curve(0.9, 0.8, 10, length=6)
+    assert curve.length == 6 and np.all(curve.a[5:] == 0.0)
+    exact = influence_curve(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), max_b=10)
+    assert np.all(curve.a >= exact.a - 1e-12)  # the middle-node value bounds every node of a short chain
+    with pytest.raises(ValueError, match="length"):
+        binary_chain_curve(0.9, 0.8, 3, length=0)
