@@ -92,22 +92,31 @@ class InfluenceCurve:
         return f"InfluenceCurve(B={self.max_b}, length={self.length}, a=[{head}{', …' if self.a.size > 5 else ''}])"
 
 
-def _max_log_ratio(rows: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
-    """M[x, x'] = max_r log(rows[x, r] / rows[x', r]) over r with rows[x, r] > 0 (and r in support).
+_CHUNK_CELLS = 500_000  # cells of the (D, K, K, K) difference array built at once
 
-    +inf where some such r has rows[x', r] = 0; -inf where no r qualifies.
+
+def _max_log_ratio(rows: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
+    """out[d, x, x'] = max_r log(rows[d, x, r] / rows[d, x', r]) over r with rows[d, x, r] > 0.
+
+    ``rows`` is a stack (D, K, K); only r in ``support`` count when it is given.  +inf where
+    some such r has rows[d, x', r] = 0 (positive/0); -inf where no r qualifies; 0/0 skipped.
     """
+    n, k, _ = rows.shape
+    out = np.empty((n, k, k))
+    step = max(1, _CHUNK_CELLS // (k**3))
     positive = rows > 0
-    if support is not None:
-        positive = positive & support[None, :]
+    numerator_ok = positive if support is None else positive & support[None, None, :]
     with np.errstate(divide="ignore"):
         logs = np.log(rows)
-    num = np.where(positive, logs, -4 * _BIG)
-    den = np.where(rows > 0, logs, -_BIG)
-    diff = num[:, None, :] - den[None, :, :]
-    out = diff.max(axis=2)
-    out = np.where(out > _BIG / 2, np.inf, out)
-    return np.where(out < -_BIG / 2, -np.inf, out)
+    num = np.where(numerator_ok, logs, -np.inf)
+    den = np.where(positive, logs, 0.0)  # zero denominators are handled by ``blocked``
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        out[start:stop] = (num[start:stop, :, None, :] - den[start:stop, None, :, :]).max(axis=3)
+    if not positive.all():
+        blocked = np.matmul(numerator_ok.astype(float), np.swapaxes(~positive, 1, 2).astype(float)) > 0
+        out[blocked] = np.inf
+    return out
 
 
 def _pair_log_ratio(rows: np.ndarray, xs: np.ndarray, xps: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
@@ -157,20 +166,20 @@ class _ChainTerms:
         """Marginal of X_t, t = 1..T."""
         return self._pi if self.marg is None else self.marg[t - 1]
 
-    def right(self) -> np.ndarray:
-        """right[d-1, x, x'] for d = 1..max_d."""
-        if self._right is None:
-            out = np.empty((self.max_d, self.K, self.K))
-            for d in range(1, self.max_d + 1):
-                out[d - 1] = _max_log_ratio(self.powers[d])
-            self._right = out
-        return self._right
+    def right(self, upto: int | None = None) -> np.ndarray:
+        """right[d-1, x, x'] for d = 1..min(upto, max_d) (all distances by default), cached."""
+        n = self.max_d if upto is None else min(upto, self.max_d)
+        have = 0 if self._right is None else self._right.shape[0]
+        if n > have:
+            more = _max_log_ratio(self.powers[have + 1 : n + 1])
+            self._right = more if self._right is None else np.concatenate([self._right, more])
+        return self._right[:n] if self._right is not None else np.zeros((0, self.K, self.K))
 
     def h(self, d: int, support: np.ndarray) -> np.ndarray:
         """max over l in support with P^d[l,x] > 0 of log P^d[l,x] / P^d[l,x']."""
         key = (d, support.tobytes())
         if key not in self._h:
-            self._h[key] = _max_log_ratio(self.powers[d].T, support)
+            self._h[key] = _max_log_ratio(self.powers[d].T[None], support)[0]
         return self._h[key]
 
     def shift(self, t: int) -> np.ndarray:
@@ -191,20 +200,8 @@ class _ChainTerms:
     def left_stationary(self, upto: int | None = None) -> np.ndarray:
         """left[d-1, x, x'] for a stationary prior (independent of t when the node exists), d ≤ upto."""
         n = self.max_d if upto is None else min(upto, self.max_d)
-        support = self._pi > 0
-        shift = self.shift(1)
-        out = np.empty((n, self.K, self.K))
-        for d in range(1, n + 1):
-            out[d - 1] = self.h(d, support) + shift
-        return out
-
-    def right_upto(self, upto: int) -> np.ndarray:
-        """right[d-1, x, x'] for d ≤ upto."""
-        n = min(upto, self.max_d)
-        out = np.empty((n, self.K, self.K))
-        for d in range(1, n + 1):
-            out[d - 1] = _max_log_ratio(self.powers[d])
-        return out
+        columns = np.swapaxes(self.powers[1 : n + 1], 1, 2)
+        return _max_log_ratio(columns, self._pi > 0) + self.shift(1)[None]
 
     def stationary_tails(self, start: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(left, right) for d = start..max_d and the given flat pair indices: (D, len(pairs)) each."""
@@ -245,7 +242,7 @@ class _StationaryTable:
         self.invalid = []
         for i, term in enumerate(terms):
             lh = term.left_stationary(self.head)
-            rh = term.right_upto(self.head)
+            rh = term.right(self.head)
             self.left[i, : lh.shape[0]] = lh.reshape(lh.shape[0], k * k)
             self.right[i, : rh.shape[0]] = rh.reshape(rh.shape[0], k * k)
             invalid = ~term.valid(1).reshape(-1)

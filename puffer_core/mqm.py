@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .calibration import _check_eps
+from .influence import _max_log_ratio
 from .priors import MarkovChainPrior
 
 _FIRST_LIMIT = 16
@@ -112,30 +113,6 @@ def _as_chain_priors(prior_or_priors: object) -> list[MarkovChainPrior]:
         "MQM needs a MarkovChainPrior or a list of them (the a(b) curve alone is not enough);"
         f" got {type(prior_or_priors).__name__}"
     )
-
-
-def _max_log_ratio(rows: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
-    """out[d, x, x'] = max_r log(rows[d, x, r] / rows[d, x', r]) over r with rows[d, x, r] > 0.
-
-    Only r in ``support`` count when it is given; +inf where some such r has
-    rows[d, x', r] = 0.  Every row has a positive entry in the cases used here.
-    """
-    n, k, _ = rows.shape
-    out = np.empty((n, k, k))
-    step = max(1, _CHUNK_CELLS // (k**3))
-    positive = rows > 0
-    numerator_ok = positive if support is None else positive & support[None, None, :]
-    with np.errstate(divide="ignore"):
-        logs = np.log(rows)
-    num = np.where(numerator_ok, logs, -np.inf)
-    den = np.where(positive, logs, 0.0)  # zero denominators are handled by ``blocked``
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        out[start:stop] = (num[start:stop, :, None, :] - den[start:stop, None, :, :]).max(axis=3)
-    if not positive.all():
-        blocked = np.matmul(numerator_ok.astype(float), np.swapaxes(~positive, 1, 2).astype(float)) > 0
-        out[blocked] = np.inf
-    return out
 
 
 class _Rows:
