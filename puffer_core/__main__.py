@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         help="utility and privacy ledger of mechanisms over a grid of ε_puffer",
         description=(
             "Fit a Markov chain prior on the data (MATH.md §6), build each mechanism for each ε_puffer"
-            " (MATH.md §3–§5), simulate the releases and write metric means with 95%% intervals."
+            " (MATH.md §3–§5), simulate the releases and write metric means with 95% intervals."
         ),
     )
     data = sim.add_argument_group("data")
