@@ -142,6 +142,19 @@ def _revealed(consistent: np.ndarray, rivals: np.ndarray) -> np.ndarray:
     return ~(consistent.astype(np.int64) @ rivals.T.astype(np.int64) > 0).any(axis=1)
 
 
+def _reaching(targets: np.ndarray, edges: list) -> np.ndarray:
+    """States from which some path along ``edges`` reaches a state in ``targets`` (targets included)."""
+    reached = np.array(targets, dtype=bool)
+    changed = True
+    while changed:
+        changed = False
+        for s in range(reached.size):
+            if not reached[s] and any(reached[j] for j in edges[s]):
+                reached[s] = True
+                changed = True
+    return reached
+
+
 def expected_runs_to_reveal(model: FiniteModel, true_dataset: Hashable, target: str = "secret") -> float:
     """Exact expected number of runs until the target is revealed to every attacker (MATH.md §8).
 
@@ -185,24 +198,10 @@ def expected_runs_to_reveal(model: FiniteModel, true_dataset: Hashable, target: 
         edges.append(nxt)
     n = len(masks)
     revealed = _revealed(np.array(masks), rivals)
-    # states that can never reach a revealed state
-    can_reveal = revealed.copy()
-    changed = True
-    while changed:
-        changed = False
-        for s in range(n):
-            if not can_reveal[s] and any(can_reveal[j] for j in edges[s]):
-                can_reveal[s] = True
-                changed = True
+    # states that can reach a revealed state
+    can_reveal = _reaching(revealed, edges)
     # states with positive probability of entering a never-revealing state have infinite expectation
-    infinite = ~can_reveal
-    changed = True
-    while changed:
-        changed = False
-        for s in range(n):
-            if not infinite[s] and any(infinite[j] for j in edges[s]):
-                infinite[s] = True
-                changed = True
+    infinite = _reaching(~can_reveal, edges)
     if infinite[0]:
         return float("inf")
     unknown = [s for s in range(n) if not revealed[s]]
