@@ -1,4 +1,4 @@
-"""puffer_core: Pufferfish privacy for correlated data (see ../shared/spec/MATH.md).
+"""puffer_core: Pufferfish privacy for correlated data (see docs/math.md).
 
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
@@ -6,10 +6,11 @@ data → prior → a(b) curve → calibration → mechanism → releases → met
 from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .closed_form import binary_chain_curve
 from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
+from .curve import InfluenceCurve
 from .data import Sequences, load_sequences, read_columns
 from .errors import DataError
 from .fitting import fit_markov_chain, split_by_time, split_by_users
-from .influence import InfluenceCurve, influence_curve
+from .influence import influence_curve
 from .mechanisms import (
     Accounting,
     ExponentialTopK,

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .influence import InfluenceCurve
+from .curve import InfluenceCurve
+from .validation import check_eps
 
 
 @dataclass(frozen=True)
@@ -44,17 +45,6 @@ class Calibration:
             f"ε_puffer = {self.eps_puffer:.4g} from a per-entry ε_DP = {self.eps_dp:.4g} mechanism"
             f" ({how}, a(b) = {self.a:.4g})"
         )
-
-
-def _check_eps(name: str, value: float, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be positive; got {value}")
-    return value
 
 
 def _candidates(curve: InfluenceCurve) -> tuple[np.ndarray, np.ndarray]:
@@ -96,7 +86,7 @@ def calibration_objective(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.
     whole sequence — with a(b) < ε_puffer; the others allow no ε_DP and are left out, so every
     value is positive and none is NaN.  ``b`` is increasing.  :func:`calibrate` takes the maximum.
     """
-    b, _, allowed = _calibration_points(curve, _check_eps("eps_puffer", eps_puffer))
+    b, _, allowed = _calibration_points(curve, check_eps("eps_puffer", eps_puffer))
     return b, allowed
 
 
@@ -106,7 +96,7 @@ def certify_objective(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray,
     Every point of ``curve.points()``, including (length, 0); +inf where a(b) = +inf.
     ``b`` is increasing.  :func:`certify` takes the minimum.
     """
-    b, _, total = _certify_points(curve, _check_eps("eps_dp", eps_dp))
+    b, _, total = _certify_points(curve, check_eps("eps_dp", eps_dp))
     return b, total
 
 
@@ -116,7 +106,7 @@ def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     ε_DP* = max_b (ε_puffer − a(b)) / b over points with a(b) < ε_puffer, including (length, 0)
     (:func:`calibration_objective`).  Ties go to the smaller b.
     """
-    eps_puffer = _check_eps("eps_puffer", eps_puffer)
+    eps_puffer = check_eps("eps_puffer", eps_puffer)
     b, a, allowed = _usable_points(curve, eps_puffer)
     i = int(np.argmax(allowed))  # first maximum: smallest b
     return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
@@ -127,7 +117,7 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
 
     (:func:`certify_objective`.)  Ties go to the smaller b.
     """
-    eps_dp = _check_eps("eps_dp", eps_dp)
+    eps_dp = check_eps("eps_dp", eps_dp)
     b, a, total = _certify_points(curve, eps_dp)
     i = int(np.argmin(total))  # first minimum: smallest b
     return Calibration(float(total[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))
@@ -135,5 +125,5 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
 
 def group_dp(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     """The group-DP baseline: ε_DP = ε_puffer / T_max (MATH.md §3, §5)."""
-    eps_puffer = _check_eps("eps_puffer", eps_puffer)
+    eps_puffer = check_eps("eps_puffer", eps_puffer)
     return Calibration(eps_puffer, eps_puffer / curve.length, curve.length, 0.0, True)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .influence import InfluenceCurve
+from .curve import InfluenceCurve
 
 
 def _check_probability(name: str, value: float) -> float:

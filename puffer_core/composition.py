@@ -8,8 +8,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .calibration import Calibration, _check_eps, _usable_points
-from .influence import InfluenceCurve
+from .calibration import Calibration, _usable_points
+from .curve import InfluenceCurve
+from .validation import check_eps
 
 
 def compose(calibrations: Iterable[Calibration]) -> float:
@@ -84,7 +85,7 @@ def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calib
     ε_DP per release = (E − a(b)) / (k·b), b chosen to maximise it (MATH.md §4 planner).
     Each release then has ε_puffer = b·ε_DP + a and compose() of the k releases is E.
     """
-    total = _check_eps("total_eps_puffer", total_eps_puffer)
+    total = check_eps("total_eps_puffer", total_eps_puffer)
     if isinstance(releases, bool) or not isinstance(releases, (int, np.integer)) or releases < 1:
         raise ValueError(f"releases must be a whole number ≥ 1; got {releases!r}")
     b, a, _ = _usable_points(curve, total)

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import log_ndtr, ndtr
 
-from .influence import InfluenceCurve
+from .curve import InfluenceCurve
 from .priors import GaussianProcessPrior
 
 JITTER = 1e-10

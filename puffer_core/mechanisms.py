@@ -53,11 +53,13 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from .calibration import Calibration, _check_eps, calibrate, group_dp
+from .calibration import Calibration, calibrate, group_dp
 from .composition import cumulative
-from .influence import InfluenceCurve, influence_curve
+from .curve import InfluenceCurve
+from .influence import influence_curve
 from .mqm import mqm_noise_scale
 from .priors import MarkovChainPrior
+from .validation import check_eps
 
 MECHANISMS: dict[str, str] = {
     "pufferfish_exponential": "Pufferfish exponential",
@@ -225,7 +227,7 @@ class ExponentialTopK:
 
     def __post_init__(self) -> None:
         _check_k(self.k)
-        _check_eps("eps_dp", self.accounting.eps_dp)
+        check_eps("eps_dp", self.accounting.eps_dp)
 
     @property
     def name(self) -> str:
@@ -546,7 +548,7 @@ def mqm_laplace(
     For a histogram L = 2.  The release is per-entry 1/σ_max-DP (ε_DP = L/scale).
     """
     sensitivity = _check_sensitivity(sensitivity)
-    eps = _check_eps("eps_puffer", eps_puffer)
+    eps = check_eps("eps_puffer", eps_puffer)
     sigma = mqm_noise_scale(prior_or_priors, eps)
     scale = sensitivity * sigma
     acc = Accounting(
@@ -568,7 +570,7 @@ def mqm_top_k_counts(
     Every count is 1-Lipschitz and gets Lap(σ_max(ε/m)); the m releases add up to ε
     ([S] Theorem III.7).  Sort the noisy counts (:meth:`LaplaceCounts.rank`) for the top k.
     """
-    eps = _check_eps("eps_puffer", eps_puffer)
+    eps = check_eps("eps_puffer", eps_puffer)
     # m ≥ 2 also covers the counts as one histogram of L1 sensitivity 2: σ_max(ε/m) ≥ m·σ_max(ε)
     if isinstance(n_counts, bool) or not isinstance(n_counts, (int, np.integer)) or n_counts < 2:
         raise ValueError(f"n_counts (the number of categories m) must be a whole number ≥ 2; got {n_counts!r}")

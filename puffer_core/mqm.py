@@ -57,9 +57,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibration import _check_eps
 from .influence import _max_log_ratio
 from .priors import MarkovChainPrior
+from .validation import check_eps
 
 _FIRST_LIMIT = 16
 _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computations
@@ -489,7 +489,7 @@ def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_pu
     query F of the users' chains is ε_puffer-Pufferfish private.
     """
     priors = _as_chain_priors(prior_or_priors)
-    eps = _check_eps("eps_puffer", eps_puffer)
+    eps = check_eps("eps_puffer", eps_puffer)
     best: MQMScale | None = None
     for index, prior in enumerate(priors):
         floor = best.sigma_max if best is not None else 0.0

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .calibration import _check_eps
 from .composition import group_dp_cumulative
 from .data import Sequences
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain
@@ -51,6 +50,7 @@ from .mechanisms import (
 )
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .priors import MarkovChainPrior
+from .validation import check_eps
 
 DEFAULT_EPS_GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
 RELEASE_MODES = ("repeat", "windows")
@@ -118,7 +118,7 @@ def _check_whole(name: str, value: object, low: int, high: int) -> int:
 def _check_eps_grid(eps_grid: object) -> tuple[float, ...]:
     if isinstance(eps_grid, (str, bytes)) or not isinstance(eps_grid, (Sequence, np.ndarray)):
         raise ValueError(f"eps_grid must be a list of positive numbers, e.g. (0.5, 1, 2); got {eps_grid!r}")
-    values = tuple(_check_eps("every ε_puffer in eps_grid", e) for e in eps_grid)
+    values = tuple(check_eps("every ε_puffer in eps_grid", e) for e in eps_grid)
     if not values:
         raise ValueError("eps_grid is empty; give at least one ε_puffer, e.g. (0.5, 1, 2)")
     if len(set(values)) != len(values):

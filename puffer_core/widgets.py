@@ -40,7 +40,8 @@ except ImportError as exc:
 
 from .calibration import Calibration, calibrate, group_dp
 from .composition import cumulative, group_dp_cumulative, naive_sum, plan
-from .influence import InfluenceCurve, influence_curve
+from .curve import InfluenceCurve
+from .influence import influence_curve
 from .priors import GaussianProcessPrior, MarkovChainPrior
 
 __all__ = ["CompositionPlanner", "InfluenceExplorer", "format_matrix", "parse_initial", "parse_matrix"]

@@ -15,7 +15,8 @@ pytest.importorskip("anywidget")
 
 from puffer_core.calibration import calibrate  # noqa: E402
 from puffer_core.composition import cumulative, naive_sum, plan  # noqa: E402
-from puffer_core.influence import InfluenceCurve, influence_curve  # noqa: E402
+from puffer_core.curve import InfluenceCurve  # noqa: E402
+from puffer_core.influence import influence_curve  # noqa: E402
 from puffer_core.priors import GaussianProcessPrior, MarkovChainPrior  # noqa: E402
 from puffer_core.widgets import (  # noqa: E402
     CompositionPlanner,

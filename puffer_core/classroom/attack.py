@@ -16,16 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from .model import FiniteModel, _check_whole
+from ..validation import check_rng, check_whole
+from .model import FiniteModel
 
 TARGETS = ("secret", "dataset")
 MAX_STATES = 20_000
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError("pass a numpy random Generator, e.g. numpy.random.default_rng(0)")
-    return rng
 
 
 def _prior_indices(model: FiniteModel, prior_index: int | Sequence[int] | None) -> list[int]:
@@ -55,8 +50,8 @@ def posterior_trace(
     secret under a prior are left out for that prior, as the definition skips them.
     [C] §4, MATH.md §8.
     """
-    _check_rng(rng)
-    runs = _check_whole("runs", runs, minimum=0)
+    check_rng(rng)
+    runs = check_whole("runs", runs, minimum=0)
     true_idx = model.index_of(true_dataset)
     priors = _prior_indices(model, prior_index)
     for p in priors:
@@ -247,9 +242,9 @@ def simulate_runs_to_reveal(
     Same notion of "revealed" as :func:`expected_runs_to_reveal`; a trial still unrevealed
     after ``max_runs`` runs is recorded as inf.
     """
-    _check_rng(rng)
-    trials = _check_whole("trials", trials)
-    max_runs = _check_whole("max_runs", max_runs)
+    check_rng(rng)
+    trials = check_whole("trials", trials)
+    max_runs = check_whole("max_runs", max_runs)
     true_idx = model.index_of(true_dataset)
     rivals = np.array(_reveal_sets(model, true_idx, target))
     support = model.mechanism > 0

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from ..calibration import _check_eps
-from .model import FiniteModel, SecretPair, _check_whole
+from ..validation import check_eps, check_whole
+from .model import FiniteModel, SecretPair
 
 MAX_EXAMPLE_2_BITS = 10
 MAX_LAPLACE_VERTICES = 2_000_000
@@ -208,8 +208,8 @@ def exam_order_example(eps: float, n: int) -> float:
     with a uniformly random D_1..D_n; at a noisy count ≥ n the density ratio is
     (1/n) Σ_j e^{εj}, which is the value returned (computed in log space).
     """
-    e = _check_eps("eps", eps)
-    n = _check_whole("n", n)
+    e = check_eps("eps", eps)
+    n = check_whole("n", n)
     return e * n + math.log(-math.expm1(-e * n)) - math.log(n) - math.log(-math.expm1(-e))
 
 
@@ -222,8 +222,8 @@ def exam_order_model(eps: float, n: int) -> FiniteModel:
     lumped into "≤ 0" and "≥ n", which is exact because their likelihoods are proportional
     across datasets.  The pair for student 1 reaches :func:`exam_order_example` exactly.
     """
-    e = _check_eps("eps", eps)
-    n = _check_whole("n", n)
+    e = check_eps("eps", eps)
+    n = check_whole("n", n)
     if n > 200:
         raise ValueError(f"n = {n} students is too many for this classroom model; use at most 200")
     datasets = [tuple(1 if i < j else 0 for i in range(n)) for j in range(n + 1)]
@@ -274,8 +274,8 @@ def laplace_noise_leakage(
     attained at the grid of F values or in the limits w_l → ±∞, all of which are enumerated.
     This is how the numbers of [S] Thm III.4 and [P] Example 10.5 are computed (MATH.md §8).
     """
-    b = _check_eps("scale", scale)
-    k = _check_whole("releases", releases)
+    b = check_eps("scale", scale)
+    k = check_whole("releases", releases)
     dists = []
     for name, dist in (("given_first", given_first), ("given_second", given_second)):
         if not isinstance(dist, Mapping) or not dist:

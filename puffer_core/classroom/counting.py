@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom, multinomial
 
-from ..calibration import _check_eps
+from ..validation import check_eps
 from .model import MAX_JOINT_CELLS, FiniteModel, SecretPair
 
 SINGLE_PRIOR = "single-prior (Algorithm 1)"
@@ -198,7 +198,7 @@ def counting_mechanism(q: float, n: int, eps: float) -> CountingMechanism:
     """
     q = _probability(q, "q")
     n = _records(n)
-    eps = _check_eps("eps", eps)
+    eps = check_eps("eps", eps)
     if 0.0 < q < 1.0:
         lo = max(1, math.ceil(n * math.exp(-eps) * q / (math.exp(-eps) * q + 1 - q)))
         hi = min(n - 1, math.floor(n * math.exp(eps) * q / (math.exp(eps) * q + 1 - q)))
@@ -236,7 +236,7 @@ def hedging_counting_mechanism(q_star: float, n: int, eps: float, alpha: float =
     """
     q_star = _probability(q_star, "q_star", open_interval=True)
     n = _records(n)
-    eps = _check_eps("eps", eps)
+    eps = check_eps("eps", eps)
     alpha = _probability(alpha, "alpha", open_interval=True)
     if alpha >= 0.5:
         raise ValueError(f"alpha must be below 1/2 (the attacker's own belief must weigh more); got {alpha}")

@@ -29,6 +29,7 @@ from scipy.special import logsumexp
 from ..audit import _mechanism_matrix as _sequence_mechanism_matrix
 from ..audit import all_sequences, sequence_probabilities
 from ..priors import MarkovChainPrior
+from ..validation import check_whole
 
 PROB_TOLERANCE = 1e-9
 MAX_DATASETS = 200_000
@@ -334,7 +335,7 @@ def joint_log_likelihood(model: FiniteModel, releases: int) -> tuple[np.ndarray,
     ``tuples`` has shape (N, releases) of output indices; ``L`` has shape (N, datasets) with
     L[c, D] = Σ_l log Pr[M(D) = ω_l] (−inf when D cannot produce the tuple).
     """
-    _check_whole("releases", releases)
+    check_whole("releases", releases)
     tuples = _output_multisets(model, releases)
     with np.errstate(divide="ignore"):
         log_m = np.log(model.mechanism)
@@ -342,12 +343,6 @@ def joint_log_likelihood(model: FiniteModel, releases: int) -> tuple[np.ndarray,
     for col in range(releases):
         loglik += log_m[:, tuples[:, col]].T
     return tuples, loglik
-
-
-def _check_whole(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}")
-    return int(value)
 
 
 def _log_secret_likelihood(loglik: np.ndarray, log_prior: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -365,7 +360,7 @@ def check(model: FiniteModel, releases: int = 1) -> LeakageReport:
     pair with positive prior probability, and every output tuple.  +inf when some output is
     possible under one secret and impossible under the other.
     """
-    releases = _check_whole("releases", releases)
+    releases = check_whole("releases", releases)
     tuples, loglik = joint_log_likelihood(model, releases)
     with np.errstate(divide="ignore"):
         log_priors = np.log(model.priors)

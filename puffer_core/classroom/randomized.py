@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from ..calibration import _check_eps
+from ..validation import check_eps
 from .model import FiniteModel, SecretPair
 
 
@@ -39,7 +39,7 @@ def randomized_response(model: FiniteModel, eps: float) -> FiniteModel:
     """
     if not isinstance(model, FiniteModel):
         raise ValueError(f"randomized_response takes a FiniteModel; got {type(model).__name__}")
-    eps = _check_eps("ε", eps)
+    eps = check_eps("ε", eps)
     pair = model.secret_pairs[0]
     odds = _exp("ε", eps)
     truthful = odds / (1.0 + odds)
@@ -75,7 +75,7 @@ def randomized_response_per_entry(n_states: int, eps_dp: float) -> Callable[[np.
     if isinstance(n_states, bool) or not isinstance(n_states, (int, np.integer)) or n_states < 2:
         raise ValueError(f"n_states must be a whole number ≥ 2 (with one state there is no secret); got {n_states!r}")
     n_states = int(n_states)
-    eps_dp = _check_eps("ε_DP", eps_dp)
+    eps_dp = check_eps("ε_DP", eps_dp)
     odds = _exp("ε_DP", eps_dp)
     keep = odds / (odds + n_states - 1)
     other = 1.0 / (odds + n_states - 1)
