@@ -1,4 +1,4 @@
-"""Speed of loading sequences and fitting the Markov chain prior (MATH.md §1, §6).
+"""Speed of loading sequences and fitting the Markov chain prior (docs/math.md §1, §6).
 
 Run: python benchmarks/bench_fitting.py   — prints a table (median of 7 runs each).
 """

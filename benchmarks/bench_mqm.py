@@ -1,4 +1,4 @@
-"""Speed of the exact MQM noise scale σ_max (MATH.md §5, [S] Algorithm 1).
+"""Speed of the exact MQM noise scale σ_max (docs/math.md §5, [S] Algorithm 1).
 
 Run: python benchmarks/bench_mqm.py   — prints a table (median of 5 runs each).
 

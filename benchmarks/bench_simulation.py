@@ -1,4 +1,4 @@
-"""Speed and memory of the what-if simulator on the demo check-ins (MATH.md §3–§7).
+"""Speed and memory of the what-if simulator on the demo check-ins (docs/math.md §3–§7).
 
 Run: python benchmarks/bench_simulation.py   — prints a table (median of 7 runs each).
 

@@ -1,4 +1,4 @@
-"""Calibrate: target ε_puffer → per-entry ε_DP through the a(b) curve, and back (MATH.md §3)."""
+"""Calibrate: target ε_puffer → per-entry ε_DP through the a(b) curve, and back (docs/math.md §3)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ st.title("Calibrate")
 st.markdown(
     "A mechanism that is ε_DP-differentially private **per entry** is ε_puffer-Pufferfish private"
     " for any curve point with a(b) < ε_puffer and ε_DP ≤ (ε_puffer − a(b)) / b ([C] Theorem"
-    ' "Translation", MATH.md §3). The best point gives the most budget, hence the least noise;'
+    ' "Translation", docs/math.md §3). The best point gives the most budget, hence the least noise;'
     " group DP over the whole sequence (b = T, a = 0) is always a candidate."
 )
 
@@ -105,7 +105,7 @@ if current is not None:
         )
         eps_dp = values["eps_dp"]
         cert = certify(curve, eps_dp)
-        group_eps = float(group_dp_cumulative(curve.length, [eps_dp])[-1])  # T·ε_DP: group privacy (MATH.md §1)
+        group_eps = float(group_dp_cumulative(curve.length, [eps_dp])[-1])  # T·ε_DP: group privacy (docs/math.md §1)
         r1, r2, r3, r4 = st.columns(4)
         r1.metric("Guaranteed ε_puffer", common.fmt(cert.eps_puffer))
         r2.metric("At window b", cert.b)

@@ -1,4 +1,4 @@
-"""Classroom: privacy collapse run by run, and a tiny chain audited exactly (MATH.md §8, §9)."""
+"""Classroom: privacy collapse run by run, and a tiny chain audited exactly (docs/math.md §8, §9)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ st.markdown(
     "A Pufferfish mechanism can leak **nothing** in one run and give the secret away in the next:"
     " Pufferfish privacy does not compose in general ([C] §4, [S] Theorem III.4). Differentially"
     " private mechanisms do, and the a(b) curve turns them into Pufferfish mechanisms whose total"
-    " leakage stays under a known bound (MATH.md §8)."
+    " leakage stays under a known bound (docs/math.md §8)."
 )
 
 
@@ -332,8 +332,8 @@ def _chain_default(k: int) -> pd.DataFrame:
 with chain_tab:
     st.markdown(
         "Edit a tiny chain, pick a per-entry ε_DP, and compare the **exact** leakage of reporting every"
-        " entry through randomized response (every sequence enumerated, MATH.md §9) with the"
-        " **guarantee** the a(b) curve gives (MATH.md §3, §4). The guarantee is never below the truth."
+        " entry through randomized response (every sequence enumerated, docs/math.md §9) with the"
+        " **guarantee** the a(b) curve gives (docs/math.md §3, §4). The guarantee is never below the truth."
     )
     cols = st.columns(4)
     k_states = int(cols[0].number_input("States K", 2, 3, 2, key="w_tiny_k", persist_state="session"))
@@ -358,8 +358,8 @@ with chain_tab:
             prior = MarkovChainPrior(matrix, length=length)
             curve = influence_curve(prior)
             mechanism = randomized_response_per_entry(k_states, eps_dp)
-            guarantees = cumulative([certify(curve, eps_dp)] * max_releases)  # Theorem 6.2 (MATH.md §3, §4)
-            group_eps = group_dp_cumulative(length, [eps_dp] * max_releases)  # k·T·ε_DP (MATH.md §1, §4)
+            guarantees = cumulative([certify(curve, eps_dp)] * max_releases)  # Theorem 6.2 (docs/math.md §3, §4)
+            group_eps = group_dp_cumulative(length, [eps_dp] * max_releases)  # k·T·ε_DP (docs/math.md §1, §4)
             rows = []
             for k in range(1, max_releases + 1):
                 try:

@@ -359,7 +359,7 @@ def show_ignored_link_settings() -> None:
 
 
 def binary_transition(p: float, q: float) -> tuple[tuple[float, float], tuple[float, float]]:
-    """P = [[p, 1−p], [1−q, q]] of [C] Example 3 (MATH.md §2.2)."""
+    """P = [[p, 1−p], [1−q, q]] of [C] Example 3 (docs/math.md §2.2)."""
     return ((p, 1.0 - p), (1.0 - q, q))
 
 
@@ -367,26 +367,26 @@ def binary_transition(p: float, q: float) -> tuple[tuple[float, float], tuple[fl
 def markov_curve(
     transition: tuple[tuple[float, ...], ...], length: int, labels: tuple[str, ...] | None = None
 ) -> InfluenceCurve:
-    """The exact a(b) curve of one stationary Markov chain prior (MATH.md §2.1)."""
+    """The exact a(b) curve of one stationary Markov chain prior (docs/math.md §2.1)."""
     return influence_curve(MarkovChainPrior(transition, length=length, labels=labels))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def theta_curve(pairs: tuple[tuple[float, float], ...], length: int) -> InfluenceCurve:
-    """The a(b) curve of a set Θ of binary chains (MATH.md §2.1: sup over θ inside the min)."""
+    """The a(b) curve of a set Θ of binary chains (docs/math.md §2.1: sup over θ inside the min)."""
     priors = [MarkovChainPrior(binary_transition(p, q), length=length) for p, q in pairs]
     return influence_curve(priors)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def gaussian_curve(n: int, length_scale: float, kernel: str, gamma: float, delta: float) -> InfluenceCurve:
-    """a(b) of a Gaussian-process prior (MATH.md §2.3)."""
+    """a(b) of a Gaussian-process prior (docs/math.md §2.3)."""
     return influence_curve(GaussianProcessPrior(n, length_scale, kernel, gamma, delta))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def closed_form_curve(p: float, q: float, max_b: int) -> InfluenceCurve:
-    """[C]'s closed form for the binary chain (MATH.md §2.2)."""
+    """[C]'s closed form for the binary chain (docs/math.md §2.2)."""
     return binary_chain_curve(p, q, max_b)
 
 
@@ -508,7 +508,7 @@ def set_matrix(matrix: tuple[tuple[float, ...], ...], labels: tuple[str, ...]) -
 
 
 def use_fitted_prior(data: LoadedData) -> None:
-    """Make the chain fitted to ``data`` (MATH.md §6) the K-state chain of the settings, with its T."""
+    """Make the chain fitted to ``data`` (docs/math.md §6) the K-state chain of the settings, with its T."""
     prior = fitted_prior(data)
     settings()["length"] = int(prior.length)
     set_matrix(tuple(tuple(float(x) for x in row) for row in prior.transition), tuple(prior.labels))
@@ -580,7 +580,7 @@ def header_columns(content: bytes, file_name: str) -> list[str]:
 
 
 def fitted_prior(data: LoadedData) -> MarkovChainPrior:
-    """The Markov chain fitted to the loaded data (MATH.md §6), cached per dataset and column mapping."""
+    """The Markov chain fitted to the loaded data (docs/math.md §6), cached per dataset and column mapping."""
     cache = st.session_state.setdefault("fitted_priors", {})
     key = (data.fingerprint, tuple(data.columns.items()))
     if key not in cache:
@@ -896,6 +896,6 @@ def prior_summary() -> CurrentCurve | None:
 
 JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
-    f" conditional distribution (MATH.md §2.3); the covariance gets a nugget of {JITTER:g} on its"
+    f" conditional distribution (docs/math.md §2.3); the covariance gets a nugget of {JITTER:g} on its"
     " diagonal, and r and μ are searched on fixed grids, refined around the optimum."
 )

@@ -1,4 +1,4 @@
-"""Influence curves: choose a prior and watch its a(b) curve (MATH.md §2)."""
+"""Influence curves: choose a prior and watch its a(b) curve (docs/math.md §2)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ st.markdown(
     "An attacker who sees everything about a user **except** a window H of b entries around one"
     " entry still learns about that entry through its correlations. **a(b)** is the most they can"
     " learn (in nats: posterior odds move by at most a factor e^a(b)) when H is chosen as well as"
-    " possible; it falls as b grows and is 0 once H covers the whole sequence ([C] §6.2, MATH.md §2)."
+    " possible; it falls as b grows and is 0 once H covers the whole sequence ([C] §6.2, docs/math.md §2)."
 )
 
 common.show_ignored_link_settings()
@@ -100,7 +100,7 @@ def _binary_controls() -> None:
         "Overlay the closed form ([C] Ex. 3)",
         value=bool(values["closed_form"]),
         key="w_cf",
-        help="Exact when p + q > 1 and T ≥ 2b + 1 (MATH.md §2.2); drawn for b ≤ (T − 1)/2.",
+        help="Exact when p + q > 1 and T ≥ 2b + 1 (docs/math.md §2.2); drawn for b ≤ (T − 1)/2.",
     )
 
 
@@ -115,7 +115,7 @@ def _matrix_controls() -> None:
             label_visibility="collapsed",
         )
         if preset == "Fitted from data":
-            st.caption("The transition counts of the data, row-normalised and smoothed (MATH.md §6).")
+            st.caption("The transition counts of the data, row-normalised and smoothed (docs/math.md §6).")
             data = common.dataset_picker("curves")
             ready = data is not None
         else:
@@ -157,7 +157,7 @@ def _matrix_controls() -> None:
 def _theta_controls() -> None:
     st.caption(
         "Each row is one binary chain P = [[p, 1−p], [1−q, q]] the attacker may believe. Θ's curve takes"
-        " the worst prior for every window H (the sup over θ is inside the min over H, MATH.md §2.1)."
+        " the worst prior for every window H (the sup over θ is inside the min over H, docs/math.md §2.1)."
     )
     editor_key, start = common.editor_state("theta")
     base = pd.DataFrame(list(start), columns=["p", "q"], dtype=float)

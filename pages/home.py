@@ -35,5 +35,5 @@ for name, blurb in BLURBS.items():
 st.caption(
     "Papers: [C] Composition for Pufferfish privacy (a(b)-influence curves, Theorem 6.2);"
     " [S] composition of inferential privacy for time series (MQM); [P] the Pufferfish framework."
-    " The formulas the app uses are in MATH.md."
+    " The formulas the app uses are in docs/math.md."
 )

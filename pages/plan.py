@@ -1,4 +1,4 @@
-"""Plan & compose: a ledger of releases and the budget planner (MATH.md §4, [C] Theorem 6.2)."""
+"""Plan & compose: a ledger of releases and the budget planner (docs/math.md §4, [C] Theorem 6.2)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ st.title("Plan & compose")
 st.markdown(
     "Releases calibrated through the curve compose better than adding up their guarantees:"
     " k releases with points (a_l, b_l) jointly satisfy **max a_l + Σ (ε_puffer,l − a_l)**"
-    " ([C] Theorem 6.2, MATH.md §4). General Pufferfish mechanisms do not compose at all (see the"
+    " ([C] Theorem 6.2, docs/math.md §4). General Pufferfish mechanisms do not compose at all (see the"
     " Classroom page); these do because each is per-entry differentially private."
 )
 common.show_ignored_link_settings()
@@ -126,7 +126,7 @@ if current is not None:
             accounts = [m.accounting for m in mechanisms]
             total = cumulative_eps_puffer(accounts)
             naive = np.cumsum([acc.eps_puffer for acc in accounts])
-            group = group_dp_cumulative(curve.length, [acc.eps_dp for acc in accounts])  # T·Σ ε_DP (MATH.md §4)
+            group = group_dp_cumulative(curve.length, [acc.eps_dp for acc in accounts])  # T·Σ ε_DP (docs/math.md §4)
             names = [name for name, _, _ in rows]
             k = np.arange(1, len(rows) + 1, dtype=float)
             st.markdown(

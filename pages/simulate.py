@@ -1,4 +1,4 @@
-"""Simulate: run the mechanisms on uploaded or demo sequences and measure utility (MATH.md §4–§7)."""
+"""Simulate: run the mechanisms on uploaded or demo sequences and measure utility (docs/math.md §4–§7)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ TOPK_LAPLACE_NAMES = {
     "histogram": "one histogram of L1 sensitivity 2, then sorted",
 }
 METRIC_HELP = {
-    "Acc": "Acc@j: the j-th released state is the true j-th state (MATH.md §7)",
+    "Acc": "Acc@j: the j-th released state is the true j-th state (docs/math.md §7)",
     "HitRate": "Hit Rate@k: share of the true top k that was released",
     "NDCG": "NDCG@k: the released ranking's discounted gain over the best possible",
     "L1": "L1 count error: how many entries the released ranking misses, summed over ranks",
@@ -47,9 +47,9 @@ LEDGER_COLUMNS = {
 st.title("Simulate")
 st.markdown(
     "Run the mechanisms on real sequences before you publish: the prior is fitted on the data"
-    " (MATH.md §6), each mechanism is calibrated for every ε_puffer of the grid, the query is"
+    " (docs/math.md §6), each mechanism is calibrated for every ε_puffer of the grid, the query is"
     " answered many times with fresh noise, and its accuracy is measured against the truth"
-    " (MATH.md §7). Nothing you upload is written to disk."
+    " (docs/math.md §7). Nothing you upload is written to disk."
 )
 
 st.subheader("1. Data")

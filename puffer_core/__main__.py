@@ -1,4 +1,4 @@
-"""Command line: batch what-if runs of the simulator (MATH.md §3–§7).
+"""Command line: batch what-if runs of the simulator (docs/math.md §3–§7).
 
     python -m puffer_core simulate --data assets/checkins.csv --group country \\
         --eps 0.5,1,2,5 --trials 200 --seed 0 --out results.csv --ledger ledger.csv
@@ -53,8 +53,8 @@ def _parser() -> argparse.ArgumentParser:
         "simulate",
         help="utility and privacy ledger of mechanisms over a grid of ε_puffer",
         description=(
-            "Fit a Markov chain prior on the data (MATH.md §6), build each mechanism for each ε_puffer"
-            " (MATH.md §3–§5), simulate the releases and write metric means with 95% intervals."
+            "Fit a Markov chain prior on the data (docs/math.md §6), build each mechanism for each ε_puffer"
+            " (docs/math.md §3–§5), simulate the releases and write metric means with 95% intervals."
         ),
     )
     data = sim.add_argument_group("data")

@@ -1,4 +1,4 @@
-"""Exact leakage by enumeration, the ground truth for small chains (MATH.md §9).
+"""Exact leakage by enumeration, the ground truth for small chains (docs/math.md §9).
 
 For a chain short enough to enumerate all K^T sequences and a mechanism with finitely many
 outputs, the true leakage is the max over entries t, value pairs (x, x'), priors θ and
@@ -158,7 +158,7 @@ def exact_leakage(
     mechanism: Callable[[np.ndarray], object],
     releases: int = 1,
 ) -> float:
-    """The exact Pufferfish leakage of ``releases`` independent runs of ``mechanism`` (MATH.md §9).
+    """The exact Pufferfish leakage of ``releases`` independent runs of ``mechanism`` (docs/math.md §9).
 
     ``mechanism`` maps a state sequence (numpy int array) to a probability vector over
     finitely many outputs.  Refuses chains with more than 200,000 sequences.

@@ -1,4 +1,4 @@
-"""Translating ε_DP and ε_puffer through an a(b) curve (MATH.md §3, [C] Theorem "Translation").
+"""Translating ε_DP and ε_puffer through an a(b) curve (docs/math.md §3, [C] Theorem "Translation").
 
 If a mechanism is per-entry ε_DP-DP and (a, b) is a curve point with a < ε_puffer and
 ε_DP ≤ (ε_puffer − a)/b, it is ε_puffer-Pufferfish.  The point (length, 0) — group DP over
@@ -80,7 +80,7 @@ def _certify_points(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray, n
 
 
 def calibration_objective(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray]:
-    """The per-entry ε_DP each usable curve point allows: (b, (ε_puffer − a(b)) / b) (MATH.md §3).
+    """The per-entry ε_DP each usable curve point allows: (b, (ε_puffer − a(b)) / b) (docs/math.md §3).
 
     The points are those of ``curve.points()`` — including (length, 0), group DP over the
     whole sequence — with a(b) < ε_puffer; the others allow no ε_DP and are left out, so every
@@ -91,7 +91,7 @@ def calibration_objective(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.
 
 
 def certify_objective(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ε_puffer a per-entry ε_DP mechanism gets through each curve point: (b, b·ε_DP + a(b)) (MATH.md §3).
+    """The ε_puffer a per-entry ε_DP mechanism gets through each curve point: (b, b·ε_DP + a(b)) (docs/math.md §3).
 
     Every point of ``curve.points()``, including (length, 0); +inf where a(b) = +inf.
     ``b`` is increasing.  :func:`certify` takes the minimum.
@@ -101,7 +101,7 @@ def certify_objective(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray,
 
 
 def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
-    """The largest ε_DP that guarantees ``eps_puffer`` (MATH.md §3, [C] Algorithm 1).
+    """The largest ε_DP that guarantees ``eps_puffer`` (docs/math.md §3, [C] Algorithm 1).
 
     ε_DP* = max_b (ε_puffer − a(b)) / b over points with a(b) < ε_puffer, including (length, 0)
     (:func:`calibration_objective`).  Ties go to the smaller b.
@@ -113,7 +113,7 @@ def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
 
 
 def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
-    """The smallest ε_puffer a per-entry ε_DP mechanism gets: min_b (b·ε_DP + a(b)) (MATH.md §3).
+    """The smallest ε_puffer a per-entry ε_DP mechanism gets: min_b (b·ε_DP + a(b)) (docs/math.md §3).
 
     (:func:`certify_objective`.)  Ties go to the smaller b.
     """
@@ -124,6 +124,6 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
 
 
 def group_dp(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
-    """The group-DP baseline: ε_DP = ε_puffer / T_max (MATH.md §3, §5)."""
+    """The group-DP baseline: ε_DP = ε_puffer / T_max (docs/math.md §3, §5)."""
     eps_puffer = check_eps("eps_puffer", eps_puffer)
     return Calibration(eps_puffer, eps_puffer / curve.length, curve.length, 0.0, True)

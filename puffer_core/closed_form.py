@@ -1,4 +1,4 @@
-"""The binary chain's closed-form a(b) (MATH.md §2.2, [C] Example 3) — a cross-check."""
+"""The binary chain's closed-form a(b) (docs/math.md §2.2, [C] Example 3) — a cross-check."""
 
 from __future__ import annotations
 

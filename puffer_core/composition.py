@@ -1,4 +1,4 @@
-"""Composition of releases and the budget planner (MATH.md §4, [C] Theorem 6.2)."""
+"""Composition of releases and the budget planner (docs/math.md §4, [C] Theorem 6.2)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .validation import check_eps
 
 
 def compose(calibrations: Iterable[Calibration]) -> float:
-    """Joint ε_puffer of releases built by §3: max_l a_l + Σ_l (ε_puffer_l − a_l) (MATH.md §4).
+    """Joint ε_puffer of releases built by §3: max_l a_l + Σ_l (ε_puffer_l − a_l) (docs/math.md §4).
 
     Each release's ε_puffer_l − a_l equals b_l·ε_DP_l when it was calibrated exactly; the
     larger of the two is used so a hand-made Calibration can never understate the total.
@@ -45,7 +45,7 @@ def group_dp_cumulative(length: int, eps_dps: Sequence[float]) -> np.ndarray:
     """What group-DP accounting certifies after each release: T·Σ_{l ≤ j} ε_DP_l for j = 1..k.
 
     A per-entry ε_DP mechanism is T·ε_DP-DP for a whole sequence of ``length`` = T entries by
-    group privacy (MATH.md §1), and group-DP releases add up (MATH.md §4): the baseline that
+    group privacy (docs/math.md §1), and group-DP releases add up (docs/math.md §4): the baseline that
     the curve's composition (:func:`cumulative`) is compared with.  Each value is T times the
     exact sum, rounded once, so k equal releases give exactly the float ``k * T * eps_dp``.
     ε_DP = +inf (a release with no noise) is allowed and makes every later total +inf.
@@ -82,7 +82,7 @@ def _rounded(value: Fraction) -> float:
 def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calibration:
     """Spend ``total_eps_puffer`` over ``releases`` releases with one common point (a, b).
 
-    ε_DP per release = (E − a(b)) / (k·b), b chosen to maximise it (MATH.md §4 planner).
+    ε_DP per release = (E − a(b)) / (k·b), b chosen to maximise it (docs/math.md §4 planner).
     Each release then has ε_puffer = b·ε_DP + a and compose() of the k releases is E.
     """
     total = check_eps("total_eps_puffer", total_eps_puffer)

@@ -1,7 +1,7 @@
-"""Users' sequences of categorical states, loaded and checked (MATH.md §1).
+"""Users' sequences of categorical states, loaded and checked (docs/math.md §1).
 
 A dataset holds ``m`` users; user ``u`` has a sequence ``X_{u,1..T_u}`` of states in
-``{0..K-1}`` ordered by time (MATH.md §1).  :func:`load_sequences` reads a long table with
+``{0..K-1}`` ordered by time (docs/math.md §1).  :func:`load_sequences` reads a long table with
 one row per entry (columns *user*, *time*, *state* and optionally a *group* such as a
 country or an age band) from a CSV or Parquet file, an uploaded file held in memory, raw
 bytes, or a pandas DataFrame, and returns a frozen :class:`Sequences`; :func:`read_columns`
@@ -44,7 +44,7 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Sequences:
-    """Users' state sequences, sorted by (user, time) (MATH.md §1).
+    """Users' state sequences, sorted by (user, time) (docs/math.md §1).
 
     Attributes
     ----------
@@ -110,7 +110,7 @@ class Sequences:
     def same_user_as_next(self) -> np.ndarray:
         """Boolean array of length ``n_entries - 1``: entry ``j`` and ``j+1`` belong to one user.
 
-        These consecutive pairs are the transitions counted in MATH.md §6.
+        These consecutive pairs are the transitions counted in docs/math.md §6.
         """
         return _readonly(self.user_index[1:] == self.user_index[:-1])
 
@@ -495,7 +495,7 @@ def _read_any(source: object, wanted: dict[str, str], max_rows: int) -> tuple[pd
 
 
 def read_columns(source: object) -> list[str]:
-    """The column names of a table, read from its header only — to choose the columns (MATH.md §1).
+    """The column names of a table, read from its header only — to choose the columns (docs/math.md §1).
 
     ``source`` is anything :func:`load_sequences` reads: a path to a CSV or Parquet file, a
     file-like object such as Streamlit's ``UploadedFile``, raw bytes, or a pandas DataFrame; CSV
@@ -524,7 +524,7 @@ def load_sequences(
     max_rows: int = MAX_ROWS,
     max_states: int = MAX_STATES,
 ) -> Sequences:
-    """Read one row per entry and build every user's state sequence (MATH.md §1).
+    """Read one row per entry and build every user's state sequence (docs/math.md §1).
 
     ``source`` is a path to a ``.csv`` or ``.parquet`` file, a file-like object such as
     Streamlit's ``UploadedFile`` (CSV or Parquet; Parquet is recognised by its ``PAR1``

@@ -1,6 +1,6 @@
-"""Fitting a Markov chain prior from users' sequences, and train/test splits (MATH.md §6).
+"""Fitting a Markov chain prior from users' sequences, and train/test splits (docs/math.md §6).
 
-The prior θ of MATH.md §1 is fitted as in [C] §7.1.4 and Appendix D.2: count the
+The prior θ of docs/math.md §1 is fitted as in [C] §7.1.4 and Appendix D.2: count the
 transitions between consecutive entries of each user (in time order), normalise each row,
 then smooth with τ: every zero entry of a row becomes τ and the added mass is taken from the
 row's non-zero entries in proportion to their size.  Rows of states that are never left
@@ -26,7 +26,7 @@ SPLIT_MODES = ("per_user", "global")
 def transition_counts(data: Sequences) -> np.ndarray:
     """K×K matrix: entry (i, j) counts how often a user's entry in state i is followed by j.
 
-    Only consecutive entries of the same user (in time order) are pairs (MATH.md §6).
+    Only consecutive entries of the same user (in time order) are pairs (docs/math.md §6).
     """
     k = data.n_states
     same = data.same_user_as_next
@@ -36,7 +36,7 @@ def transition_counts(data: Sequences) -> np.ndarray:
 
 
 def normalise_counts(counts: np.ndarray) -> np.ndarray:
-    """Row-normalise a K×K count matrix; rows with no counts become uniform (MATH.md §6)."""
+    """Row-normalise a K×K count matrix; rows with no counts become uniform (docs/math.md §6)."""
     matrix = np.asarray(counts, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"the count matrix must be square; got shape {matrix.shape}")
@@ -49,7 +49,7 @@ def normalise_counts(counts: np.ndarray) -> np.ndarray:
 
 
 def smooth_transition(transition: np.ndarray, smoothing: float = DEFAULT_SMOOTHING) -> np.ndarray:
-    """Smoothing of MATH.md §6 / [C] Appendix D.2, row by row.
+    """Smoothing of docs/math.md §6 / [C] Appendix D.2, row by row.
 
     With ``z`` zero entries in a row, each zero becomes ``τ`` and each non-zero ``p`` becomes
     ``p · (1 − z·τ)``, so the row still sums to 1.  Needs ``0 ≤ τ`` and ``(K−1)·τ < 1`` so
@@ -85,14 +85,14 @@ def first_state_distribution(data: Sequences) -> np.ndarray:
 def fit_markov_chain(
     data: Sequences, smoothing: float = DEFAULT_SMOOTHING, length: int | None = None
 ) -> MarkovChainPrior:
-    """Fit the Markov chain prior θ = (initial, P) of MATH.md §1 as described in §6.
+    """Fit the Markov chain prior θ = (initial, P) of docs/math.md §1 as described in §6.
 
     ``P`` is the smoothed, row-normalised transition count matrix; ``labels`` are the state
     labels; ``length`` defaults to the longest user sequence.  With ``smoothing > 0`` every
     entry of ``P`` is positive, so the stationary distribution is unique and is the initial
     distribution.  With ``smoothing = 0`` the fitted chain may have several closed groups of
     states; the initial distribution is then the empirical distribution of users' first
-    states (still a valid prior, MATH.md §1), and ``stationary_initial`` is False.
+    states (still a valid prior, docs/math.md §1), and ``stationary_initial`` is False.
     """
     if not isinstance(data, Sequences):
         raise TypeError(f"data must be Sequences (see load_sequences); got {type(data).__name__}")
@@ -113,7 +113,7 @@ def fit_markov_chain(
 
 
 def split_by_time(data: Sequences, train_fraction: float = 0.5, mode: str = "per_user") -> tuple[Sequences, Sequences]:
-    """Split entries by time into (train, test), MATH.md §6.
+    """Split entries by time into (train, test), docs/math.md §6.
 
     ``mode="per_user"`` (default): each user's first ``⌊train_fraction · T_u⌋`` entries (in
     time order) are training data and the rest are test data; a user with
@@ -155,7 +155,7 @@ def split_by_users(
     by_group: bool = True,
     test_users_per_group: int | None = None,
 ) -> tuple[Sequences, Sequences]:
-    """Hold out whole users for testing, stratified by group; returns (train, test), MATH.md §6.
+    """Hold out whole users for testing, stratified by group; returns (train, test), docs/math.md §6.
 
     Strata are the users' groups (:attr:`Sequences.user_groups`, a user's most frequent
     group) when ``by_group`` and the data have a group column, else all users form one

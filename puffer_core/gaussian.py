@@ -1,4 +1,4 @@
-"""a(b) for a Gaussian-process prior (MATH.md §2.3, [C] Example 4, Theorem 5).
+"""a(b) for a Gaussian-process prior (docs/math.md §2.3, [C] Example 4, Theorem 5).
 
 One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n.  The worst coordinate is the centre
 i* = ⌈n/2⌉; for each b, L = the n − b coordinates farthest from i* (when two coordinates are
@@ -120,7 +120,7 @@ def _a_for_split(
 
 
 def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = None) -> InfluenceCurve:
-    """The a(b) curve of a Gaussian-process prior (MATH.md §2.3); see the module docstring."""
+    """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring."""
     n = prior.n
     n_b = n if max_b is None else int(max_b)
     cov = prior.covariance() + JITTER * np.eye(n)

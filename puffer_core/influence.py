@@ -1,4 +1,4 @@
-"""Exact a(b)-influence curves (MATH.md §2).
+"""Exact a(b)-influence curves (docs/math.md §2).
 
 For a split of one user's entries into a high-influence set H (|H| ≤ b, containing the
 secret's entry) and the rest L, the curve is
@@ -252,7 +252,7 @@ def _as_priors(prior_or_priors: object) -> list:
 
 
 def influence_curve(prior_or_priors: object, max_b: int | None = None) -> InfluenceCurve:
-    """The exact a(b)-influence curve of a prior or a set Θ of priors (MATH.md §2).
+    """The exact a(b)-influence curve of a prior or a set Θ of priors (docs/math.md §2).
 
     A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
     node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the

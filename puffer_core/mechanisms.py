@@ -1,4 +1,4 @@
-"""Pufferfish, MQM and group-DP mechanisms for counts of categorical states (MATH.md §3–§5).
+"""Pufferfish, MQM and group-DP mechanisms for counts of categorical states (docs/math.md §3–§5).
 
 Each mechanism is a small immutable object that carries its **accounting** (ε_puffer,
 ε_DP, the curve point or σ_max used) apart from its **sampling**, in the spirit of OpenDP's
@@ -19,9 +19,9 @@ Three ways to draw:
 - ``simulate(counts, trials, rng)`` — many trials at once with vectorised numpy, for the
   what-if simulator (always needs a Generator).
 - ``probabilities(...)`` — the exact output distribution where it is finite (exponential
-  top-k; binned Laplace counts), for chi-square tests and the exact audit of MATH.md §9.
+  top-k; binned Laplace counts), for chi-square tests and the exact audit of docs/math.md §9.
 
-Mechanisms (MATH.md §5):
+Mechanisms (docs/math.md §5):
 
 - **Exponential top-k** ([C] §6.4.2, §7.1.3, Algorithm 2): k rounds without replacement,
   each with ε_DP/k; round picks r with Pr ∝ exp(ε_round·u(r)/(2Δu)), u = count, Δu = 1 (one
@@ -30,7 +30,7 @@ Mechanisms (MATH.md §5):
   to every count and keep the k largest, in order".
 - **Laplace counts** ([C] §6.4.1, Algorithm 1): counts + Lap(L/ε_DP) on every count; a
   histogram of all entries has L1 sensitivity L = 2.
-- **Pufferfish** versions calibrate ε_DP from the a(b) curve (MATH.md §3,
+- **Pufferfish** versions calibrate ε_DP from the a(b) curve (docs/math.md §3,
   :func:`puffer_core.calibration.calibrate`); **group DP** versions use ε_DP = ε_puffer/T_max.
 - **MQM** ([S] Algorithm 1): Lap(L·σ_max(ε)) on an L-Lipschitz query
   (:func:`puffer_core.mqm.mqm_noise_scale`).  The papers' top-k baseline ([C] §7.1.3)
@@ -84,7 +84,7 @@ def _finite_or_text(value: float | None) -> float | str | None:
 
 @dataclass(frozen=True)
 class Accounting:
-    """What one release of a mechanism costs (MATH.md §3–§5), inspectable without drawing noise.
+    """What one release of a mechanism costs (docs/math.md §3–§5), inspectable without drawing noise.
 
     ``eps_puffer`` is the guarantee of one release and ``eps_dp`` its per-entry DP parameter.
     Curve-based mechanisms record the curve point (``b``, ``a``) and their
@@ -136,7 +136,7 @@ class Accounting:
 
 
 def cumulative_eps_puffer(accountings: list[Accounting]) -> np.ndarray:
-    """Running total ε_puffer after each of a sequence of releases of one kind (MATH.md §4).
+    """Running total ε_puffer after each of a sequence of releases of one kind (docs/math.md §4).
 
     Curve-based releases: [C] Theorem 6.2, ``max_l a_l + Σ_l (ε_puffer_l − a_l)``.  MQM
     releases: the plain sum ([S] Theorem III.7).  Mixing the two kinds is refused.
@@ -215,7 +215,7 @@ def _opendp():
 
 @dataclass(frozen=True)
 class ExponentialTopK:
-    """Top-k by k rounds of the exponential mechanism without replacement (MATH.md §5).
+    """Top-k by k rounds of the exponential mechanism without replacement (docs/math.md §5).
 
     Round j picks a not-yet-picked state r with Pr ∝ exp(ε_round · count(r) / 2), ε_round =
     ε_DP/k; the output is the k picks in order (a ranking).  The whole release is per-entry
@@ -340,7 +340,7 @@ class ExponentialTopK:
 
 @dataclass(frozen=True)
 class LaplaceCounts:
-    """Counts + independent Lap(``scale``) noise on every count (MATH.md §5).
+    """Counts + independent Lap(``scale``) noise on every count (docs/math.md §5).
 
     ``sensitivity`` is the L1 sensitivity of the whole released vector to one entry (2 for a
     histogram), so the release is per-entry ``sensitivity/scale``-DP.  Top-k queries take
@@ -496,13 +496,13 @@ def _check_sensitivity(sensitivity: object) -> float:
 
 
 def pufferfish_exponential(curve_or_prior: object, eps_puffer: float, k: int = 3) -> ExponentialTopK:
-    """Exponential top-k calibrated on the a(b) curve to ``eps_puffer`` (MATH.md §3, §5; [C] Algorithm 2)."""
+    """Exponential top-k calibrated on the a(b) curve to ``eps_puffer`` (docs/math.md §3, §5; [C] Algorithm 2)."""
     cal = calibrate(_as_curve(curve_or_prior), eps_puffer)
     return ExponentialTopK(_from_calibration("pufferfish_exponential", cal), _check_k(k))
 
 
 def group_dp_exponential(curve_or_prior: object, eps_puffer: float, k: int = 3) -> ExponentialTopK:
-    """Exponential top-k with ε_DP = ε_puffer / T_max, the group-DP baseline (MATH.md §3, §5)."""
+    """Exponential top-k with ε_DP = ε_puffer / T_max, the group-DP baseline (docs/math.md §3, §5)."""
     cal = group_dp(_as_curve(curve_or_prior), eps_puffer)
     return ExponentialTopK(_from_calibration("group_dp_exponential", cal), _check_k(k))
 
@@ -519,7 +519,7 @@ def _laplace(name: str, cal: Calibration, sensitivity: object, queries: object) 
 def pufferfish_laplace(
     curve_or_prior: object, eps_puffer: float, sensitivity: float = HISTOGRAM_SENSITIVITY, queries: int = 1
 ) -> LaplaceCounts:
-    """Counts + Lap(L/ε_DP), ε_DP calibrated on the a(b) curve (MATH.md §3, §5; [C] Algorithm 1).
+    """Counts + Lap(L/ε_DP), ε_DP calibrated on the a(b) curve (docs/math.md §3, §5; [C] Algorithm 1).
 
     ``queries = 1`` releases the histogram as one query of L1 sensitivity ``sensitivity``.
     ``queries = m`` is the papers' top-k design ([C] §7.1.3): the m counts are m 1-Lipschitz
@@ -531,7 +531,7 @@ def pufferfish_laplace(
 def group_dp_laplace(
     curve_or_prior: object, eps_puffer: float, sensitivity: float = HISTOGRAM_SENSITIVITY, queries: int = 1
 ) -> LaplaceCounts:
-    """Counts + Lap(L·T_max/ε_puffer), the group-DP baseline (MATH.md §3, §5).
+    """Counts + Lap(L·T_max/ε_puffer), the group-DP baseline (docs/math.md §3, §5).
 
     ``queries = m`` splits the budget over the m counts as in [C] §7.1.3 (Lap(m·T_max/ε_puffer)).
     """
@@ -543,7 +543,7 @@ def mqm_laplace(
     eps_puffer: float,
     sensitivity: float = HISTOGRAM_SENSITIVITY,
 ) -> LaplaceCounts:
-    """MQM on the whole L-Lipschitz query: counts + Lap(L·σ_max(ε)) (MATH.md §5, [S] Algorithm 1).
+    """MQM on the whole L-Lipschitz query: counts + Lap(L·σ_max(ε)) (docs/math.md §5, [S] Algorithm 1).
 
     For a histogram L = 2.  The release is per-entry 1/σ_max-DP (ε_DP = L/scale).
     """
@@ -604,7 +604,7 @@ def make_mechanism(
     n_states: int | None = None,
     topk_laplace: str = "split",
 ) -> Mechanism:
-    """Build mechanism ``name`` (a key of :data:`MECHANISMS`) for a query (MATH.md §5).
+    """Build mechanism ``name`` (a key of :data:`MECHANISMS`) for a query (docs/math.md §5).
 
     ``query="topk"``: exponential mechanisms release rankings; Laplace mechanisms and MQM
     release noisy counts to be sorted.  With ``topk_laplace="split"`` (the papers' design,

@@ -1,4 +1,4 @@
-"""Utility of a released top-K ranking against the true counts (MATH.md §7, [C] §7.1.5).
+"""Utility of a released top-K ranking against the true counts (docs/math.md §7, [C] §7.1.5).
 
 Every metric takes ``predicted``, the ranking a mechanism released (state indices, best
 first; only the first ``k`` columns are used), and ``counts``, the true count of every state.
@@ -27,7 +27,7 @@ import numpy as np
 
 
 def true_ranking(counts: np.ndarray) -> np.ndarray:
-    """States by true count descending, ties broken by lower state index first (MATH.md §7).
+    """States by true count descending, ties broken by lower state index first (docs/math.md §7).
 
     Accepts (n_states,) or (n_trials, n_states); returns indices of the same shape.
     """
@@ -89,7 +89,7 @@ def _result(values: np.ndarray, single: bool) -> np.ndarray | float:
 
 
 def acc_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray | float:
-    """Acc@k (MATH.md §7): 1.0 if the k-th predicted state has the k-th largest true count, else 0.0.
+    """Acc@k (docs/math.md §7): 1.0 if the k-th predicted state has the k-th largest true count, else 0.0.
 
     ``k`` is a 1-based position.  Tie-aware as in the module docstring.
     """
@@ -98,7 +98,7 @@ def acc_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray | 
 
 
 def hit_rate_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray | float:
-    """Hit Rate@K (MATH.md §7): |predicted top K ∩ true top K| / K, tie-aware as in the module docstring."""
+    """Hit Rate@K (docs/math.md §7): |predicted top K ∩ true top K| / K, tie-aware as in the module docstring."""
     predicted_counts, best_counts, single = _prepare(predicted, counts, k)
     boundary = best_counts[:, k - 1 : k]
     above = (predicted_counts > boundary).sum(axis=1)
@@ -108,7 +108,7 @@ def hit_rate_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarr
 
 
 def ndcg_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray | float:
-    """NDCG@K (MATH.md §7): Σ_k c(π̂_k)/log2(k+1) divided by the same sum for the true ranking.
+    """NDCG@K (docs/math.md §7): Σ_k c(π̂_k)/log2(k+1) divided by the same sum for the true ranking.
 
     Relevance is the true count.  Equals 1 when the ideal DCG is 0 (all top-K counts are 0).
     """
@@ -121,6 +121,6 @@ def ndcg_at_k(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray |
 
 
 def l1_count_error(predicted: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray | float:
-    """L1 count error (MATH.md §7): Σ_k |c(π̂_k) − c_k| over the first K ranks."""
+    """L1 count error (docs/math.md §7): Σ_k |c(π̂_k) − c_k| over the first K ranks."""
     predicted_counts, best_counts, single = _prepare(predicted, counts, k)
     return _result(np.abs(predicted_counts - best_counts).sum(axis=1), single)

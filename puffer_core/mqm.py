@@ -1,4 +1,4 @@
-"""The exact Markov Quilt Mechanism's noise scale σ_max (MATH.md §5, [S] Algorithm 1).
+"""The exact Markov Quilt Mechanism's noise scale σ_max (docs/math.md §5, [S] Algorithm 1).
 
 MQM answers a query F that is L-Lipschitz in the entries of one user's chain by adding
 Lap(L·σ_max) noise, with
@@ -21,7 +21,7 @@ max over value pairs (x, x') *inside*, one quilt for all pairs:
 over pairs with positive prior probability at node t (a node where only one state has
 mass holds no secret).  Given X_t the past and the future are independent, so for the
 two-sided quilt the log ratio is a sum of a left and a right term, each maximised over its
-own node's value; the terms are those of MATH.md §2.1:
+own node's value; the terms are those of docs/math.md §2.1:
 
     left_t(a, x, x') = max_{l: p_{t−a}[l] > 0} log P^a[l,x] / P^a[l,x'] + log p_t[x'] − log p_t[x]
     right(b, x, x')  = max_r log P^b[x,r] / P^b[x',r]
@@ -67,7 +67,7 @@ _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computat
 
 @dataclass(frozen=True)
 class MQMScale:
-    """σ_max of MQM for ε_puffer and where it is attained (MATH.md §5).
+    """σ_max of MQM for ε_puffer and where it is attained (docs/math.md §5).
 
     ``node`` is 1-based; ``quilt`` is ``("two-sided", a, b)``, ``("left-only", a, 0)``,
     ``("right-only", 0, b)`` or ``("empty", 0, 0)``; ``card`` is card(X_N) and ``influence``
@@ -482,7 +482,7 @@ def _general_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[float,
 
 
 def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float) -> MQMScale:
-    """σ_max of the exact MQM with where it is attained (MATH.md §5, [S] Algorithm 1).
+    """σ_max of the exact MQM with where it is attained (docs/math.md §5, [S] Algorithm 1).
 
     ``prior_or_priors`` is a :class:`MarkovChainPrior` or a list Θ of them (same states;
     lengths and initial distributions may differ).  Adding Lap(L·σ_max) to an L-Lipschitz
@@ -507,7 +507,7 @@ def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_pu
 
 
 def mqm_noise_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float) -> float:
-    """σ_max for a 1-Lipschitz query, exact over all quilts of Lemma II.5 (MATH.md §5, [S] Algorithm 1).
+    """σ_max for a 1-Lipschitz query, exact over all quilts of Lemma II.5 (docs/math.md §5, [S] Algorithm 1).
 
     The MQM release of an L-Lipschitz F is F(D) + Lap(L·σ_max).  Raises ValueError for a
     non-positive ε or something other than Markov chain priors.

@@ -1,4 +1,4 @@
-"""Attacker priors (MATH.md §1, §2.3).
+"""Attacker priors (docs/math.md §1, §2.3).
 
 A :class:`MarkovChainPrior` describes one user's sequence of categorical states as a Markov
 chain ``(initial, transition)``; a list of them is the set Θ.  A
@@ -115,7 +115,7 @@ def _gth(transition: np.ndarray) -> np.ndarray:
 class MarkovChainPrior:
     """A Markov chain prior θ = (initial, transition) over sequences of ``length`` states.
 
-    ``initial=None`` means the stationary distribution (MATH.md §1).  ``labels`` name the
+    ``initial=None`` means the stationary distribution (docs/math.md §1).  ``labels`` name the
     states (default "0", "1", …).
     """
 
@@ -213,7 +213,7 @@ KERNELS = ("squared_exponential", "exponential")
 
 @dataclass(frozen=True)
 class GaussianProcessPrior:
-    """One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n (MATH.md §2.3).
+    """One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n (docs/math.md §2.3).
 
     ``Σ_jk = k(|j − k|)``; the squared-exponential kernel is the paper's
     ``exp(−(j−k)²/ℓ)`` (no factor 2, ℓ not squared); the exponential kernel is

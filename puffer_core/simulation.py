@@ -1,4 +1,4 @@
-"""What-if simulator: utility and privacy of repeated releases (MATH.md §3–§7, [C] §7).
+"""What-if simulator: utility and privacy of repeated releases (docs/math.md §3–§7, [C] §7).
 
 data → prior (fitted or given) → a(b) curve → one mechanism per (name, ε_puffer) → k
 releases × n trials of a per-group query → metric means with 95% intervals, and a privacy
@@ -6,7 +6,7 @@ ledger per release.
 
 - **Query** ``"topk"``: the k most frequent states of every group (e.g. the top-3 venue
   categories of each country, [C] §7.1.2), scored by Acc@j (j = 1..k), Hit Rate@k, NDCG@k
-  and the L1 count error (MATH.md §7).  ``"histogram"``: all counts of every group, scored
+  and the L1 count error (docs/math.md §7).  ``"histogram"``: all counts of every group, scored
   by the L1 error Σ_j |noisy_j − c_j|.  Metrics are averaged over the groups that have
   entries, then over trials; the interval is mean ± 1.96·sd/√trials over trials.
 - **Releases**: ``release_mode="repeat"`` answers the same query ``releases`` times with
@@ -18,7 +18,7 @@ ledger per release.
 - **Ledger** per (mechanism, ε_puffer, release l): the cumulative ε_puffer after l releases
   ([C] Theorem 6.2 for curve-based mechanisms; the plain sum for MQM, [S] Theorem III.7),
   the naive sum l·ε_puffer, and what group DP would certify for the same releases,
-  T_max·Σ ε_DP (MATH.md §4).
+  T_max·Σ ε_DP (docs/math.md §4).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ Progress = Callable[[float, str], object]
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """The simulator's output (MATH.md §4, §7).
+    """The simulator's output (docs/math.md §4, §7).
 
     ``metrics``: one row per (mechanism, eps_puffer, release, metric) with columns
     ``mechanism, label, eps_puffer, release, metric, mean, ci_low, ci_high, std, trials``.
@@ -166,7 +166,7 @@ def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[Mark
     if prior is None:
         fitted = fit_markov_chain(data, smoothing=smoothing)
         return [fitted], {
-            "source": "fitted on the data (MATH.md §6)",
+            "source": "fitted on the data (docs/math.md §6)",
             "smoothing": smoothing,
             "n_states": fitted.n_states,
             "length": fitted.length,
@@ -233,7 +233,7 @@ def _per_trial(values: np.ndarray, trials: int, groups: np.ndarray) -> np.ndarra
 
 
 def _topk_metrics(ranking: np.ndarray, counts: np.ndarray, k: int) -> dict[str, np.ndarray]:
-    """Per-trial metrics of rankings (trials, G, ≥k) against counts (G, K), MATH.md §7."""
+    """Per-trial metrics of rankings (trials, G, ≥k) against counts (G, K), docs/math.md §7."""
     trials, n_groups = ranking.shape[:2]
     nonempty = counts.sum(axis=1) > 0
     flat_rank = ranking.reshape(trials * n_groups, -1)
@@ -255,7 +255,7 @@ def _summarise(values: np.ndarray) -> tuple[float, float, float, float]:
 def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: int) -> list[dict[str, Any]]:
     accs = [acc] * releases
     total = cumulative_eps_puffer(accs)
-    group = group_dp_cumulative(t_max, [acc.eps_dp] * releases)  # T_max·Σ ε_DP (MATH.md §1, §4)
+    group = group_dp_cumulative(t_max, [acc.eps_dp] * releases)  # T_max·Σ ε_DP (docs/math.md §1, §4)
     rule = "[C] Theorem 6.2" if acc.composition == COMPOSITION_THEOREM else "additive ([S] Theorem III.7)"
     rows = []
     for release in range(1, releases + 1):
@@ -297,7 +297,7 @@ def simulate(
     """Simulate releases of a per-group query under several mechanisms and ε_puffer (module docstring).
 
     ``data``: :class:`~puffer_core.data.Sequences` (groups from its group column, else one
-    group "all").  ``prior``: None fits a Markov chain on ``data`` (MATH.md §6, with
+    group "all").  ``prior``: None fits a Markov chain on ``data`` (docs/math.md §6, with
     ``smoothing``); a given prior (or Θ) must have the data's states and cover the longest
     sequence.  T_max is the prior's length.  ``mechanisms`` are keys of
     :data:`puffer_core.mechanisms.MECHANISMS` (default: the four of [C] Tables 2–5 for top-k;

@@ -2,7 +2,7 @@
 
 :class:`InfluenceExplorer` builds a prior from controls (a binary chain's p and q, a K-state
 transition matrix typed as CSV, or a Gaussian process), draws its exact a(b)-influence curve
-(MATH.md §2) with the optimal b of the calibration for a target ε_puffer marked (§3), and
+(docs/math.md §2) with the optimal b of the calibration for a target ε_puffer marked (§3), and
 reports the resulting per-entry ε_DP.  :class:`CompositionPlanner` spends a total ε_puffer
 budget over k releases (§4 planner) and compares the cumulative ε_puffer of those releases by
 [C] Theorem 6.2, by the naive sum and by group-DP accounting.
@@ -129,7 +129,7 @@ def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
 
 
 class InfluenceExplorer:
-    """Live a(b)-influence curve of a prior with the calibration for a target ε_puffer (MATH.md §2–§3).
+    """Live a(b)-influence curve of a prior with the calibration for a target ε_puffer (docs/math.md §2–§3).
 
     Controls (set ``.value`` to change them; the curve and calibration update at once):
     ``kind`` ("binary", "matrix" or "gaussian"); ``p``, ``q`` (binary chain
@@ -218,7 +218,7 @@ class InfluenceExplorer:
                     self.delta,
                     widgets.HTML(
                         "<small>Gaussian a(b) follows [C]'s approximation: it ignores how truncation to"
-                        " [−γ, γ]ⁿ reshapes the conditional (MATH.md §2.3).</small>"
+                        " [−γ, γ]ⁿ reshapes the conditional (docs/math.md §2.3).</small>"
                     ),
                 ]
             ),
@@ -437,12 +437,12 @@ class InfluenceExplorer:
             f"<div>Target ε_puffer = {cal.eps_puffer:.4g}: a per-entry <b>ε_DP = {cal.eps_dp:.6g}</b>"
             f" mechanism suffices; {how}.<br><small>{html.escape(curve.label)} · "
             f"ε_DP* = max<sub>b</sub> (ε_puffer − a(b)) / b over points with a(b) &lt; ε_puffer"
-            f" (MATH.md §3); the dashed line touches the curve at b*.</small></div>"
+            f" (docs/math.md §3); the dashed line touches the curve at b*.</small></div>"
         )
 
 
 class CompositionPlanner:
-    """Spend a total ε_puffer budget over k releases of one curve (MATH.md §4, [C] Theorem 6.2).
+    """Spend a total ε_puffer budget over k releases of one curve (docs/math.md §4, [C] Theorem 6.2).
 
     Controls: ``releases`` (k) and ``budget`` (total ε_puffer E).  Results: ``plan`` (the
     per-release :class:`Calibration` from :func:`puffer_core.composition.plan`; also

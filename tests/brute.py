@@ -1,4 +1,4 @@
-"""Brute-force references that share no code with puffer_core (MATH.md §2 and §9 by enumeration)."""
+"""Brute-force references that share no code with puffer_core (docs/math.md §2 and §9 by enumeration)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def sequence_probabilities(transition, initial, length):
 
 
 def brute_influence_all(priors):
-    """[a(1), ..., a(T_max)] straight from the definition (MATH.md §2).
+    """[a(1), ..., a(T_max)] straight from the definition (docs/math.md §2).
 
     Every secret node t and ordered pair (x, x'); every H ∋ t; every D_L; the sup over Θ
     inside the min over H, the max over pairs outside.  ``priors``: list of

@@ -1,4 +1,4 @@
-"""Exact audits (MATH.md §9): what calibrate and compose report is never below the true leakage."""
+"""Exact audits (docs/math.md §9): what calibrate and compose report is never below the true leakage."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.brute import random_chain, random_distribution
 
 
 def exponential_top1(eps_dp: float, k: int):
-    """Top-1 state by count, Δu = 1 per entry: Pr[r] ∝ exp(ε_DP · count_r / 2) (MATH.md §5)."""
+    """Top-1 state by count, Δu = 1 per entry: Pr[r] ∝ exp(ε_DP · count_r / 2) (docs/math.md §5)."""
 
     def mechanism(seq: np.ndarray) -> np.ndarray:
         counts = np.bincount(seq, minlength=k)

@@ -1,4 +1,4 @@
-"""Calibration, certification, composition and the planner (MATH.md §3–4)."""
+"""Calibration, certification, composition and the planner (docs/math.md §3–4)."""
 
 from __future__ import annotations
 

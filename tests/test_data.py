@@ -1,4 +1,4 @@
-"""Tests for puffer_core.data: loading sequences and rejecting bad inputs (MATH.md §1)."""
+"""Tests for puffer_core.data: loading sequences and rejecting bad inputs (docs/math.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for puffer_core.fitting: the fitted Markov chain prior and train/test splits (MATH.md §6)."""
+"""Tests for puffer_core.fitting: the fitted Markov chain prior and train/test splits (docs/math.md §6)."""
 
 from __future__ import annotations
 

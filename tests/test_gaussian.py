@@ -1,4 +1,4 @@
-"""Gaussian-process curves (MATH.md §2.3, [C] Example 4 and Figure 3b)."""
+"""Gaussian-process curves (docs/math.md §2.3, [C] Example 4 and Figure 3b)."""
 
 from __future__ import annotations
 

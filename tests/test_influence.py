@@ -1,4 +1,4 @@
-"""a(b) curves against the definition by brute-force enumeration (MATH.md §2), closed forms, properties."""
+"""a(b) curves against the definition by brute-force enumeration (docs/math.md §2), closed forms, properties."""
 
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ def test_bad_parameters_raise_value_error(call, message):
 @given(p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99), max_b=st.integers(1, 10))
 @settings(max_examples=80, deadline=None)
 def test_binary_closed_form_is_conservative_when_negatively_correlated(p, q, max_b):
-    """MATH.md §2.2: for λ < 0 the paper's absolute values are not exact; they never fall below §2.1."""
+    """docs/math.md §2.2: for λ < 0 the paper's absolute values are not exact; they never fall below §2.1."""
     if p + q >= 1.0:
         p, q = 1.0 - p, 1.0 - q
     if p + q >= 1.0 - 1e-9:

@@ -1,5 +1,5 @@
 """Mechanisms: sampling matches exact probabilities, and the exact audit never exceeds the
-reported ε_puffer (MATH.md §3, §5, §9)."""
+reported ε_puffer (docs/math.md §3, §5, §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for puffer_core.metrics: Acc@k, Hit Rate@K, NDCG@K, L1 count error (MATH.md §7)."""
+"""Tests for puffer_core.metrics: Acc@k, Hit Rate@K, NDCG@K, L1 count error (docs/math.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MQM's σ_max against a brute force of [S] Algorithm 1 (MATH.md §5).
+"""MQM's σ_max against a brute force of [S] Algorithm 1 (docs/math.md §5).
 
 The brute force below enumerates every state sequence, builds the joint distribution, and
 evaluates every minimal Markov quilt of every node straight from the definitions; it

@@ -1,4 +1,4 @@
-"""Prior validation (MATH.md §1, §2.3): clear messages for bad parameters."""
+"""Prior validation (docs/math.md §1, §2.3): clear messages for bad parameters."""
 
 from __future__ import annotations
 

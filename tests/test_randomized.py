@@ -1,4 +1,4 @@
-"""Randomized response, binary on a finite model and K-ary per entry (MATH.md §1, §3, §8, §9)."""
+"""Randomized response, binary on a finite model and K-ary per entry (docs/math.md §1, §3, §8, §9)."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def random_chains() -> list[list[list[float]]]:
 def test_exact_leakage_never_exceeds_the_translation_guarantee(
     matrix: list[list[float]], length: int, eps_dp: float
 ) -> None:
-    """[C] Theorem "Translation" (MATH.md §3) against the enumerated truth (MATH.md §9)."""
+    """[C] Theorem "Translation" (docs/math.md §3) against the enumerated truth (docs/math.md §9)."""
     prior = MarkovChainPrior(matrix, length=length)
     mechanism = randomized_response_per_entry(len(matrix), eps_dp)
     guarantee = certify(influence_curve(prior), eps_dp).eps_puffer

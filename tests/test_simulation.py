@@ -1,4 +1,4 @@
-"""The what-if simulator (MATH.md §3–§7; [C] §7, Tables 2–5)."""
+"""The what-if simulator (docs/math.md §3–§7; [C] §7, Tables 2–5)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Classroom core: privacy collapse, a finite Pufferfish checker, a composability test.
 
 Pufferfish mechanisms can look private one release at a time and collapse when run twice
-(MATH.md §4, §8; [C] §4–5, [S] Thm III.4, [P] §7, §9, App. J, Ex. 10.5).  Everything here is
+(docs/math.md §4, §8; [C] §4–5, [S] Thm III.4, [P] §7, §9, App. J, Ex. 10.5).  Everything here is
 exact on finite models, so a student can watch the numbers, not just read about them.
 Papers: [C] composition-for-pufferfish-privacy, [S] composition-inferential-privacy-time-series,
 [P] pufferfish-framework (in ``shared/seeds``).
 
-Models and the checker (MATH.md §1, §9)
+Models and the checker (docs/math.md §1, §9)
     SecretPair(first_label, first, second_label, second) / SecretPair.complement(label, holds)
         — what a student sees: the two statements the attacker must not tell apart.
     FiniteModel(datasets, priors, secret_pairs, mechanism, outputs=None, name="", prior_labels=None)
@@ -16,7 +16,7 @@ Models and the checker (MATH.md §1, §9)
     check(model, releases=1) -> LeakageReport(eps, pair, prior_index, outputs, ...)
         — the exact ε_puffer of k releases, with the worst secret pair, prior and output (.explain()).
 
-The attacker over repeated runs (MATH.md §8)
+The attacker over repeated runs (docs/math.md §8)
     posterior_trace(model, true_dataset, runs, rng, prior_index=None) -> pandas.DataFrame
         — the posterior of every secret after each run: the curve that jumps to 1.
     expected_runs_to_reveal(model, true_dataset, target="secret") -> float
@@ -24,7 +24,7 @@ The attacker over repeated runs (MATH.md §8)
     simulate_runs_to_reveal(model, true_dataset, rng, trials=10_000, target="secret") -> RevealSimulation
         — the same by simulation: a histogram of run counts and its mean.
 
-Collapse examples (MATH.md §8)
+Collapse examples (docs/math.md §8)
     example_1(first, second, prob_first) -> FiniteModel
         — [C] Ex. 1: zero leakage per run, the dataset after ≤ 1 + 1/(1 − max Pr(D|s)) runs.
     example_2(n=3) -> FiniteModel
@@ -41,13 +41,13 @@ Collapse examples (MATH.md §8)
     laplace_noise_leakage(given_first, given_second, scale=1.0, releases=1) -> float
         — exact sup of the Laplace density ratio, for any number of releases.
 
-Randomized response, the differentially private contrast (MATH.md §1, §8)
+Randomized response, the differentially private contrast (docs/math.md §1, §8)
     randomized_response(model, eps) -> FiniteModel
         — the model's first secret pair answered truthfully with probability e^ε/(1+e^ε): k runs leak k·ε.
     randomized_response_per_entry(n_states, eps_dp) -> mechanism(sequence) -> probabilities
         — K-ary randomized response on every entry, per-entry ε_DP-DP, for exact_leakage/model_from_chain.
 
-Composability (MATH.md §4; [C] §5.1)
+Composability (docs/math.md §4; [C] §5.1)
     composability(model_or_matrix, secret_pairs=None, datasets=None, outputs=None) -> ComposabilityReport
         — the smallest ε for which the NfC linear programs hold, and the binding β (DP-style or not).
 

@@ -1,6 +1,6 @@
 """The attacker's view of repeated releases: posterior traces and runs until a secret falls.
 
-MATH.md §8 and [C] §4: a mechanism can leak nothing per run yet reveal the secret after a
+docs/math.md §8 and [C] §4: a mechanism can leak nothing per run yet reveal the secret after a
 few runs.  :func:`posterior_trace` runs the mechanism on a true dataset and records the
 Bayesian posterior of every secret after each run; :func:`expected_runs_to_reveal` computes
 the exact expected number of runs until the posterior of the true secret reaches 1, and
@@ -48,7 +48,7 @@ def posterior_trace(
     ``truth`` ("i", "j" or "neither": which secret holds for the true dataset) and
     ``revealed`` (the true secret's posterior is exactly 1).  Pairs with a zero-probability
     secret under a prior are left out for that prior, as the definition skips them.
-    [C] §4, MATH.md §8.
+    [C] §4, docs/math.md §8.
     """
     check_rng(rng)
     runs = check_whole("runs", runs, minimum=0)
@@ -151,7 +151,7 @@ def _reaching(targets: np.ndarray, edges: list) -> np.ndarray:
 
 
 def expected_runs_to_reveal(model: FiniteModel, true_dataset: Hashable, target: str = "secret") -> float:
-    """Exact expected number of runs until the target is revealed to every attacker (MATH.md §8).
+    """Exact expected number of runs until the target is revealed to every attacker (docs/math.md §8).
 
     "Revealed" means the posterior of the truth reaches exactly 1: every dataset on the other
     side ("secret": of each secret pair involving the true dataset; "dataset": every other
@@ -237,7 +237,7 @@ def simulate_runs_to_reveal(
     target: str = "secret",
     max_runs: int = 1_000,
 ) -> RevealSimulation:
-    """Simulate the attacker ``trials`` times: run until the target is revealed (MATH.md §8).
+    """Simulate the attacker ``trials`` times: run until the target is revealed (docs/math.md §8).
 
     Same notion of "revealed" as :func:`expected_runs_to_reveal`; a trial still unrevealed
     after ``max_runs`` runs is recorded as inf.

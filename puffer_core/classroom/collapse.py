@@ -1,4 +1,4 @@
-"""Privacy collapse, as ready-made models (MATH.md §8; [C] §4, [S] Thm III.4, [P] App. J, Ex. 10.5).
+"""Privacy collapse, as ready-made models (docs/math.md §8; [C] §4, [S] Thm III.4, [P] App. J, Ex. 10.5).
 
 Each function builds the construction of a paper as a :class:`FiniteModel` (or computes its
 continuous-output leakage exactly), so that :func:`check` reproduces the paper's numbers and
@@ -57,7 +57,7 @@ def example_1(
     draws B ~ Pr[· | s2] and outputs (A_i, B); on B_j it draws A ~ Pr[· | s1] and outputs
     (A, B_j).  Every output is equally likely under s1 and s2, yet two different outputs
     reveal the dataset: the component that did not change is the true one.  Expected runs
-    for a true A-dataset: 1 + Σ_j q_j / (1 − q_j) with q = ``second`` (MATH.md §8).
+    for a true A-dataset: 1 + Σ_j q_j / (1 − q_j) with q = ``second`` (docs/math.md §8).
     """
     p1 = _distribution(first, "first (Pr[dataset | s1])")
     p2 = _distribution(second, "second (Pr[dataset | s2])")
@@ -89,7 +89,7 @@ def example_2(n: int = 3) -> FiniteModel:
     With probability 1/2 the output is type A, ("A", (x_2⊕x_1, …, x_n⊕x_1)); otherwise type
     B, ("B", parity) with parity = x_1⊕…⊕x_n for odd n and x_2⊕…⊕x_n for even n.  Each
     output alone leaks nothing about any bit, but one output of each type reveals the whole
-    dataset: 3 runs in expectation (MATH.md §8).
+    dataset: 3 runs in expectation (docs/math.md §8).
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
         raise ValueError(f"Example 2 needs n ≥ 3 bits; got {n!r}")
@@ -143,7 +143,7 @@ def example_3(
     the whole rectangle and are the ones listed.  On its true case the mechanism returns a
     tuple of two case names, one of which is the true case, each of the two tuples with
     probability 1/2.  ε per run is :func:`example_3_epsilon`; two different outputs reveal
-    the case, so two runs leak +inf (MATH.md §8).
+    the case, so two runs leak +inf (docs/math.md §8).
     """
     lt, ut = _open_unit(lower_t, "lower_t"), _open_unit(upper_t, "upper_t")
     lf, uf = _open_unit(lower_f, "lower_f"), _open_unit(upper_f, "upper_f")
@@ -272,7 +272,7 @@ def laplace_noise_leakage(
     consecutive values of F every factor is A·e^{−w_l/b} + B·e^{w_l/b}, so the ratio is a
     linear-fractional, hence monotone, function of e^{2w_l/b} in each coordinate: the sup is
     attained at the grid of F values or in the limits w_l → ±∞, all of which are enumerated.
-    This is how the numbers of [S] Thm III.4 and [P] Example 10.5 are computed (MATH.md §8).
+    This is how the numbers of [S] Thm III.4 and [P] Example 10.5 are computed (docs/math.md §8).
     """
     b = check_eps("scale", scale)
     k = check_whole("releases", releases)
@@ -321,6 +321,6 @@ def laplace_sum_counterexample(p: float = 0.9, q: float = 0.01) -> tuple[float, 
     """[S] Thm III.4: (ε of one release, ε of two releases) of X_1 + X_2 + Lap(1).
 
     For p = 0.9, q = 0.01: ≈ (1.9177, 3.8476), and 3.8476 > 2 × 1.9177: the second release
-    costs more than the first (MATH.md §8).
+    costs more than the first (docs/math.md §8).
     """
     return laplace_sum_leakage(p, q, releases=1), laplace_sum_leakage(p, q, releases=2)

@@ -1,4 +1,4 @@
-"""Finite Pufferfish models and the exact checker (MATH.md §1, §9; [C] Definition "Pufferfish").
+"""Finite Pufferfish models and the exact checker (docs/math.md §1, §9; [C] Definition "Pufferfish").
 
 A :class:`FiniteModel` is everything the Pufferfish definition needs, spelled out in full for
 a finite world: the possible datasets, one or more priors θ over them (the set Θ), the
@@ -42,7 +42,7 @@ class SecretPair:
     """A discriminative pair (s_i, s_j) of mutually exclusive statements about the dataset.
 
     ``first`` and ``second`` are predicates on a dataset; the labels are what a student reads
-    ("X_2 = 1", "Bob is in the data").  [C] §2, MATH.md §1.
+    ("X_2 = 1", "Bob is in the data").  [C] §2, docs/math.md §1.
     """
 
     first_label: str
@@ -161,7 +161,7 @@ def _mechanism_matrix(
 
 @dataclass(frozen=True, eq=False)
 class FiniteModel:
-    """A Pufferfish instantiation over finitely many datasets (MATH.md §1, §9).
+    """A Pufferfish instantiation over finitely many datasets (docs/math.md §1, §9).
 
     ``datasets``: any hashable objects.  ``priors``: one mapping dataset → probability, a list
     of them (the set Θ), or an array (priors × datasets).  ``secret_pairs``: :class:`SecretPair`
@@ -354,7 +354,7 @@ def _log_secret_likelihood(loglik: np.ndarray, log_prior: np.ndarray, mask: np.n
 
 
 def check(model: FiniteModel, releases: int = 1) -> LeakageReport:
-    """Exact ε_puffer of ``releases`` independent runs of the model's mechanism (MATH.md §1, §9).
+    """Exact ε_puffer of ``releases`` independent runs of the model's mechanism (docs/math.md §1, §9).
 
     Maximises log Pr[ω | s_i, θ] / Pr[ω | s_j, θ] over priors, both orders of every secret
     pair with positive prior probability, and every output tuple.  +inf when some output is
@@ -410,7 +410,7 @@ def model_from_chain(
     outputs: Sequence[Hashable] | None = None,
     name: str = "Markov chain",
 ) -> FiniteModel:
-    """Enumerate a short Markov chain into a :class:`FiniteModel` (MATH.md §1, §9).
+    """Enumerate a short Markov chain into a :class:`FiniteModel` (docs/math.md §1, §9).
 
     Datasets are all K^T state sequences (tuples of ints); each prior gives a sequence the
     probability init[x_1]·Π P[x_t, x_t+1].  Secrets are "X_t = x" vs "X_t = x'" for every

@@ -1,4 +1,4 @@
-"""The necessary condition for linear composition (NfC) as linear programs ([C] §5.1, MATH.md §4).
+"""The necessary condition for linear composition (NfC) as linear programs ([C] §5.1, docs/math.md §4).
 
 [C] Theorem 5.1: if mechanisms with finite ranges satisfy ε-Pufferfish and compose linearly,
 then for every ordered secret pair (s1, s2) and every dataset D with s1 true there is a

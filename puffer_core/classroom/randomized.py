@@ -1,4 +1,4 @@
-"""Randomized response: the differentially private answer the classroom compares against (MATH.md §1, §8).
+"""Randomized response: the differentially private answer the classroom compares against (docs/math.md §1, §8).
 
 Unlike the collapse constructions of :mod:`puffer_core.classroom.collapse`, randomized
 response is differentially private, so its leakage grows by at most ε per run and never
@@ -34,7 +34,7 @@ def randomized_response(model: FiniteModel, eps: float) -> FiniteModel:
 
     Each run reports which secret of the pair holds, truthfully with probability
     e^ε / (1 + e^ε): ε-differentially private between the two secrets, so k runs leak at most k·ε
-    (MATH.md §1, §8).  A dataset where neither secret holds gets a fair coin.  Raises ValueError
+    (docs/math.md §1, §8).  A dataset where neither secret holds gets a fair coin.  Raises ValueError
     unless ``eps`` is positive and finite.
     """
     if not isinstance(model, FiniteModel):
@@ -65,7 +65,7 @@ def randomized_response(model: FiniteModel, eps: float) -> FiniteModel:
 
 
 def randomized_response_per_entry(n_states: int, eps_dp: float) -> Callable[[np.ndarray], np.ndarray]:
-    """Report every entry through K-ary randomized response: per-entry ε_DP-DP (MATH.md §1).
+    """Report every entry through K-ary randomized response: per-entry ε_DP-DP (docs/math.md §1).
 
     The true state is kept with probability e^ε/(e^ε + K − 1), each other state has 1/(e^ε + K − 1);
     the output is the whole noisy sequence (K^T possible outputs).  The returned function maps a
