@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from puffer_core import MarkovChainPrior, fit_markov_chain, fit_prior_set, influence_curve, load_sequences, prior_spread
@@ -272,3 +274,24 @@ def test_bad_data_and_spread_arguments(small_data):
         spread.band(-0.1, 0.5)
     with pytest.raises(ValueError, match="must not exceed"):
         spread.band(0.9, 0.1)
+
+
+@given(
+    k=st.integers(2, 8),
+    counts_seed=st.integers(0, 2**32 - 1),
+    log_alpha=st.floats(-300, 2),
+    tau=st.sampled_from([1e-12, 1e-8, 1e-5, 1e-3]),
+    sparse=st.booleans(),
+)
+@settings(max_examples=60)
+def test_any_concentration_gives_valid_smoothed_draws(k, counts_seed, log_alpha, tau, sparse):
+    rng = np.random.default_rng(counts_seed)
+    counts = rng.integers(0, 50, size=(k, k)) * (rng.random((k, k)) < (0.3 if sparse else 1.0))
+    raw = dirichlet_rows(counts, 10.0**log_alpha, 5, rng)
+    assert np.all(np.isfinite(raw)) and np.all(raw >= 0)
+    np.testing.assert_allclose(raw.sum(axis=2), 1.0, atol=1e-12)
+    for matrix in raw:
+        out = smooth_draw(matrix, tau)
+        np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
+        assert out.min() >= tau * (1 - (k - 1) * tau) * (1 - 1e-12)
+        MarkovChainPrior(out, None, 3)  # valid, with a unique stationary distribution
