@@ -72,11 +72,6 @@ def _check_concentration(concentration: object, k: int) -> float:
 def _check_data(data: object) -> Sequences:
     if not isinstance(data, Sequences):
         raise ValueError(f"data must be Sequences (see load_sequences); got {type(data).__name__}")
-    if not data.same_user_as_next.any():
-        raise ValueError(
-            "the data have no transitions (every user has a single entry), so there is nothing to fit;"
-            " each user needs at least 2 entries"
-        )
     return data
 
 

@@ -14,6 +14,8 @@ from puffer_core import (
     binary_chain_curve,
     explain_simulation,
     fit_markov_chain,
+    fit_prior_set,
+    influence_curve,
     load_dataset,
     load_sequences,
     simulate,
@@ -187,3 +189,15 @@ def test_bad_arguments(seattle):
         explain_simulation(result, release=0)
     with pytest.raises(ValueError, match="prior must be"):
         explain_simulation(result, prior="sticky")
+
+
+def test_with_a_robust_set_the_long_sequence_numbers_come_from_the_fit_and_are_lower_bounds(seattle):
+    data, _ = seattle
+    theta = fit_prior_set(data, draws=4, seed=0)
+    result = simulate(data, theta, eps_grid=(0.5,), trials=10, rng=0, mechanisms=["pufferfish_exponential"])
+    with_theta = explain_simulation(result, prior=theta)
+    with_fit = explain_simulation(result, prior=theta[0])
+    (short,) = with_theta.find("short_sequences")
+    assert short.numbers == with_fit.find("short_sequences")[0].numbers
+    robust = influence_curve([p.with_length(63) for p in theta], 31).a  # Θ on long sequences: a(b) ≥ the fit's
+    assert np.flatnonzero(robust < 0.5)[0] + 1 >= short.numbers["b_needed_any_length"]

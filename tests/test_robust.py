@@ -260,9 +260,11 @@ def test_bad_arguments_raise_clear_errors(small_data, kwargs, message):
 def test_bad_data_and_spread_arguments(small_data):
     with pytest.raises(ValueError, match="Sequences"):
         fit_prior_set([[0, 1], [1, 0]])
+    # no transitions at all (one entry per user): the posterior is the Dirichlet prior; with T = 1, a(b) = 0
     single = load_sequences(pd.DataFrame({"user": [1, 2, 3], "time": [0, 0, 0], "state": ["a", "b", "a"]}))
-    with pytest.raises(ValueError, match="no transitions"):
-        fit_prior_set(single)
+    theta = fit_prior_set(single, draws=4)
+    assert len(theta) == 5 and all(p.length == 1 for p in theta)
+    assert influence_curve(theta).a.tolist() == [0.0]
     with pytest.raises(ValueError, match="row_b"):
         prior_spread(small_data, draws=3, row_b=0)
     with pytest.raises(ValueError, match="row_draws"):
