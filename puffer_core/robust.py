@@ -30,19 +30,14 @@ import pandas as pd
 
 from .curve import InfluenceCurve
 from .data import Sequences
-from .fitting import (
-    DEFAULT_SMOOTHING,
-    _check_smoothing,
-    fit_markov_chain,
-    normalise_counts,
-    smooth_transition,
-    transition_counts,
-)
+from .fitting import DEFAULT_SMOOTHING, fit_markov_chain, normalise_counts, smooth_transition, transition_counts
 from .influence import influence_curve
 from .priors import MarkovChainPrior
 from .validation import check_eps, check_whole
 
 MAX_DRAWS = 1000
+MAX_DRAW_CELLS = 5_000_000  # draws × K² numbers drawn at once (40 MB per array)
+MAX_THETA_CELLS = 25_000_000  # |Θ| × B × K²: the size of each (Θ, b, pair) table of the robust curve (200 MB)
 DEFAULT_ROW_DRAWS = 20  # draws per row in the one-at-a-time row analysis (K·20 small curves)
 
 
@@ -63,6 +58,24 @@ def _check_draws(draws: object) -> int:
     return draws
 
 
+def _check_draw_cells(draws: int, k: int) -> None:
+    if draws * k * k > MAX_DRAW_CELLS:
+        raise ValueError(
+            f"{draws} draws of a {k}×{k} matrix are {draws * k * k:,} numbers, over the limit of {MAX_DRAW_CELLS:,};"
+            f" use at most {MAX_DRAW_CELLS // (k * k)} draws"
+        )
+
+
+def _check_theta_cells(members: int, n_b: int, k: int) -> None:
+    cells = members * n_b * k * k
+    if cells > MAX_THETA_CELLS:
+        raise ValueError(
+            f"the robust curve of {members} priors with {k} states up to b = {n_b} needs tables of {cells:,} numbers"
+            f" (about {16 * cells / 1e6:,.0f} MB), over the limit of {MAX_THETA_CELLS:,}; use at most"
+            f" {max(0, MAX_THETA_CELLS // (n_b * k * k) - 1)} draws, or a smaller max_b"
+        )
+
+
 def _check_concentration(concentration: object, k: int) -> float:
     if concentration is None:
         return 1.0 / k
@@ -75,8 +88,9 @@ def _check_data(data: object) -> Sequences:
     return data
 
 
-def _check_positive_smoothing(smoothing: object, k: int) -> float:
-    tau = _check_smoothing(smoothing, k)
+def _check_positive_smoothing(smoothing: float) -> float:
+    """``smoothing`` already passed fit_markov_chain's checks (a number in [0, 1/(K−1))); draws need it > 0."""
+    tau = float(smoothing)
     if tau <= 0:
         raise ValueError(
             "posterior draws need smoothing > 0 (e.g. the default 1e-5): each draw is smoothed like the fit so"
@@ -131,12 +145,12 @@ def fit_prior_set(
     Generator; the same seed gives the same draws.
     """
     data = _check_data(data)
-    k = data.n_states
-    tau = _check_positive_smoothing(smoothing, k)
     n_draws = _check_draws(draws)
-    alpha = _check_concentration(concentration, k)
+    alpha = _check_concentration(concentration, data.n_states)
+    _check_draw_cells(n_draws, data.n_states)
     rng = _generator(seed)
-    fit = fit_markov_chain(data, smoothing=tau, length=length)
+    fit = fit_markov_chain(data, smoothing=smoothing, length=length)  # checks smoothing and length
+    tau = _check_positive_smoothing(smoothing)
     sampled = dirichlet_rows(transition_counts(data), alpha, n_draws, rng)
     members = [fit]
     for matrix in sampled:
@@ -225,6 +239,9 @@ def prior_spread(
     row_b = check_whole("row_b", row_b, 1)
     row_draws = check_whole("row_draws", row_draws, 0)
     priors = fit_prior_set(data, draws, seed, concentration, smoothing, length)
+    fit = priors[0]
+    n_b = min(fit.length if max_b is None else check_whole("max_b", max_b, 1), fit.length - 1)
+    _check_theta_cells(len(priors), max(n_b, 1), fit.n_states)
     robust = influence_curve(priors, max_b)
     members = np.stack([influence_curve(p, robust.max_b).a for p in priors])
     return PriorSpread(

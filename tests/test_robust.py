@@ -297,3 +297,15 @@ def test_any_concentration_gives_valid_smoothed_draws(k, counts_seed, log_alpha,
         np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-12)
         assert out.min() >= tau * (1 - (k - 1) * tau) * (1 - 1e-12)
         MarkovChainPrior(out, None, 3)  # valid, with a unique stationary distribution
+
+
+def test_sizes_beyond_memory_are_refused_up_front_with_what_to_change():
+    k = 120  # 1000 draws × 120² > 5M numbers; 51 priors × 49 values of b × 120² > 25M
+    frame = pd.DataFrame({"user": np.repeat(np.arange(4), 50), "time": np.tile(np.arange(50), 4),
+                          "state": np.arange(200) % k})  # fmt: skip
+    data = load_sequences(frame)
+    assert data.n_states == k
+    with pytest.raises(ValueError, match=r"over the limit.*use at most \d+ draws"):
+        fit_prior_set(data, draws=1000)
+    with pytest.raises(ValueError, match=r"MB\), over the limit.*use at most \d+ draws, or a smaller max_b"):
+        prior_spread(data, draws=50)
