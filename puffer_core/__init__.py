@@ -8,7 +8,9 @@ from .closed_form import binary_chain_curve
 from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
 from .curve import InfluenceCurve
 from .data import Sequences, load_sequences, read_columns
+from .datasets import DATASETS, Dataset, get_dataset, load_dataset
 from .errors import DataError
+from .explain import Explanation, Finding, Winner, explain_simulation
 from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import influence_curve
 from .mechanisms import (
@@ -26,19 +28,26 @@ from .mechanisms import (
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .mqm import mqm_noise_scale
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .robust import PriorSpread, fit_prior_set, prior_spread, row_sensitivity
 from .simulation import SimulationResult, simulate
 
 __all__ = [
+    "DATASETS",
     "Accounting",
     "Calibration",
     "DataError",
+    "Dataset",
+    "Explanation",
+    "Finding",
     "ExponentialTopK",
     "GaussianProcessPrior",
     "InfluenceCurve",
     "LaplaceCounts",
     "MarkovChainPrior",
+    "PriorSpread",
     "Sequences",
     "SimulationResult",
+    "Winner",
     "acc_at_k",
     "binary_chain_curve",
     "calibrate",
@@ -47,7 +56,10 @@ __all__ = [
     "certify_objective",
     "compose",
     "cumulative",
+    "explain_simulation",
     "fit_markov_chain",
+    "fit_prior_set",
+    "get_dataset",
     "group_dp",
     "group_dp_cumulative",
     "group_dp_exponential",
@@ -55,6 +67,7 @@ __all__ = [
     "hit_rate_at_k",
     "influence_curve",
     "l1_count_error",
+    "load_dataset",
     "load_sequences",
     "make_mechanism",
     "mqm_laplace",
@@ -63,9 +76,11 @@ __all__ = [
     "naive_sum",
     "ndcg_at_k",
     "plan",
+    "prior_spread",
     "pufferfish_exponential",
     "pufferfish_laplace",
     "read_columns",
+    "row_sensitivity",
     "simulate",
     "split_by_time",
     "split_by_users",
