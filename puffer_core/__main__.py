@@ -21,6 +21,7 @@ from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .simulation import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 
 EXIT_BAD_INPUT = 2
+DEFAULT_K = 3
 
 
 def _number_list(text: str) -> list[float]:
@@ -65,7 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     data.add_argument("--group", default=None, help="group column, e.g. country (default: one group)")
     query = sim.add_argument_group("query and mechanisms")
     query.add_argument("--query", choices=QUERIES, default="topk", help="top-k states per group, or all counts")
-    query.add_argument("--k", type=int, default=3, help="how many top states (default: 3)")
+    query.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help=f"how many top states (default: {DEFAULT_K}, or the number of states in the data if it has fewer)",
+    )
     query.add_argument(
         "--mechanisms",
         type=_name_list,
@@ -104,12 +110,26 @@ def _progress(fraction: float, message: str) -> None:
     print(f"[{fraction:5.0%}] {message}", file=sys.stderr)
 
 
+def _default_k(n_states: int, query: str, quiet: bool) -> int:
+    """--k left out: 3, capped at the number of states (as the app does), saying so when capped."""
+    if n_states >= DEFAULT_K:
+        return DEFAULT_K
+    if query == "topk" and not quiet:
+        print(
+            f"note: the data has only {n_states} state{'' if n_states == 1 else 's'}, so top-k uses k = {n_states}"
+            f" instead of the default {DEFAULT_K} (give --k to choose)",
+            file=sys.stderr,
+        )
+    return n_states
+
+
 def _run_simulate(args: argparse.Namespace) -> int:
     data = load_sequences(args.data, user=args.user, time=args.time, state=args.state, group=args.group)
+    k = _default_k(data.n_states, args.query, args.quiet) if args.k is None else args.k
     result = simulate(
         data,
         query=args.query,
-        k=args.k,
+        k=k,
         mechanisms=args.mechanisms,
         eps_grid=args.eps,
         releases=args.releases,
@@ -132,7 +152,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ValueError(f"cannot write '{path}': {exc.strerror or exc}") from None
     if not args.quiet:
-        metric = f"HitRate@{args.k}" if args.query == "topk" else "L1"
+        metric = f"HitRate@{k}" if args.query == "topk" else "L1"
         print(f"{metric} (mean over {args.trials} trials), release 1:")
         print(result.table(metric).round(4).to_string())
         extra = f" and the ledger to {args.ledger}" if args.ledger else ""

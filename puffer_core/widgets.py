@@ -12,14 +12,21 @@ Both hold their current results as attributes (``.prior``, ``.curve``, ``.calibr
 too, and setting its ``.value`` recomputes synchronously.  Nothing here computes a formula:
 every number comes from :mod:`puffer_core`.
 
+Each figure is a plain plotly ``Figure`` (``.figure``, updated in place) shown in an
+ipywidgets ``Output`` (``.plot``) as plotly's JSON mimetype, which JupyterLab and Notebook 7
+draw with the renderer that comes with plotly.  A plotly ``FigureWidget`` would carry its own
+copy of plotly.js (about 5 MB) in every widget's saved state: an executed tour with two of
+them weighed 10 MB.
+
 This module needs the optional extra: ``pip install -r requirements-widgets.txt``
-(ipywidgets, and anywidget for plotly's ``FigureWidget``).  The rest of ``puffer_core`` never
-imports it.
+(ipywidgets; plotly comes with the app's requirements), and Jupyter itself:
+``pip install -r requirements-notebook.txt``.  The rest of ``puffer_core`` never imports it.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -29,12 +36,12 @@ import numpy as np
 import pandas as pd
 
 try:
-    import anywidget  # noqa: F401  (plotly's FigureWidget is an anywidget; fail here with the hint)
     import ipywidgets as widgets
     import plotly.graph_objects as go
+    import plotly.io as pio
 except ImportError as exc:
     raise ImportError(
-        "puffer_core.widgets needs the optional Jupyter extra (ipywidgets, anywidget, plotly); install it with"
+        "puffer_core.widgets needs the optional Jupyter extra (ipywidgets, plotly); install it with"
         " `pip install -r requirements-widgets.txt`"
     ) from exc
 
@@ -121,6 +128,16 @@ def _error_html(text: str) -> str:
     return f'<div style="{_ERROR_STYLE}">⚠ {html.escape(text)}</div>'
 
 
+def _show_figure(plot: widgets.Output, figure: go.Figure) -> None:
+    """Show ``figure`` in ``plot`` as plotly's JSON mimetype (no copy of plotly.js in the notebook)."""
+    title = figure.layout.title.text or "plotly figure"
+    bundle = {
+        "application/vnd.plotly.v1+json": json.loads(pio.to_json(figure, validate=False)),
+        "text/plain": f"{title} (a plotly figure: open the notebook in JupyterLab or Notebook 7 to see it)",
+    }
+    plot.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
+
+
 def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
     """An ε_puffer control from 0.01 to 100 on a log scale."""
     return widgets.FloatLogSlider(
@@ -140,7 +157,8 @@ class InfluenceExplorer:
     Results: ``prior``, ``curve`` (exact values, +inf kept), ``calibration``
     (``calibrate(curve, eps_puffer)``), ``optimal_b``; ``error`` holds the message when the
     current input is invalid, in which case the last valid results stay.  ``figure`` is the
-    plotly ``FigureWidget``, ``widget`` the whole ipywidgets container.
+    plotly ``Figure`` drawn, ``plot`` the ``Output`` that shows it, ``widget`` the whole
+    ipywidgets container.
     """
 
     def __init__(self, prior: MarkovChainPrior | GaussianProcessPrior | None = None) -> None:
@@ -199,7 +217,8 @@ class InfluenceExplorer:
         self.eps_puffer = _eps_slider(1.0, "target ε_puffer")
         self.message = widgets.HTML()
         self.result = widgets.HTML()
-        self.figure = go.FigureWidget()
+        self.figure = go.Figure()
+        self.plot = widgets.Output()
         self._callbacks: list[Callable[[InfluenceExplorer], None]] = []
         self.error: str | None = None
         self._set_up_figure()
@@ -230,7 +249,7 @@ class InfluenceExplorer:
         }
         self._show_panel()
         self.widget = widgets.VBox(
-            [self.kind, *self._panels.values(), self.eps_puffer, self.message, self.result, self.figure]
+            [self.kind, *self._panels.values(), self.eps_puffer, self.message, self.result, self.plot]
         )
 
         self.prior: MarkovChainPrior | GaussianProcessPrior
@@ -417,6 +436,7 @@ class InfluenceExplorer:
                 ]
             else:
                 self.figure.layout.annotations = []
+        _show_figure(self.plot, self.figure)
         self.result.value = self._result_html()
 
     def _result_html(self) -> str:
@@ -450,6 +470,8 @@ class CompositionPlanner:
     releases by Theorem 6.2 (:func:`cumulative`), by the naive sum Σ ε_puffer_l and by group-DP
     accounting (each release is T·ε_DP-DP for a whole sequence: the point (T, 0)).  Assign
     ``curve`` to plan for another curve; ``follow(explorer)`` does so on every change.
+    ``figure`` is the plotly ``Figure`` of the cumulative totals, ``plot`` the ``Output`` that
+    shows it, ``widget`` the whole ipywidgets container.
     """
 
     def __init__(self, curve: InfluenceCurve, releases: int = 10, budget: float = 1.0) -> None:
@@ -461,7 +483,8 @@ class CompositionPlanner:
         self.budget = _eps_slider(budget, "total ε_puffer E")
         self.summary = widgets.HTML()
         self.table_view = widgets.HTML(layout=widgets.Layout(max_height="240px", overflow="auto"))
-        self.figure = go.FigureWidget()
+        self.figure = go.Figure()
+        self.plot = widgets.Output()
         for name, dash in (("Theorem 6.2", "solid"), ("naive sum", "dot"), ("group DP", "dash")):
             self.figure.add_scatter(
                 name=name,
@@ -483,7 +506,7 @@ class CompositionPlanner:
             margin={"l": 60, "r": 20, "t": 60, "b": 50},
             legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         )
-        self.widget = widgets.VBox([self.releases, self.budget, self.summary, self.figure, self.table_view])
+        self.widget = widgets.VBox([self.releases, self.budget, self.summary, self.plot, self.table_view])
         self.plan: Calibration
         self.table: pd.DataFrame
         self._curve = curve
@@ -544,6 +567,7 @@ class CompositionPlanner:
             self.figure.data[3].x = np.array([1, k])
             self.figure.data[3].y = np.array([budget, budget])
             self.figure.layout.title = f"{k} releases within ε_puffer = {budget:.4g} ({self._curve.label})"
+        _show_figure(self.plot, self.figure)
         self.table_view.value = self.table.to_html(float_format=lambda v: f"{v:.6g}")
         self.summary.value = self._summary_html()
 

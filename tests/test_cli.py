@@ -117,3 +117,46 @@ def test_missing_file_and_unwritable_output(tmp_path):
     done = _run("simulate", "--data", str(CHECKINS), "--trials", "2", "--eps", "1", "--quiet",
                 "--out", str(tmp_path / "missing-dir" / "x.csv"))
     assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr
+
+
+def _two_state_csv(path: Path) -> Path:
+    """12 users × 20 entries over two states ("home", "work"), written without the library."""
+    lines = ["user,time,state"]
+    for user in range(12):
+        for t in range(20):
+            lines.append(f"u{user},{t},{'home' if (t // (2 + user % 3)) % 2 == 0 else 'work'}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_default_k_is_capped_at_the_number_of_states(tmp_path, capsys):
+    data, out, settings = _two_state_csv(tmp_path / "two.csv"), tmp_path / "r.csv", tmp_path / "s.json"
+    status = main(["simulate", "--data", str(data), "--eps", "1", "--trials", "5", "--out", str(out),
+                   "--settings", str(settings)])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert "note: the data has only 2 states, so top-k uses k = 2 instead of the default 3" in captured.err
+    assert "HitRate@2" in captured.out
+    assert json.loads(settings.read_text(encoding="utf-8"))["k"] == 2
+    assert {"Acc@1", "Acc@2", "HitRate@2"} <= set(pd.read_csv(out)["metric"])
+    assert not any(m.endswith("@3") for m in pd.read_csv(out)["metric"])
+
+
+def test_capping_is_silent_when_quiet_or_not_needed(tmp_path, capsys):
+    data = _two_state_csv(tmp_path / "two.csv")
+    assert main(["simulate", "--data", str(data), "--eps", "1", "--trials", "5", "--quiet",
+                 "--out", str(tmp_path / "q.csv")]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["simulate", "--data", str(data), "--query", "histogram", "--mechanisms", "pufferfish_laplace",
+                 "--eps", "1", "--trials", "5", "--out", str(tmp_path / "h.csv")]) == 0
+    assert "note:" not in capsys.readouterr().err  # k plays no part in a histogram
+    assert main(["simulate", "--data", str(CHECKINS), "--eps", "1", "--trials", "5", "--out",
+                 str(tmp_path / "c.csv")]) == 0
+    assert "note:" not in capsys.readouterr().err  # the demo data has more than 3 states
+
+
+def test_an_explicit_k_is_never_changed(tmp_path, capsys):
+    data = _two_state_csv(tmp_path / "two.csv")
+    status = main(["simulate", "--data", str(data), "--k", "3", "--quiet", "--out", str(tmp_path / "x.csv")])
+    assert status == 2
+    assert "k must be between" in capsys.readouterr().err

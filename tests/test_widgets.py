@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import plotly.io as pio
 import pytest
 
 pytest.importorskip("ipywidgets")
-pytest.importorskip("anywidget")
 
 from puffer_core.calibration import calibrate  # noqa: E402
 from puffer_core.composition import cumulative, naive_sum, plan  # noqa: E402
@@ -247,13 +248,41 @@ def test_matrix_text_round_trips() -> None:
     np.testing.assert_array_equal(parse_matrix("1/3; 2/3\n0.1 0.9"), matrix)
 
 
+def shown_figure(shown: InfluenceExplorer | CompositionPlanner) -> dict:
+    """The plotly JSON the widget's Output currently displays (exactly one output)."""
+    (output,) = shown.plot.outputs
+    assert output["output_type"] == "display_data"
+    return output["data"]["application/vnd.plotly.v1+json"]
+
+
 def test_widgets_display_in_a_cell() -> None:
     explorer = InfluenceExplorer()
     planner = CompositionPlanner(explorer.curve)
+    planner.follow(explorer)
     for shown in (explorer, planner):
         bundle = shown._repr_mimebundle_()
         assert bundle[WIDGET_MIME]["model_id"] == shown.widget.model_id
-        assert shown.figure in shown.widget.children
+        assert shown.plot in shown.widget.children
+        assert shown_figure(shown) == json.loads(pio.to_json(shown.figure, validate=False))
+    explorer.p.value = 0.6  # the displayed figures follow every change, not only the Python objects
+    planner.releases.value = 4
+    for shown in (explorer, planner):
+        assert shown_figure(shown) == json.loads(pio.to_json(shown.figure, validate=False))
+    assert shown_figure(planner)["layout"]["title"]["text"].startswith("4 releases")
+
+
+def test_widget_state_does_not_carry_plotly_js() -> None:
+    """A saved notebook keeps each widget's state: it must hold the figure's data, not plotly.js (~5 MB)."""
+    explorer = InfluenceExplorer()
+    planner = CompositionPlanner(explorer.curve)
+    for shown in (explorer, planner):
+        models = [shown.widget]
+        state = 0
+        while models:
+            model = models.pop()
+            state += len(json.dumps(model.get_state(), default=str))
+            models.extend(getattr(model, "children", ()))
+        assert state < 200_000, state
 
 
 def assert_planner_shows(planner: CompositionPlanner, curve: InfluenceCurve, budget: float, releases: int) -> None:
