@@ -10,7 +10,8 @@ import streamlit as st
 
 from pages import common
 from puffer_core import InfluenceCurve, calibrate, compose, group_dp, group_dp_cumulative, make_mechanism, plan
-from puffer_core.mechanisms import MECHANISMS, ExponentialTopK, Mechanism, cumulative_eps_puffer
+from puffer_core.composition import cumulative_eps_puffer
+from puffer_core.mechanisms import MECHANISMS, ExponentialTopK, Mechanism
 
 common.enter_page("plan")
 
@@ -24,7 +25,7 @@ LEDGER_QUERIES: dict[str, str] = {
 }
 QUERY_LABELS = {"topk": "top-k ranking", "histogram": "histogram"}
 LEDGER_MECHANISMS: dict[str, str] = {
-    name: f"{MECHANISMS[name]} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
+    name: f"{MECHANISMS[name].label} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
 }
 BY_LABEL = {label: name for name, label in LEDGER_MECHANISMS.items()}
 

@@ -160,7 +160,7 @@ def _settings(loaded: common.LoadedData) -> dict[str, Any] | None:
         "Mechanisms",
         allowed,
         default=list(DEFAULT_MECHANISMS[query]),
-        format_func=MECHANISMS.__getitem__,
+        format_func=lambda name: MECHANISMS[name].label,
         key=f"w_sim_mechanisms_{query}",
         persist_state="session",
     )
@@ -357,7 +357,7 @@ def _results(loaded: common.LoadedData, result: SimulationResult, chosen: dict[s
         first = part[part["mechanism"] == part["mechanism"].iloc[0]]
         x = first["release"].to_numpy(dtype=float)
         traces.append(common.Trace("naive sum", x, first["naive_sum"].to_numpy(dtype=float), dash="dash"))
-        pufferfish = part[part["composition"] == "[C] Theorem 6.2"]
+        pufferfish = part[part["composition"] == "theorem_6_2"]
         if not pufferfish.empty:
             ref = pufferfish[pufferfish["mechanism"] == pufferfish["mechanism"].iloc[0]]
             traces.append(

@@ -5,14 +5,24 @@ data → prior → a(b) curve → calibration → mechanism → releases → met
 
 from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .closed_form import binary_chain_curve
-from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
+from .composition import (
+    Accountant,
+    Ledger,
+    compose,
+    cumulative,
+    cumulative_eps_puffer,
+    group_dp_cumulative,
+    naive_sum,
+    plan,
+)
 from .curve import InfluenceCurve
 from .data import Sequences, load_sequences, read_columns
 from .errors import DataError
+from .events import Composition, CurveEvent, MQMEvent
 from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import influence_curve
 from .mechanisms import (
-    Accounting,
+    MECHANISMS,
     ExponentialTopK,
     LaplaceCounts,
     group_dp_exponential,
@@ -29,13 +39,18 @@ from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribut
 from .simulation import SimulationResult, simulate
 
 __all__ = [
-    "Accounting",
+    "MECHANISMS",
+    "Accountant",
     "Calibration",
+    "Composition",
+    "CurveEvent",
     "DataError",
     "ExponentialTopK",
     "GaussianProcessPrior",
     "InfluenceCurve",
     "LaplaceCounts",
+    "Ledger",
+    "MQMEvent",
     "MarkovChainPrior",
     "Sequences",
     "SimulationResult",
@@ -47,6 +62,7 @@ __all__ = [
     "certify_objective",
     "compose",
     "cumulative",
+    "cumulative_eps_puffer",
     "fit_markov_chain",
     "group_dp",
     "group_dp_cumulative",

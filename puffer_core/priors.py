@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-ROW_TOLERANCE = 1e-9
+from .validation import PROBABILITY_TOLERANCE, check_positive, check_whole, is_whole
+
+ROW_TOLERANCE = PROBABILITY_TOLERANCE
 MAX_LENGTH = 1_000_000
 TINY = 1e-300  # below this a probability loses precision or underflows in float64
 
@@ -134,10 +136,11 @@ class MarkovChainPrior:
     ) -> None:
         matrix = _as_matrix(transition)
         k = matrix.shape[0]
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+        if not is_whole(length):
             raise ValueError(f"length must be a whole number of entries; got {length!r}")
         if length < 1:
             raise ValueError(f"length must be at least 1; got {length}")
+        length = int(length)
         if length > MAX_LENGTH:
             raise ValueError(f"length {length} is over the limit of {MAX_LENGTH} entries per user")
         if initial is None:
@@ -168,7 +171,7 @@ class MarkovChainPrior:
         init.setflags(write=False)
         object.__setattr__(self, "transition", matrix)
         object.__setattr__(self, "initial", init)
-        object.__setattr__(self, "length", int(length))
+        object.__setattr__(self, "length", length)
         object.__setattr__(self, "labels", names)
         object.__setattr__(self, "stationary_initial", stationary_initial)
 
@@ -209,6 +212,7 @@ class MarkovChainPrior:
 
 
 KERNELS = ("squared_exponential", "exponential")
+MAX_COORDINATES = 5000
 
 
 @dataclass(frozen=True)
@@ -227,16 +231,11 @@ class GaussianProcessPrior:
     delta: float = 0.1
 
     def __post_init__(self) -> None:
-        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
-            raise ValueError(f"n (the number of coordinates) must be a whole number ≥ 1; got {self.n!r}")
-        if self.n > 5000:
-            raise ValueError(f"n = {self.n} is too large; at most 5000 coordinates are supported")
+        check_whole("n (the number of coordinates)", self.n)
+        if self.n > MAX_COORDINATES:
+            raise ValueError(f"n = {self.n} is too large; at most {MAX_COORDINATES} coordinates are supported")
         for name in ("length_scale", "gamma", "delta"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
-                raise ValueError(f"{name} must be a finite number; got {value!r}")
-            if value <= 0:
-                raise ValueError(f"{name} must be positive; got {value}")
+            check_positive(name, getattr(self, name))
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
         if self.delta >= 2 * self.gamma:
@@ -255,3 +254,25 @@ class GaussianProcessPrior:
         if self.kernel == "squared_exponential":
             return np.exp(-(lag**2) / self.length_scale)
         return np.exp(-lag / self.length_scale)
+
+
+def as_chain_priors(prior_or_priors: object, caller: str) -> list[MarkovChainPrior]:
+    """One :class:`MarkovChainPrior` or a set Θ of them (a non-empty list, one number of states), as a list.
+
+    ``caller`` names the function in the message when something else is given.
+    """
+    if isinstance(prior_or_priors, MarkovChainPrior):
+        return [prior_or_priors]
+    wanted = f"{caller} takes a MarkovChainPrior or a non-empty list of them (the set Θ)"
+    if not isinstance(prior_or_priors, (list, tuple)):
+        raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
+    priors = list(prior_or_priors)
+    if not priors:
+        raise ValueError(f"{wanted}; got an empty list")
+    for prior in priors:
+        if not isinstance(prior, MarkovChainPrior):
+            raise ValueError(f"every prior in Θ must be a MarkovChainPrior; got {type(prior).__name__}")
+    states = sorted({p.n_states for p in priors})
+    if len(states) != 1:
+        raise ValueError(f"all priors in Θ must have the same number of states; got {states}")
+    return priors
