@@ -29,11 +29,12 @@ from puffer_core import (
     binary_chain_curve,
     influence_curve,
 )
-from puffer_core.data import Sequences, load_sequences, read_columns
+from puffer_core.data import Sequences
 from puffer_core.errors import DataError
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.gaussian import JITTER
 from puffer_core.priors import KERNELS, ROW_TOLERANCE
+from puffer_core.readers import load_sequences, read_columns
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"

@@ -16,7 +16,7 @@ from .composition import (
     plan,
 )
 from .curve import InfluenceCurve
-from .data import Sequences, load_sequences, read_columns
+from .data import Sequences
 from .errors import DataError
 from .events import Composition, CurveEvent, MQMEvent
 from .fitting import fit_markov_chain, split_by_time, split_by_users
@@ -36,6 +36,7 @@ from .mechanisms import (
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .mqm import mqm_noise_scale
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .readers import Table, load_sequences, read_columns, read_table
 from .simulation import SimulationResult, simulate
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "MarkovChainPrior",
     "Sequences",
     "SimulationResult",
+    "Table",
     "acc_at_k",
     "binary_chain_curve",
     "calibrate",
@@ -82,6 +84,7 @@ __all__ = [
     "pufferfish_exponential",
     "pufferfish_laplace",
     "read_columns",
+    "read_table",
     "simulate",
     "split_by_time",
     "split_by_users",

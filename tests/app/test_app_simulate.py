@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages import common
-from puffer_core.data import load_sequences
 from puffer_core.fitting import fit_markov_chain
+from puffer_core.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
 SIMULATE = "pages/simulate.py"
