@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .curve import InfluenceCurve
-from .validation import check_curve, check_eps, check_whole
+from .validation import check_eps, check_whole
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,16 @@ class Calibration:
             f"ε_puffer = {self.eps_puffer:.4g} from a per-entry ε_DP = {self.eps_dp:.4g} mechanism"
             f" ({how}, a(b) = {self.a:.4g})"
         )
+
+
+def check_curve(curve: object, caller: str) -> InfluenceCurve:
+    """An :class:`InfluenceCurve`; anything else (a prior, None) is refused with what to pass instead."""
+    if not isinstance(curve, InfluenceCurve):
+        raise ValueError(
+            f"{caller} takes an InfluenceCurve, the a(b) curve of a prior: curve = influence_curve(prior);"
+            f" got {type(curve).__name__}"
+        )
+    return curve
 
 
 def _candidates(curve: InfluenceCurve) -> tuple[np.ndarray, np.ndarray]:

@@ -16,10 +16,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .calibration import Calibration, usable_points
+from .calibration import Calibration, check_curve, usable_points
 from .curve import InfluenceCurve
 from .events import Composition, CurveEvent, MQMEvent, PrivacyEvent
-from .validation import check_curve, check_eps, check_whole, is_number
+from .validation import check_eps, check_whole, is_number
 
 
 def compose(calibrations: Iterable[Calibration]) -> float:

@@ -8,6 +8,7 @@ kernel, truncated to ``[-γ, γ]^n``.  Both are frozen: build a new one to chang
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +37,42 @@ def check_no_underflow(values: np.ndarray, support: np.ndarray, what: str) -> No
         )
 
 
+def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str] | None = None) -> list[str]:
+    """One message per row that cannot be a row of a transition matrix (an empty list: every row is fine).
+
+    A row must hold finite, non-negative numbers that sum to 1 (within ``ROW_TOLERANCE``).  Empty
+    or non-numeric cells are reported, not raised, so that an editor can show every problem at
+    once; ``labels`` name the rows' states in the messages.
+    """
+    problems = []
+    for i, row in enumerate(matrix):
+        name = f"row {i + 1} (from state '{labels[i]}')" if labels is not None and i < len(labels) else f"row {i + 1}"
+        values = []
+        for x in row:
+            try:
+                values.append(float(x))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                values.append(math.nan)
+        bad = [j + 1 for j, v in enumerate(values) if not math.isfinite(v)]
+        if bad:
+            problems.append(f"{name} has cells that are empty or not a finite number in columns {_columns(bad)}")
+            continue
+        negative = [j + 1 for j, v in enumerate(values) if v < 0]
+        if negative:
+            problems.append(
+                f"{name} has negative entries in columns {_columns(negative)}; probabilities cannot be negative"
+            )
+            continue
+        total = math.fsum(values)
+        if abs(total - 1.0) > ROW_TOLERANCE:
+            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
+    return problems
+
+
+def _columns(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
+
+
 def _as_matrix(transition: object) -> np.ndarray:
     try:
         matrix = np.array(transition, dtype=float)
@@ -45,24 +82,13 @@ def _as_matrix(transition: object) -> np.ndarray:
         raise ValueError(
             f"the transition matrix must be square (K rows and K columns); got shape {matrix.shape}"
         )
-    k = matrix.shape[0]
-    if k < 2:
+    if matrix.shape[0] < 2:
         raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
-    if not np.all(np.isfinite(matrix)):
-        bad = np.argwhere(~np.isfinite(matrix))[0]
-        raise ValueError(
-            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is not a finite number"
-        )
-    if np.any(matrix < 0):
-        bad = np.argwhere(matrix < 0)[0]
-        raise ValueError(
-            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is {matrix[bad[0], bad[1]]:g};"
-            " probabilities cannot be negative"
-        )
     sums = matrix.sum(axis=1)
-    for i, s in enumerate(sums):
-        if abs(s - 1.0) > ROW_TOLERANCE:
-            raise ValueError(f"row {i + 1} sums to {s:.6g}; rows must sum to 1")
+    if not (np.all(np.isfinite(matrix)) and np.all(matrix >= 0) and np.all(np.abs(sums - 1.0) <= ROW_TOLERANCE)):
+        problems = transition_problems(matrix)  # row by row, with messages (numpy's sum may round differently)
+        if problems:
+            raise ValueError(problems[0])
     return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
 
 

@@ -13,8 +13,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .curve import InfluenceCurve
-
 PROBABILITY_TOLERANCE = 1e-9  # how far from 1 a list of probabilities may sum
 
 
@@ -109,13 +107,3 @@ def check_distribution(values: object, what: str, tolerance: float = PROBABILITY
     if abs(total - 1.0) > tolerance:
         raise ValueError(f"{what} sums to {total:.6g}; probabilities must sum to 1")
     return array
-
-
-def check_curve(curve: object, caller: str) -> InfluenceCurve:
-    """An :class:`InfluenceCurve`; anything else (a prior, None) is refused with what to pass instead."""
-    if not isinstance(curve, InfluenceCurve):
-        raise ValueError(
-            f"{caller} takes an InfluenceCurve, the a(b) curve of a prior: curve = influence_curve(prior);"
-            f" got {type(curve).__name__}"
-        )
-    return curve

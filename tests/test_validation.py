@@ -9,7 +9,6 @@ import pytest
 
 from puffer_core.validation import (
     check_choice,
-    check_curve,
     check_distribution,
     check_eps,
     check_number,
@@ -52,7 +51,7 @@ def test_numbers_probabilities_and_eps():
         check_probability("p", 1.5)
 
 
-def test_choices_distributions_rngs_and_curves():
+def test_choices_distributions_and_rngs():
     assert check_choice("query", "topk", ("topk", "histogram")) == "topk"
     with pytest.raises(ValueError, match="query must be one of topk, histogram; got 'Topk'"):
         check_choice("query", "Topk", ("topk", "histogram"))
@@ -64,5 +63,3 @@ def test_choices_distributions_rngs_and_curves():
     assert check_rng(rng) is rng
     with pytest.raises(ValueError, match="Generator"):
         check_rng(42)
-    with pytest.raises(ValueError, match=r"plan takes an InfluenceCurve.*got dict"):
-        check_curve({}, "plan")

@@ -391,6 +391,20 @@ def check(model: FiniteModel, releases: int = 1) -> LeakageReport:
     )
 
 
+def leakage_by_runs(model: FiniteModel, max_releases: int) -> list[float]:
+    """``check(model, k).eps`` for k = 1..max_releases (docs/math.md §8, §9).
+
+    More runs never leak less (the attacker can ignore a run), so once the leakage is +inf the
+    later values are +inf without being enumerated.
+    """
+    out: list[float] = []
+    for k in range(1, check_whole("max_releases", max_releases) + 1):
+        out.append(check(model, k).eps)
+        if math.isinf(out[-1]):
+            return out + [math.inf] * (max_releases - k)
+    return out
+
+
 def model_from_chain(
     priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
