@@ -66,8 +66,15 @@ if current is not None:
         b_usable, allowed = calibration_objective(curve, eps)
         traces = [
             Trace("(ε_puffer − a(b)) / b", b_usable.astype(float), allowed, markers=True),
-            Trace("optimum b*", np.array([cal.b], float), np.array([cal.eps_dp]), width=0),
-            Trace("group DP (b = T)", np.array([group.b], float), np.array([group.eps_dp]), width=0),
+            Trace("optimum b*", np.array([cal.b], float), np.array([cal.eps_dp]), symbol="star", color="#d62728"),
+            Trace(
+                "group DP (b = T)",
+                np.array([group.b], float),
+                np.array([group.eps_dp]),
+                symbol="square",
+                size=11,
+                color="#7f7f7f",
+            ),
         ]
         fig, notes = line_figure(
             traces,
@@ -75,8 +82,6 @@ if current is not None:
             y_title="per-entry ε_DP allowed at b",
             y_name="ε_DP",
         )
-        fig.data[1].update(mode="markers", marker={"size": 16, "symbol": "star", "color": "#d62728"})
-        fig.data[2].update(mode="markers", marker={"size": 11, "symbol": "square", "color": "#7f7f7f"})
         fig.add_hline(y=group.eps_dp, line_dash="dot", line_color="#7f7f7f")
         show_figure(fig, notes, key="calibrate_chart")
         unusable = b_all.size - b_usable.size
@@ -111,7 +116,7 @@ if current is not None:
         b_cert, bound = certify_objective(curve, eps_dp)
         traces = [
             Trace("b·ε_DP + a(b)", b_cert.astype(float), bound),
-            Trace("minimum", np.array([cert.b], float), np.array([cert.eps_puffer]), width=0),
+            Trace("minimum", np.array([cert.b], float), np.array([cert.eps_puffer]), symbol="star", color="#d62728"),
         ]
         fig, notes = line_figure(
             traces,
@@ -119,7 +124,6 @@ if current is not None:
             y_title="ε_puffer guaranteed through b",
             y_name="ε_puffer",
         )
-        fig.data[1].update(mode="markers", marker={"size": 16, "symbol": "star", "color": "#d62728"})
         show_figure(fig, notes, key="certify_chart")
         table = pd.DataFrame({"b": b_cert, "a(b)": a_all, "b·ε_DP + a(b)": bound})
         csv_download(table, "certification.csv", "Download this curve (CSV)", key="w_download_cert")

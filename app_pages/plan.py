@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_ui import state
-from app_ui.charts import Trace, csv_download, fmt, line_figure, show_figure, show_problems, show_table
+from app_ui.charts import Trace, csv_download, fmt, ledger_figure, line_figure, show_figure, show_problems, show_table
 from app_ui.priors import prior_summary
 from puffer_core import Accountant, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
 from puffer_core.events import Composition
@@ -137,14 +137,7 @@ if current is not None:
                 Trace("naive sum of per-release ε_puffer", k, naive, dash="dash"),
                 Trace("group DP accounting (T·ε_DP each)", k, group, dash="dot"),
             ]
-            fig, notes = line_figure(
-                traces,
-                x_title="releases so far",
-                y_title="cumulative ε_puffer",
-                y_name="ε_puffer",
-                x_name="release",
-                log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")),
-            )
+            fig, notes = ledger_figure(traces, log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")))
             fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
             show_figure(fig, notes, key="ledger_chart")
             table = pd.DataFrame(

@@ -13,7 +13,7 @@ from app_ui.charts import (
     Trace,
     csv_download,
     interval_figure,
-    line_figure,
+    ledger_figure,
     show_figure,
     show_table,
     transition_heatmap,
@@ -326,15 +326,7 @@ def _results(loaded: LoadedData, result: SimulationResult, chosen: dict[str, Any
                     dash="dot",
                 )
             )
-        fig, notes = line_figure(
-            traces,
-            x_title="releases so far",
-            y_title="cumulative ε_puffer",
-            y_name="ε_puffer",
-            x_name="release",
-            height=340,
-        )
-        fig.update_xaxes(dtick=1)
+        fig, notes = ledger_figure(traces, height=340)
         show_figure(fig, notes, key="sim_ledger_chart")
     else:
         st.caption("One release: set Releases above 1 to see how the budget adds up over time.")

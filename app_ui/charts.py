@@ -30,7 +30,10 @@ def fmt(value: float, digits: int = 4) -> str:
 
 @dataclass(frozen=True)
 class Trace:
-    """One line of a chart: x values, y values (may hold +inf) and how to draw it."""
+    """One line of a chart: x values, y values (may hold +inf) and how to draw it.
+
+    With a ``symbol`` (e.g. "star") the points are drawn alone, as that symbol of ``size``.
+    """
 
     label: str
     x: np.ndarray
@@ -39,6 +42,8 @@ class Trace:
     width: float = 2.5
     markers: bool = True
     color: str | None = None
+    symbol: str | None = None
+    size: float = 16
 
 
 def curve_trace(curve: InfluenceCurve, label: str, dash: str = "solid", width: float = 2.5) -> Trace:
@@ -90,17 +95,19 @@ def line_figure(
             any_zero_hidden |= bool(zero.any())
             shown = np.where(zero, np.nan, shown)
         text = [fmt(v) for v in y]
+        if trace.symbol is not None:
+            mode, marker = "markers", {"size": trace.size, "symbol": trace.symbol, "color": trace.color}
+        else:
+            mode = "lines+markers" if trace.markers else "lines"
+            marker = {"size": [11 if i else 5 for i in inf], "symbol": ["triangle-up" if i else "circle" for i in inf]}
         fig.add_trace(
             go.Scatter(
                 x=trace.x,
                 y=shown,
-                mode="lines+markers" if trace.markers else "lines",
+                mode=mode,
                 name=trace.label,
                 line={"dash": trace.dash, "width": trace.width, "color": trace.color},
-                marker={
-                    "size": [11 if i else 5 for i in inf],
-                    "symbol": ["triangle-up" if i else "circle" for i in inf],
-                },
+                marker=marker,
                 customdata=text,
                 hovertemplate=f"%{{fullData.name}}<br>{x_name} = %{{x}}<br>{y_name} = %{{customdata}}<extra></extra>",
             )
@@ -131,6 +138,21 @@ def line_figure(
             fig.update_yaxes(tickvals=[10.0**e for e in powers], ticktext=[_power_of_ten(e) for e in powers])
     else:
         fig.update_yaxes(range=[bottom, top * 1.04])
+    return fig, notes
+
+
+def ledger_figure(traces: Sequence[Trace], log_y: bool = False, height: int = 430) -> tuple[go.Figure, list[str]]:
+    """Cumulative ε_puffer after each release: :func:`line_figure` with one tick per release."""
+    fig, notes = line_figure(
+        traces,
+        x_title="releases so far",
+        y_title="cumulative ε_puffer",
+        y_name="ε_puffer",
+        x_name="release",
+        log_y=log_y,
+        height=height,
+    )
+    fig.update_xaxes(dtick=1)
     return fig, notes
 
 

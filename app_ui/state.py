@@ -24,7 +24,6 @@ from puffer_core.prior_kinds import (
     Number,
     Parameter,
     PositiveNumbers,
-    Whole,
     prior_kind,
 )
 
@@ -33,7 +32,7 @@ KIND = Parameter("prior_kind", "binary", "prior", KIND_CODEC)
 EPS_PUFFER = Parameter("eps_puffer", 1.0, "eps", EPS_RANGE)
 EPS_DP = Parameter("eps_dp", 0.1, "epsdp", Number(0.0001, 100.0))
 PLAN_TOTAL = Parameter("plan_total", 6.0, "E", EPS_RANGE)
-PLAN_RELEASES = Parameter("plan_releases", 12, "k", Whole(1, 365))
+PLAN_RELEASES = Parameter("plan_releases", 12, "k", Number(1, 365, whole=True))
 LOG_Y = Parameter("log_y", False, "log", Flag())
 CLOSED_FORM = Parameter("closed_form", False, "cf", Flag())  # the binary chain's closed form, overlaid
 OVERLAY = Parameter("overlay", (), "overlay", PositiveNumbers())  # more Gaussian length scales, overlaid
@@ -134,7 +133,7 @@ def number_input(container: Any, label: str, parameter: Parameter, **kwargs: Any
     to one-entry sequences has T = 1).
     """
     values = settings()
-    cast = int if isinstance(parameter.codec, Whole) else float
+    cast = int if parameter.codec.whole else float
     current = cast(values[parameter.key])
     low, high = min(cast(parameter.codec.low), current), max(cast(parameter.codec.high), current)
     values[parameter.key] = cast(container.number_input(label, low, high, current, **kwargs))

@@ -67,38 +67,22 @@ def _number_text(value: float) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """A real number in [low, high]."""
+    """A real number in [low, high]; a whole one with ``whole``."""
 
     low: float
     high: float
+    whole: bool = False
 
-    def parse(self, text: str) -> float:
+    def parse(self, text: str) -> float | int:
         value = _finite(text.strip())
-        if not self.low <= value <= self.high:
-            raise ValueError(f"between {self.low:g} and {self.high:g}")
-        return value
-
-    def encode(self, value: float) -> str:
-        return _number_text(float(value))
-
-
-@dataclass(frozen=True)
-class Whole:
-    """A whole number in [low, high]."""
-
-    low: int
-    high: int
-
-    def parse(self, text: str) -> int:
-        value = _finite(text.strip())
-        if value != int(value):
+        if self.whole and value != int(value):
             raise ValueError("a whole number")
         if not self.low <= value <= self.high:
-            raise ValueError(f"between {self.low} and {self.high}")
-        return int(value)
+            raise ValueError(f"between {self.low:g} and {self.high:g}")
+        return int(value) if self.whole else value
 
-    def encode(self, value: int) -> str:
-        return str(int(value))
+    def encode(self, value: float) -> str:
+        return str(int(value)) if self.whole else _number_text(float(value))
 
 
 PROBABILITY = Number(0.0, 1.0)
@@ -324,7 +308,7 @@ class PriorKind:
         return {p.key: params.get(p.key, p.default) for p in self.parameters}
 
 
-LENGTH = Parameter("length", 100, "T", Whole(2, MAX_CHAIN_LENGTH))
+LENGTH = Parameter("length", 100, "T", Number(2, MAX_CHAIN_LENGTH, whole=True))
 
 
 def _read_binary(prior: object) -> dict[str, Any] | None:
@@ -412,7 +396,7 @@ GAUSSIAN = PriorKind(
     parameters=(
         Parameter("kernel", "squared_exponential", "kernel", Choice(KERNELS)),
         Parameter("length_scale", 1.0, "ell", Number(0.1, 20.0)),
-        Parameter("n", 50, "n", Whole(3, MAX_GP_N)),
+        Parameter("n", 50, "n", Number(3, MAX_GP_N, whole=True)),
         Parameter("gamma", 5.0, "gamma", Number(0.5, 20.0)),
         Parameter("delta", 0.1, "delta", Number(0.01, 5.0)),
     ),

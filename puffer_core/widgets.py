@@ -136,6 +136,18 @@ def _error_html(text: str) -> str:
     return f'<div style="{_ERROR_STYLE}">⚠ {html.escape(text)}</div>'
 
 
+def _style(figure: go.FigureWidget, x_title: str, y_title: str, height: int) -> None:
+    """The look both widgets' figures share."""
+    figure.update_layout(
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        template="plotly_white",
+        height=height,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+
+
 def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
     """An ε_puffer control from 0.01 to 100 on a log scale."""
     return widgets.FloatLogSlider(
@@ -367,14 +379,7 @@ class InfluenceExplorer:
             mode="markers",
             marker={"symbol": "star", "size": 16, "color": "#ff7f0e", "line": {"width": 1, "color": "black"}},
         )
-        fig.update_layout(
-            xaxis_title="b (size of the high-influence set)",
-            yaxis_title="a(b) (nats)",
-            template="plotly_white",
-            height=420,
-            margin={"l": 60, "r": 20, "t": 60, "b": 50},
-            legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        )
+        _style(fig, "b (size of the high-influence set)", "a(b) (nats)", 420)
 
     def _draw(self) -> None:
         curve, cal = self.curve, self.calibration
@@ -478,14 +483,7 @@ class CompositionPlanner:
             line={"color": "grey", "dash": "longdash"},
             hovertemplate="budget E = %{y:.6g}<extra></extra>",
         )
-        self.figure.update_layout(
-            xaxis_title="releases",
-            yaxis_title="cumulative ε_puffer (nats)",
-            template="plotly_white",
-            height=380,
-            margin={"l": 60, "r": 20, "t": 60, "b": 50},
-            legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        )
+        _style(self.figure, "releases", "cumulative ε_puffer (nats)", 380)
         self.widget = widgets.VBox([self.releases, self.budget, self.summary, self.figure, self.table_view])
         self.plan: Calibration
         self.table: pd.DataFrame

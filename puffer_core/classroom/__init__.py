@@ -3,8 +3,8 @@
 Pufferfish mechanisms can look private one release at a time and collapse when run twice
 (docs/math.md §4, §8; [C] §4–5, [S] Thm III.4, [P] §7, §9, App. J, Ex. 10.5).  Everything here is
 exact on finite models, so a student can watch the numbers, not just read about them.
-Papers: [C] composition-for-pufferfish-privacy, [S] composition-inferential-privacy-time-series,
-[P] pufferfish-framework (in ``shared/seeds``).
+Papers: [C] Composition for Pufferfish Privacy, [S] composition of inferential privacy for time
+series, [P] the Pufferfish framework (full references in docs/references.md).
 
 Models and the checker (docs/math.md §1, §9)
     SecretPair(first_label, first, second_label, second) / SecretPair.complement(label, holds)

@@ -359,16 +359,24 @@ def counting_model(mechanism: CountingMechanism, attacker_q: Sequence[float] | N
         k = d[1] + d[2] if d[0] == "in" else d[1]
         return mechanism.output_distribution(k)
 
-    pairs = [
+    pairs = _presence_pairs({t: f"with bit {t}" for t in (0, 1)})
+    return FiniteModel(datasets, priors, pairs, mech, name=f"[P] {mechanism.algorithm}", prior_labels=labels)
+
+
+def _presence_pairs(values: dict[int, str]) -> list[SecretPair]:
+    """[P] §7's secrets σ_(i,t) against ¬σ_i: record i is in the data with value t, or it is not.
+
+    Datasets are ``("in", t, …)`` or ``("out", …)``; ``values`` maps each t to how it is read.
+    """
+    return [
         SecretPair(
-            f"i in the data with bit {t}",
+            f"i in the data {where}",
             lambda d, t=t: d[0] == "in" and d[1] == t,
             "i not in the data",
             lambda d: d[0] == "out",
         )
-        for t in (0, 1)
+        for t, where in values.items()
     ]
-    return FiniteModel(datasets, priors, pairs, mech, name=f"[P] {mechanism.algorithm}", prior_labels=labels)
 
 
 def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
@@ -425,15 +433,7 @@ def histogram_model(
             h = list(d[1])
         return mechanism.output_distribution(h)
 
-    pairs = [
-        SecretPair(
-            f"i in the data in cell {t + 1}",
-            lambda d, t=t: d[0] == "in" and d[1] == t,
-            "i not in the data",
-            lambda d: d[0] == "out",
-        )
-        for t in range(m)
-    ]
+    pairs = _presence_pairs({t: f"in cell {t + 1}" for t in range(m)})
     return FiniteModel(datasets, priors, pairs, mech, name="[P] sanitized histogram", prior_labels=labels)
 
 
