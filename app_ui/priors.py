@@ -34,10 +34,6 @@ class CurrentCurve:
     description: str
 
 
-def chosen_kind() -> PriorKind:
-    return PRIOR_KINDS[settings()["prior_kind"]]
-
-
 def parameters_of(kind: PriorKind, values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     """The kind's parameters out of the settings, as a hashable key for the cached curve."""
     return tuple((p.key, values[p.key] if p.key in values else p.default) for p in kind.parameters)
@@ -62,7 +58,7 @@ def describe_prior(values: dict[str, Any]) -> str:
 def current_curve() -> CurrentCurve:
     """The a(b) curve of the prior in the settings; ValueError with the library's message."""
     values = settings()
-    kind = chosen_kind()
+    kind = PRIOR_KINDS[values["prior_kind"]]
     problems = kind.problems(values)
     if problems:
         raise ValueError("; ".join(problems))

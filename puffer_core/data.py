@@ -25,7 +25,6 @@ from .validation import check_whole
 
 MAX_STATES = 500
 SHOWN_NAMES = 30  # how many names a message lists before "… (n in all)"
-ROLES = ("user", "time", "state", "group")
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
