@@ -1,35 +1,34 @@
 """Pufferfish Lab: the Streamlit app (run with ``streamlit run app.py``).
 
-Page configuration, navigation and the shared sidebar; each page under ``pages/`` is a thin
-view over :mod:`puffer_core`.
+Page configuration, navigation and the shared sidebar.  Each page in ``app_pages/`` is a thin
+view over :mod:`puffer_core`; what the pages share is in ``app_ui/``.  ``app_pages/`` is not
+Streamlit's auto-discovered ``pages/`` folder, so every request — a link to ``/calibrate``
+opened on a fresh server too — runs this script and its navigation first.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from app_ui import ASSETS, PAGES, page_path
+from app_ui.data_picker import LoadedData
+from app_ui.priors import describe_prior
+from app_ui.state import settings
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
-st.logo(str(common.ASSETS / "logo.svg"), size="large")
+st.logo(str(ASSETS / "logo.svg"), size="large")
 
-pages = {
-    name: st.Page(f"pages/{name}.py", title=title, icon=icon, url_path=name, default=name == "home")
-    for name, (title, icon) in common.PAGES.items()
-}
-st.session_state[common.NAVIGATION_FLAG] = True
-navigation = st.navigation(list(pages.values()))
-link = st.session_state.pop(common.DEEP_LINK, None)
-if link is not None and link["page"] in pages:
-    # a link opened before this server ran app.py (see common.enter_page): go back to its page
-    st.switch_page(pages[link["page"]], query_params=link["query"])
-
+navigation = st.navigation(
+    [
+        st.Page(page_path(name), title=title, icon=icon, url_path=name, default=name == "home")
+        for name, (title, icon) in PAGES.items()
+    ]
+)
 sidebar = st.sidebar.container()
 navigation.run()
 
 with sidebar:  # filled after the page ran, so it shows what the page just set
-    values = common.settings()
-    st.caption(f"**Prior in use:** {common.describe_prior(values)}")
+    st.caption(f"**Prior in use:** {describe_prior(settings())}")
     data = st.session_state.get("dataset")
-    if isinstance(data, common.LoadedData):
+    if isinstance(data, LoadedData):
         st.caption(f"**Data loaded:** {data.name} ({data.sequences.n_users:,} users)")

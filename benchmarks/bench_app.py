@@ -65,27 +65,27 @@ def _timed_runs(at: AppTest, set_value, values: list) -> list[float]:
 def interactions(repeats: int) -> list[tuple[str, float, float | None]]:
     """(what, median ms, budget ms or None) for each interaction."""
     rows: list[tuple[str, float, float | None]] = []
-    at = _open("pages/curves.py")
+    at = _open("app_pages/curves.py")
     values = [round(0.5 + 0.01 * i, 2) for i in range(repeats)]
     times = _timed_runs(at, lambda a, v: a.slider(key="w_p").set_value(v), values)
     rows.append(("curves: move the p slider (binary chain, T = 100)", statistics.median(times), CURVE_BUDGET_MS))
 
-    at = _open("pages/curves.py", {"prior": "matrix"})
+    at = _open("app_pages/curves.py", {"prior": "matrix"})
     lengths = [60 + i for i in range(repeats)]
     times = _timed_runs(at, lambda a, v: a.number_input(key="w_length").set_value(v), lengths)
     rows.append(("curves: change T (3-state chain)", statistics.median(times), CURVE_BUDGET_MS))
 
-    at = _open("pages/curves.py", {"prior": "gaussian"})
+    at = _open("app_pages/curves.py", {"prior": "gaussian"})
     scales = [round(1.05 + 0.05 * i, 2) for i in range(repeats)]
     times = _timed_runs(at, lambda a, v: a.number_input(key="w_ell").set_value(v), scales)
     rows.append(("curves: change ℓ (Gaussian process, n = 50)", statistics.median(times), CURVE_BUDGET_MS))
 
-    at = _open("pages/curves.py")
+    at = _open("app_pages/curves.py")
     cached = [0.9 if i % 2 else 0.8 for i in range(repeats + 2)]
     times = _timed_runs(at, lambda a, v: a.slider(key="w_p").set_value(v), cached)[2:]
     rows.append(("curves: move p back and forth (cached curve)", statistics.median(times), CURVE_BUDGET_MS))
 
-    at = _open("pages/calibrate.py")
+    at = _open("app_pages/calibrate.py")
     targets = [round(1.1 + 0.1 * i, 2) for i in range(repeats)]
     times = _timed_runs(at, lambda a, v: a.number_input(key="w_eps").set_value(v), targets)
     rows.append(("calibrate: change the target ε_puffer", statistics.median(times), None))

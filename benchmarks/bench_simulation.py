@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from timing import median_seconds  # noqa: E402
 
-from puffer_core.data import load_sequences  # noqa: E402
+from puffer_core.readers import load_sequences  # noqa: E402
 from puffer_core.simulation import simulate  # noqa: E402
 
 RUNS = 7

@@ -5,16 +5,26 @@ data → prior → a(b) curve → calibration → mechanism → releases → met
 
 from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .closed_form import binary_chain_curve
-from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
+from .composition import (
+    Accountant,
+    Ledger,
+    compose,
+    cumulative,
+    cumulative_eps_puffer,
+    group_dp_cumulative,
+    naive_sum,
+    plan,
+)
 from .curve import InfluenceCurve
-from .data import Sequences, load_sequences, read_columns
+from .data import Sequences
 from .datasets import DATASETS, Dataset, get_dataset, load_dataset
 from .errors import DataError
+from .events import Composition, CurveEvent, MQMEvent
 from .explain import Explanation, Finding, Winner, explain_simulation
 from .fitting import fit_markov_chain, split_by_time, split_by_users
 from .influence import influence_curve
 from .mechanisms import (
-    Accounting,
+    MECHANISMS,
     ExponentialTopK,
     LaplaceCounts,
     group_dp_exponential,
@@ -28,13 +38,17 @@ from .mechanisms import (
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .mqm import mqm_noise_scale
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .readers import Table, load_sequences, read_columns, read_table
 from .robust import PriorSpread, fit_prior_set, prior_spread, row_sensitivity
 from .simulation import SimulationResult, simulate
 
 __all__ = [
     "DATASETS",
-    "Accounting",
+    "MECHANISMS",
+    "Accountant",
     "Calibration",
+    "Composition",
+    "CurveEvent",
     "DataError",
     "Dataset",
     "Explanation",
@@ -43,11 +57,14 @@ __all__ = [
     "GaussianProcessPrior",
     "InfluenceCurve",
     "LaplaceCounts",
+    "Ledger",
+    "MQMEvent",
     "MarkovChainPrior",
     "PriorSpread",
     "Sequences",
     "SimulationResult",
     "Winner",
+    "Table",
     "acc_at_k",
     "binary_chain_curve",
     "calibrate",
@@ -57,6 +74,7 @@ __all__ = [
     "compose",
     "cumulative",
     "explain_simulation",
+    "cumulative_eps_puffer",
     "fit_markov_chain",
     "fit_prior_set",
     "get_dataset",
@@ -81,6 +99,7 @@ __all__ = [
     "pufferfish_laplace",
     "read_columns",
     "row_sensitivity",
+    "read_table",
     "simulate",
     "split_by_time",
     "split_by_users",

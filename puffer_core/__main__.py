@@ -15,9 +15,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .data import load_sequences
 from .fitting import DEFAULT_SMOOTHING
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
+from .readers import load_sequences
 from .simulation import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 
 EXIT_BAD_INPUT = 2

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .priors import MarkovChainPrior, check_no_underflow
+from .priors import MarkovChainPrior, as_chain_priors, check_no_underflow
+from .validation import PROBABILITY_TOLERANCE, check_whole
 
 MAX_SEQUENCES = 200_000
 MAX_CELLS = 20_000_000
@@ -52,7 +53,12 @@ def sequence_probabilities(prior: MarkovChainPrior, sequences: np.ndarray) -> np
     return p
 
 
-def _mechanism_matrix(mechanism: Callable[[np.ndarray], object], sequences: np.ndarray) -> np.ndarray:
+def mechanism_matrix(mechanism: Callable[[np.ndarray], object], sequences: np.ndarray) -> np.ndarray:
+    """The mechanism's output probabilities for every row of ``sequences``: shape (sequences, outputs).
+
+    ``mechanism`` maps a state sequence (numpy int array) to a probability vector; every
+    vector must have the same length, be finite and non-negative, and sum to 1.
+    """
     rows = []
     for seq in sequences:
         try:
@@ -68,7 +74,7 @@ def _mechanism_matrix(mechanism: Callable[[np.ndarray], object], sequences: np.n
         raise ValueError("the mechanism returned negative or non-finite probabilities")
     sums = m.sum(axis=1)
     worst = int(np.argmax(np.abs(sums - 1)))
-    if abs(sums[worst] - 1) > 1e-9:
+    if abs(sums[worst] - 1) > PROBABILITY_TOLERANCE:
         raise ValueError(
             f"the mechanism's output probabilities for sequence {sequences[worst].tolist()} sum to"
             f" {sums[worst]:.6g}; they must sum to 1"
@@ -94,7 +100,7 @@ def _tables(
             f" enumeration is limited to {MAX_SEQUENCES:,} (shorten the chain or use fewer states)"
         )
     seqs = all_sequences(k, length)
-    matrix = _mechanism_matrix(mechanism, seqs)
+    matrix = mechanism_matrix(mechanism, seqs)
     n_out = matrix.shape[1] ** releases
     if n_seq * n_out > MAX_CELLS:
         raise ValueError(
@@ -113,14 +119,9 @@ def leakage_report(
     releases: int = 1,
 ) -> LeakageReport:
     """The exact leakage with the worst (entry, pair, prior, output); see :func:`exact_leakage`."""
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
-    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("exact_leakage takes a MarkovChainPrior or a non-empty list of them")
-    if isinstance(releases, bool) or not isinstance(releases, (int, np.integer)) or releases < 1:
-        raise ValueError(f"releases must be a whole number ≥ 1; got {releases!r}")
+    priors = as_chain_priors(prior_or_priors, "exact_leakage")
+    releases = check_whole("releases", releases)
     k = priors[0].n_states
-    if any(p.n_states != k for p in priors):
-        raise ValueError("all priors must have the same number of states")
     best = LeakageReport(0.0)
     tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per length: sequences, outputs, joint
     for index, prior in enumerate(priors):

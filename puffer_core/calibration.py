@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .curve import InfluenceCurve
-from .validation import check_eps
+from .validation import check_eps, check_whole
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,7 @@ class Calibration:
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number ≥ 0; got {value}")
-        if isinstance(self.b, bool) or not isinstance(self.b, (int, np.integer)) or self.b < 1:
-            raise ValueError(f"b must be a whole number ≥ 1; got {self.b!r}")
+        check_whole("b", self.b)
 
     def describe(self) -> str:
         how = "group DP over the whole sequence" if self.group_dp else f"curve point b = {self.b}"
@@ -45,6 +44,16 @@ class Calibration:
             f"ε_puffer = {self.eps_puffer:.4g} from a per-entry ε_DP = {self.eps_dp:.4g} mechanism"
             f" ({how}, a(b) = {self.a:.4g})"
         )
+
+
+def check_curve(curve: object, caller: str) -> InfluenceCurve:
+    """An :class:`InfluenceCurve`; anything else (a prior, None) is refused with what to pass instead."""
+    if not isinstance(curve, InfluenceCurve):
+        raise ValueError(
+            f"{caller} takes an InfluenceCurve, the a(b) curve of a prior: curve = influence_curve(prior);"
+            f" got {type(curve).__name__}"
+        )
+    return curve
 
 
 def _candidates(curve: InfluenceCurve) -> tuple[np.ndarray, np.ndarray]:
@@ -62,8 +71,13 @@ def _calibration_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.nd
     return b, a, (eps_puffer - a) / b
 
 
-def _usable_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_calibration_points`, refusing a curve with no point below ε_puffer."""
+def usable_points(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """b, a(b) and (ε_puffer − a(b)) / b over the points with a(b) < ε_puffer (docs/math.md §3).
+
+    ``curve`` and ``eps_puffer`` are already checked; a curve with no such point is refused.
+    The calibration (:func:`calibrate`) and the planner (:func:`puffer_core.composition.plan`)
+    both choose among these points.
+    """
     b, a, allowed = _calibration_points(curve, eps_puffer)
     if b.size == 0:
         raise ValueError(
@@ -86,6 +100,7 @@ def calibration_objective(curve: InfluenceCurve, eps_puffer: float) -> tuple[np.
     whole sequence — with a(b) < ε_puffer; the others allow no ε_DP and are left out, so every
     value is positive and none is NaN.  ``b`` is increasing.  :func:`calibrate` takes the maximum.
     """
+    curve = check_curve(curve, "calibration_objective")
     b, _, allowed = _calibration_points(curve, check_eps("eps_puffer", eps_puffer))
     return b, allowed
 
@@ -96,6 +111,7 @@ def certify_objective(curve: InfluenceCurve, eps_dp: float) -> tuple[np.ndarray,
     Every point of ``curve.points()``, including (length, 0); +inf where a(b) = +inf.
     ``b`` is increasing.  :func:`certify` takes the minimum.
     """
+    curve = check_curve(curve, "certify_objective")
     b, _, total = _certify_points(curve, check_eps("eps_dp", eps_dp))
     return b, total
 
@@ -106,8 +122,9 @@ def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     ε_DP* = max_b (ε_puffer − a(b)) / b over points with a(b) < ε_puffer, including (length, 0)
     (:func:`calibration_objective`).  Ties go to the smaller b.
     """
+    curve = check_curve(curve, "calibrate")
     eps_puffer = check_eps("eps_puffer", eps_puffer)
-    b, a, allowed = _usable_points(curve, eps_puffer)
+    b, a, allowed = usable_points(curve, eps_puffer)
     i = int(np.argmax(allowed))  # first maximum: smallest b
     return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
 
@@ -117,6 +134,7 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
 
     (:func:`certify_objective`.)  Ties go to the smaller b.
     """
+    curve = check_curve(curve, "certify")
     eps_dp = check_eps("eps_dp", eps_dp)
     b, a, total = _certify_points(curve, eps_dp)
     i = int(np.argmin(total))  # first minimum: smallest b
@@ -125,5 +143,6 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
 
 def group_dp(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     """The group-DP baseline: ε_DP = ε_puffer / T_max (docs/math.md §3, §5)."""
+    curve = check_curve(curve, "group_dp")
     eps_puffer = check_eps("eps_puffer", eps_puffer)
     return Calibration(eps_puffer, eps_puffer / curve.length, curve.length, 0.0, True)

@@ -1,40 +1,30 @@
-"""Users' sequences of categorical states, loaded and checked (docs/math.md §1).
+"""Users' sequences of categorical states: the data model (docs/math.md §1).
 
 A dataset holds ``m`` users; user ``u`` has a sequence ``X_{u,1..T_u}`` of states in
-``{0..K-1}`` ordered by time (docs/math.md §1).  :func:`load_sequences` reads a long table with
-one row per entry (columns *user*, *time*, *state* and optionally a *group* such as a
-country or an age band) from a CSV or Parquet file, an uploaded file held in memory, raw
-bytes, or a pandas DataFrame, and returns a frozen :class:`Sequences`; :func:`read_columns`
-lists the columns of the same sources from their header, so that a user can pick them.
+``{0..K-1}`` ordered by time (docs/math.md §1).  :class:`Sequences` is that dataset, frozen;
+:func:`build_sequences` makes one from a table with one row per entry (columns user, time,
+state and optionally group), checking everything that can be wrong with the values.  Reading
+files, uploads and bytes into such a table is :mod:`puffer_core.readers`.
 
-Everything that can be wrong with an input raises :class:`~puffer_core.errors.DataError`
-with a message that says what is wrong and what was found.  Uploaded data is read from
-memory only; nothing is written to disk.
+Everything that can be wrong with the values raises :class:`~puffer_core.errors.DataError`
+with a message that says what is wrong and what was found.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from puffer_core.errors import DataError
+from .errors import DataError
+from .validation import check_whole
 
-MAX_ROWS = 10_000_000
 MAX_STATES = 500
-PARQUET_SUFFIXES = (".parquet", ".pq")
-_SHOWN_COLUMNS = 30
-# what pandas and pyarrow raise on malformed content (parser errors are ValueErrors)
-_READ_ERRORS = (ValueError, UnicodeError, OSError, EOFError, OverflowError, pa.ArrowException)
+SHOWN_NAMES = 30  # how many names a message lists before "… (n in all)"
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -158,7 +148,7 @@ class Sequences:
         wanted = (labels,) if isinstance(labels, str) else tuple(labels)
         unknown = [g for g in wanted if g not in self.groups]
         if unknown:
-            raise DataError(f"unknown group(s) {unknown}; the groups are {_preview(self.groups)}")
+            raise DataError(f"unknown group(s) {unknown}; the groups are {preview_names(self.groups)}")
         codes = np.array([self.groups.index(g) for g in wanted], dtype=np.int64)
         return self.subset(np.isin(self.group_codes, codes))
 
@@ -219,195 +209,88 @@ class Sequences:
         )
 
 
-def _preview(names: tuple[str, ...] | list[str]) -> str:
-    shown = ", ".join(repr(str(n)) for n in names[:_SHOWN_COLUMNS])
-    if len(names) > _SHOWN_COLUMNS:
+def preview_names(names: tuple[str, ...] | list[str]) -> str:
+    shown = ", ".join(repr(str(n)) for n in names[:SHOWN_NAMES])
+    if len(names) > SHOWN_NAMES:
         shown += f", … ({len(names)} in all)"
     return shown
 
 
-def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
-    """The raw content of a path, a file-like object or bytes; its name; a label for messages."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source), None, "the data"
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        try:
-            return path.read_bytes(), path.name, f"the file '{path.name}'"
-        except FileNotFoundError:
-            raise DataError(f"the file '{path}' does not exist") from None
-        except IsADirectoryError:
-            raise DataError(f"'{path}' is a folder, not a data file") from None
-        except OSError as exc:
-            raise DataError(f"the file '{path}' could not be opened ({exc.strerror or exc})") from None
-    if hasattr(source, "getvalue") or hasattr(source, "read"):
-        name = getattr(source, "name", None)
-        name = str(name) if name is not None else None
-        label = f"the file '{name}'" if name else "the uploaded file"
-        try:
-            if hasattr(source, "getvalue"):
-                content = source.getvalue()
-            else:
-                if hasattr(source, "seek"):
-                    source.seek(0)
-                content = source.read()
-        except _READ_ERRORS as exc:
-            raise DataError(f"{label} could not be read ({exc})") from None
-        if isinstance(content, str):
-            content = content.encode("utf-8")
-        if not isinstance(content, (bytes, bytearray, memoryview)):
-            raise DataError(f"{label} did not give bytes or text when read; got {type(content).__name__}")
-        return bytes(content), name, label
-    raise DataError(
-        "the data source must be a file path, an uploaded file, bytes or a pandas DataFrame;"
-        f" got {type(source).__name__}"
-    )
+def build_sequences(
+    frame: pd.DataFrame, names: dict[str, str], label: str, max_states: int = MAX_STATES
+) -> Sequences:
+    """Every user's state sequence from a table with one row per entry (docs/math.md §1).
 
+    ``frame`` has the columns ``user``, ``time``, ``state`` and optionally ``group`` (the roles);
+    ``names`` maps each role to the name the column had in the source and ``label`` names the
+    source (e.g. "the file 'x.csv'"), both for the messages.  Times may be numbers or date/time
+    strings (only their order within a user matters).
 
-def _match_columns(present: list[str], wanted: dict[str, str], label: str) -> dict[str, str]:
-    """Map each role (user, time, …) to the column of ``present`` named ``wanted[role]``.
-
-    Header names are compared after stripping surrounding spaces.
+    Raises DataError when values are missing, times cannot be parsed, a user has two entries at
+    the same time, or there are fewer than 2 or more than ``max_states`` states.
     """
-    stripped = {str(c).strip(): c for c in present}
-    found: dict[str, str] = {}
-    missing: list[str] = []
-    for role, name in wanted.items():
-        if name in stripped:
-            found[role] = stripped[name]
-        elif str(name).strip() in stripped:
-            found[role] = stripped[str(name).strip()]
-        else:
-            missing.append(f"{role} column '{name}'")
-    names = [str(c).strip() for c in present]
-    repeated = sorted({str(found[role]).strip() for role in found if names.count(str(found[role]).strip()) > 1})
-    if repeated:
+    max_states = check_whole("max_states", max_states, minimum=2)
+    state, group = names["state"], names.get("group")
+    missing = frame.isna()
+    if missing.to_numpy().any():
+        rows = missing.any(axis=1).to_numpy()
+        per_column = ", ".join(f"'{names[role]}': {int(n):,}" for role, n in missing.sum().items() if n > 0)
         raise DataError(
-            f"{label} has several columns named {', '.join(repr(n) for n in repeated)}; rename them so that"
-            " each name is used once"
+            f"{int(rows.sum()):,} row(s) of {label} have missing values (first at data row"
+            f" {int(np.flatnonzero(rows)[0]) + 1}; empty cells per column: {per_column})."
+            " Remove or fill those rows."
         )
-    if missing:
-        hints = []
-        lower = {str(c).strip().lower(): str(c) for c in present}
-        for role, name in wanted.items():
-            if role not in found and str(name).strip().lower() in lower:
-                hints.append(f"'{lower[str(name).strip().lower()]}' for '{name}'")
-        hint = f" (did you mean {', '.join(hints)}? names are case-sensitive)" if hints else ""
-        columns = _preview([str(c) for c in present]) if present else "none"
+
+    state_codes, states = _labels(frame["state"])
+    if len(states) < 2:
         raise DataError(
-            f"{label} has no {' and no '.join(missing)}{hint}; the columns found are: {columns}."
-            " Pick the right columns, or rename them."
+            f"the state column '{state}' has only {len(states)} distinct value"
+            f" ({preview_names(list(states))}); at least 2 states are needed, otherwise there is no secret"
         )
-    return found
-
-
-def _decode_check(data: bytes, label: str) -> str:
-    """The text encoding to read ``data`` with; rejects binary content."""
-    head = data[:65536]
-    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 13))
-    if b"\x00" in head or controls > len(head) // 100:
-        # checked before decoding: control bytes are valid UTF-8 but no CSV contains them
+    if len(states) > max_states:
         raise DataError(
-            f"{label} is not a text (CSV) file or a Parquet file: it contains binary data (first bytes: {data[:16]!r})"
+            f"the state column '{state}' has {len(states):,} distinct values; the limit is {max_states:,}"
+            f" (first few: {preview_names(list(states[:5]))}). Is '{state}' really the category column?"
         )
-    try:
-        head.decode("utf-8-sig")
-        return "utf-8-sig"
-    except UnicodeDecodeError as exc:
-        # a multi-byte character cut at the end of the sample is fine
-        if exc.start >= len(head) - 3 and len(data) > len(head):
-            return "utf-8-sig"
-    return "latin-1"
-
-
-def _sniff_separator(data: bytes, encoding: str) -> str:
-    first = data[:65536].decode(encoding, errors="replace").splitlines()
-    header = first[0] if first else ""
-    if "," in header:
-        return ","
-    if ";" in header:
-        return ";"
-    if "\t" in header:
-        return "\t"
-    return ","
-
-
-def _csv_options(data: bytes, label: str) -> dict[str, Any]:
-    """How pandas should read ``data`` as CSV (gzip, encoding, separator); rejects empty and binary content."""
-    compression = None
-    if data[:2] == b"\x1f\x8b":
-        compression = "gzip"
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
-                sample = handle.read(65536)
-        except (OSError, EOFError) as exc:
-            raise DataError(f"{label} looks gzip-compressed but could not be decompressed ({exc})") from None
-    else:
-        sample = data
-    if data[:4] == b"PK\x03\x04":
+    time_parsed, time_key = _time_key(frame["time"], names["time"])
+    user_codes, users = _factorize(frame["user"])
+    order = np.lexsort((time_key, user_codes))
+    user_sorted = user_codes[order]
+    key_sorted = time_key[order]
+    duplicate = (user_sorted[1:] == user_sorted[:-1]) & (key_sorted[1:] == key_sorted[:-1])
+    if duplicate.any():
+        first = order[int(np.flatnonzero(duplicate)[0])]
         raise DataError(
-            f"{label} is a zip archive or an Excel workbook; save the table as CSV (comma-separated)"
-            " or Parquet and upload that"
+            f"{int(duplicate.sum()):,} row(s) repeat a (user, time) pair already present; for example user"
+            f" {_show(frame['user'].iloc[first])} at time {_show(frame['time'].iloc[first])}."
+            " Each user can be in only one state at a time: remove the duplicates or make the times distinct."
         )
-    if not sample.strip():
-        raise DataError(f"{label} is empty: it has no header and no rows")
-    encoding = _decode_check(sample, label)
-    sep = _sniff_separator(sample, encoding)
-    return {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
 
-
-def _csv_header(data: bytes, options: dict[str, Any], label: str) -> list[str]:
-    """The column names in the CSV header, as pandas reads them with ``options``."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            header = pd.read_csv(io.BytesIO(data), nrows=0, **options)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{label} is empty: it has no header and no rows") from None
-    except _READ_ERRORS as exc:
-        raise DataError(f"{label} could not be read as CSV: {_short(exc)}") from None
-    return [str(c) for c in header.columns]
-
-
-def _read_csv(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
-    options = _csv_options(data, label)
-    present = _csv_header(data, options, label)
-    found = _match_columns(present, wanted, label)
-    # all columns are read (not usecols) so that rows with too many fields are caught, and
-    # index_col=False so that pandas never silently turns a first column into an index
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(io.BytesIO(data), index_col=False, nrows=max_rows + 1, **options)
-    except (*_READ_ERRORS, pd.errors.ParserWarning) as exc:
-        raise DataError(f"{label} could not be read as CSV: {_short(exc)}") from None
-    return _by_role(frame, found), present
-
-
-def _open_parquet(data: bytes, label: str) -> tuple[pq.ParquetFile, list[str], int]:
-    """The Parquet file in ``data``, its column names and its number of rows."""
-    try:
-        handle = pq.ParquetFile(io.BytesIO(data))
-        return handle, [str(n) for n in handle.schema_arrow.names], handle.metadata.num_rows
-    except _READ_ERRORS as exc:
-        raise DataError(f"{label} could not be read as Parquet: {_short(exc)}") from None
-
-
-def _read_parquet(data: bytes, wanted: dict[str, str], max_rows: int, label: str) -> tuple[pd.DataFrame, list[str]]:
-    handle, present, n_rows = _open_parquet(data, label)
-    found = _match_columns(present, wanted, label)
-    if n_rows > max_rows:
-        raise DataError(f"{label} has {n_rows:,} rows; the limit is {max_rows:,} rows")
-    try:
-        frame = handle.read(columns=list(dict.fromkeys(found.values()))).to_pandas()
-    except _READ_ERRORS as exc:
-        raise DataError(f"{label} could not be read as Parquet: {_short(exc)}") from None
-    return _by_role(frame, found), present
-
-
-def _by_role(frame: pd.DataFrame, found: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({role: frame[column].reset_index(drop=True) for role, column in found.items()})
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(user_sorted, minlength=users.size))])
+    codes = state_codes[order]
+    columns: dict[str, Any] = {
+        "user": frame["user"].iloc[order].reset_index(drop=True),
+        "time": time_parsed.iloc[order].reset_index(drop=True),
+        "state": pd.Categorical.from_codes(codes, categories=list(states)),
+        "code": codes,
+    }
+    groups: tuple[str, ...] | None = None
+    group_codes = None
+    if group is not None:
+        raw_group_codes, groups = _labels(frame["group"])
+        group_codes = _readonly(raw_group_codes[order])
+        columns["group"] = pd.Categorical.from_codes(group_codes, categories=list(groups))
+    return Sequences(
+        frame=pd.DataFrame(columns),
+        states=states,
+        groups=groups,
+        users=_readonly(users),
+        user_index=_readonly(user_sorted),
+        codes=_readonly(codes),
+        group_codes=group_codes,
+        offsets=_readonly(offsets),
+        group_column=group,
+    )
 
 
 def _show(value: object) -> str:
@@ -415,11 +298,6 @@ def _show(value: object) -> str:
     if isinstance(value, np.generic):
         value = value.item()
     return repr(value)
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().replace("\n", " ")
-    return text[:300] if text else type(exc).__name__
 
 
 def _time_key(column: pd.Series, name: str) -> tuple[pd.Series, np.ndarray]:
@@ -468,147 +346,6 @@ def _reject_bad_times(column: pd.Series, bad: np.ndarray, name: str, why: str) -
             f" for example {_show(example)} (data row {int(np.flatnonzero(bad)[0]) + 1}) {why}."
             " Times must be numbers or dates such as 2024-05-01 13:45; only their order matters."
         )
-
-
-def _raw_source(source: object) -> tuple[bytes, str, bool]:
-    """The bytes of a non-DataFrame source, its label for messages, and whether it is Parquet."""
-    data, name, label = _source_bytes(source)
-    if not data:
-        raise DataError(f"{label} is empty (0 bytes)")
-    is_parquet = data[:4] == b"PAR1" or (name is not None and name.lower().endswith(PARQUET_SUFFIXES))
-    return data, label, is_parquet
-
-
-def _read_any(source: object, wanted: dict[str, str], max_rows: int) -> tuple[pd.DataFrame, list[str], str]:
-    if isinstance(source, pd.DataFrame):
-        present = [str(c) for c in source.columns]
-        found = _match_columns(present, wanted, "the table")
-        renamed = {str(c): c for c in source.columns}
-        frame = pd.DataFrame({role: source[renamed[column]].reset_index(drop=True) for role, column in found.items()})
-        return frame, present, "the table"
-    data, label, is_parquet = _raw_source(source)
-    if is_parquet:
-        frame, present = _read_parquet(data, wanted, max_rows, label)
-    else:
-        frame, present = _read_csv(data, wanted, max_rows, label)
-    return frame, present, label
-
-
-def read_columns(source: object) -> list[str]:
-    """The column names of a table, read from its header only — to choose the columns (docs/math.md §1).
-
-    ``source`` is anything :func:`load_sequences` reads: a path to a CSV or Parquet file, a
-    file-like object such as Streamlit's ``UploadedFile``, raw bytes, or a pandas DataFrame; CSV
-    may be comma-, semicolon- or tab-separated and gzip-compressed.  Names are strings with
-    surrounding spaces stripped, in file order; :func:`load_sequences` accepts them as they are.
-
-    Raises DataError, with the messages of :func:`load_sequences`, when the source is empty,
-    binary, a zip archive, or cannot be parsed as CSV or Parquet.
-    """
-    if isinstance(source, pd.DataFrame):
-        return [str(c).strip() for c in source.columns]
-    data, label, is_parquet = _raw_source(source)
-    if is_parquet:
-        present = _open_parquet(data, label)[1]
-    else:
-        present = _csv_header(data, _csv_options(data, label), label)
-    return [name.strip() for name in present]
-
-
-def load_sequences(
-    source: object,
-    user: str = "user",
-    time: str = "time",
-    state: str = "state",
-    group: str | None = None,
-    max_rows: int = MAX_ROWS,
-    max_states: int = MAX_STATES,
-) -> Sequences:
-    """Read one row per entry and build every user's state sequence (docs/math.md §1).
-
-    ``source`` is a path to a ``.csv`` or ``.parquet`` file, a file-like object such as
-    Streamlit's ``UploadedFile`` (CSV or Parquet; Parquet is recognised by its ``PAR1``
-    magic bytes or a ``.parquet``/``.pq`` name), raw bytes, or a pandas DataFrame.  CSV may be
-    comma-, semicolon- or tab-separated and gzip-compressed.  ``user``, ``time``, ``state`` and
-    ``group`` name the columns; times may be numbers or date/time strings (only their order
-    within a user matters).
-
-    Raises DataError when a column is missing, the input is empty or unreadable, times cannot
-    be parsed, values are missing, a user has two entries at the same time, there are fewer
-    than 2 states, or the input exceeds ``max_rows`` rows or ``max_states`` states.
-    """
-    wanted = {"user": user, "time": time, "state": state}
-    if group is not None:
-        wanted["group"] = group
-    names = list(wanted.values())
-    if len(set(names)) != len(names):
-        raise DataError(f"the user, time, state and group columns must be different; got {names}")
-    frame, present, label = _read_any(source, wanted, max_rows)
-    if len(frame) == 0:
-        raise DataError(f"{label} has a header but no rows of data (columns: {_preview(present)})")
-    if len(frame) > max_rows:
-        raise DataError(f"{label} has more than {max_rows:,} rows; the limit is {max_rows:,} rows")
-
-    missing = frame.isna()
-    if missing.to_numpy().any():
-        rows = missing.any(axis=1).to_numpy()
-        per_column = ", ".join(f"'{wanted[role]}': {int(n):,}" for role, n in missing.sum().items() if n > 0)
-        raise DataError(
-            f"{int(rows.sum()):,} row(s) of {label} have missing values (first at data row"
-            f" {int(np.flatnonzero(rows)[0]) + 1}; empty cells per column: {per_column})."
-            " Remove or fill those rows."
-        )
-
-    state_codes, states = _labels(frame["state"])
-    if len(states) < 2:
-        raise DataError(
-            f"the state column '{state}' has only {len(states)} distinct value"
-            f" ({_preview(list(states))}); at least 2 states are needed, otherwise there is no secret"
-        )
-    if len(states) > max_states:
-        raise DataError(
-            f"the state column '{state}' has {len(states):,} distinct values; the limit is {max_states:,}"
-            f" (first few: {_preview(list(states[:5]))}). Is '{state}' really the category column?"
-        )
-    time_parsed, time_key = _time_key(frame["time"], time)
-    user_codes, users = _factorize(frame["user"])
-    order = np.lexsort((time_key, user_codes))
-    user_sorted = user_codes[order]
-    key_sorted = time_key[order]
-    duplicate = (user_sorted[1:] == user_sorted[:-1]) & (key_sorted[1:] == key_sorted[:-1])
-    if duplicate.any():
-        first = order[int(np.flatnonzero(duplicate)[0])]
-        raise DataError(
-            f"{int(duplicate.sum()):,} row(s) repeat a (user, time) pair already present; for example user"
-            f" {_show(frame['user'].iloc[first])} at time {_show(frame['time'].iloc[first])}."
-            " Each user can be in only one state at a time: remove the duplicates or make the times distinct."
-        )
-
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(user_sorted, minlength=users.size))])
-    codes = state_codes[order]
-    columns: dict[str, Any] = {
-        "user": frame["user"].iloc[order].reset_index(drop=True),
-        "time": time_parsed.iloc[order].reset_index(drop=True),
-        "state": pd.Categorical.from_codes(codes, categories=list(states)),
-        "code": codes,
-    }
-    groups: tuple[str, ...] | None = None
-    group_codes = None
-    if group is not None:
-        raw_group_codes, groups = _labels(frame["group"])
-        group_codes = _readonly(raw_group_codes[order])
-        columns["group"] = pd.Categorical.from_codes(group_codes, categories=list(groups))
-    return Sequences(
-        frame=pd.DataFrame(columns),
-        states=states,
-        groups=groups,
-        users=_readonly(users),
-        user_index=_readonly(user_sorted),
-        codes=_readonly(codes),
-        group_codes=group_codes,
-        offsets=_readonly(offsets),
-        group_column=group,
-    )
 
 
 def _factorize(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

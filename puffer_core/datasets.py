@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .data import Sequences, load_sequences
+from .data import Sequences
+from .readers import load_sequences
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from puffer_core.data import Sequences
-from puffer_core.errors import DataError
-from puffer_core.priors import MarkovChainPrior, stationary_distribution
+from .data import Sequences
+from .errors import DataError
+from .priors import MarkovChainPrior, stationary_distribution
+from .validation import check_number, check_probability, check_whole
 
 DEFAULT_SMOOTHING = 1e-5
 SPLIT_MODES = ("per_user", "global")
@@ -63,10 +64,8 @@ def smooth_transition(transition: np.ndarray, smoothing: float = DEFAULT_SMOOTHI
 
 
 def _check_smoothing(smoothing: float, k: int) -> float:
-    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float, np.integer, np.floating)):
-        raise ValueError(f"smoothing must be a number; got {smoothing!r}")
-    tau = float(smoothing)
-    if not np.isfinite(tau) or tau < 0:
+    tau = check_number("smoothing", smoothing)
+    if tau < 0:
         raise ValueError(f"smoothing must be a finite number ≥ 0; got {smoothing}")
     if (k - 1) * tau >= 1:
         raise ValueError(
@@ -98,8 +97,8 @@ def fit_markov_chain(
         raise TypeError(f"data must be Sequences (see load_sequences); got {type(data).__name__}")
     if length is None:
         length = data.max_length
-    elif isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise ValueError(f"length must be a whole number ≥ 1; got {length!r}")
+    else:
+        length = check_whole("length", length)
     tau = _check_smoothing(smoothing, data.n_states)
     transition = normalise_counts(transition_counts(data))
     if tau > 0:
@@ -124,7 +123,7 @@ def split_by_time(data: Sequences, train_fraction: float = 0.5, mode: str = "per
 
     Transitions across the cut are in neither part.  Raises DataError if a part is empty.
     """
-    fraction = _check_fraction(train_fraction, "train_fraction")
+    fraction = check_probability("train_fraction", train_fraction, open_interval=True)
     if mode == "per_user":
         position = np.arange(data.n_entries) - data.offsets[:-1][data.user_index]
         n_train = np.floor(fraction * data.lengths).astype(np.int64)
@@ -165,13 +164,9 @@ def split_by_users(
     one user stays in training.  ``rng`` is a ``numpy.random.Generator`` or a seed; None
     draws fresh entropy.  Raises DataError when no user can be held out.
     """
-    fraction = _check_fraction(test_fraction, "test_fraction")
-    if test_users_per_group is not None and (
-        isinstance(test_users_per_group, bool)
-        or not isinstance(test_users_per_group, (int, np.integer))
-        or test_users_per_group < 1
-    ):
-        raise ValueError(f"test_users_per_group must be a whole number ≥ 1; got {test_users_per_group!r}")
+    fraction = check_probability("test_fraction", test_fraction, open_interval=True)
+    if test_users_per_group is not None:
+        test_users_per_group = check_whole("test_users_per_group", test_users_per_group)
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if by_group and data.user_groups is not None:
         stratum = data.user_groups
@@ -197,11 +192,3 @@ def split_by_users(
     test_user = rank < n_test[stratum]
     test_entry = test_user[data.user_index]
     return data.subset(~test_entry), data.subset(test_entry)
-
-
-def _check_fraction(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number between 0 and 1; got {value!r}")
-    if not 0 < float(value) < 1:
-        raise ValueError(f"{name} must be strictly between 0 and 1; got {value}")
-    return float(value)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .validation import check_whole
+
 
 def true_ranking(counts: np.ndarray) -> np.ndarray:
     """States by true count descending, ties broken by lower state index first (docs/math.md §7).
@@ -58,8 +60,7 @@ def _prepare(predicted: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndar
             raise ValueError("predicted rankings must hold integer state indices")
         ranking = ranking.astype(np.int64)
     n_states = values.shape[-1]
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_states:
-        raise ValueError(f"k must be a whole number between 1 and the number of states ({n_states}); got {k!r}")
+    k = check_whole("k", k, maximum=n_states)
     if ranking.shape[1] < k:
         raise ValueError(f"predicted rankings have {ranking.shape[1]} items; at least k = {k} are needed")
     top = ranking[:, :k]

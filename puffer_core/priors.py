@@ -8,13 +8,16 @@ kernel, truncated to ``[-γ, γ]^n``.  Both are frozen: build a new one to chang
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-ROW_TOLERANCE = 1e-9
+from .validation import PROBABILITY_TOLERANCE, check_positive, check_whole, is_whole
+
+ROW_TOLERANCE = PROBABILITY_TOLERANCE
 MAX_LENGTH = 1_000_000
 TINY = 1e-300  # below this a probability loses precision or underflows in float64
 
@@ -34,6 +37,42 @@ def check_no_underflow(values: np.ndarray, support: np.ndarray, what: str) -> No
         )
 
 
+def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str] | None = None) -> list[str]:
+    """One message per row that cannot be a row of a transition matrix (an empty list: every row is fine).
+
+    A row must hold finite, non-negative numbers that sum to 1 (within ``ROW_TOLERANCE``).  Empty
+    or non-numeric cells are reported, not raised, so that an editor can show every problem at
+    once; ``labels`` name the rows' states in the messages.
+    """
+    problems = []
+    for i, row in enumerate(matrix):
+        name = f"row {i + 1} (from state '{labels[i]}')" if labels is not None and i < len(labels) else f"row {i + 1}"
+        values = []
+        for x in row:
+            try:
+                values.append(float(x))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                values.append(math.nan)
+        bad = [j + 1 for j, v in enumerate(values) if not math.isfinite(v)]
+        if bad:
+            problems.append(f"{name} has cells that are empty or not a finite number in columns {_columns(bad)}")
+            continue
+        negative = [j + 1 for j, v in enumerate(values) if v < 0]
+        if negative:
+            problems.append(
+                f"{name} has negative entries in columns {_columns(negative)}; probabilities cannot be negative"
+            )
+            continue
+        total = math.fsum(values)
+        if abs(total - 1.0) > ROW_TOLERANCE:
+            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
+    return problems
+
+
+def _columns(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
+
+
 def _as_matrix(transition: object) -> np.ndarray:
     try:
         matrix = np.array(transition, dtype=float)
@@ -43,24 +82,13 @@ def _as_matrix(transition: object) -> np.ndarray:
         raise ValueError(
             f"the transition matrix must be square (K rows and K columns); got shape {matrix.shape}"
         )
-    k = matrix.shape[0]
-    if k < 2:
+    if matrix.shape[0] < 2:
         raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
-    if not np.all(np.isfinite(matrix)):
-        bad = np.argwhere(~np.isfinite(matrix))[0]
-        raise ValueError(
-            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is not a finite number"
-        )
-    if np.any(matrix < 0):
-        bad = np.argwhere(matrix < 0)[0]
-        raise ValueError(
-            f"entry ({bad[0] + 1}, {bad[1] + 1}) of the transition matrix is {matrix[bad[0], bad[1]]:g};"
-            " probabilities cannot be negative"
-        )
     sums = matrix.sum(axis=1)
-    for i, s in enumerate(sums):
-        if abs(s - 1.0) > ROW_TOLERANCE:
-            raise ValueError(f"row {i + 1} sums to {s:.6g}; rows must sum to 1")
+    if not (np.all(np.isfinite(matrix)) and np.all(matrix >= 0) and np.all(np.abs(sums - 1.0) <= ROW_TOLERANCE)):
+        problems = transition_problems(matrix)  # row by row, with messages (numpy's sum may round differently)
+        if problems:
+            raise ValueError(problems[0])
     return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
 
 
@@ -134,10 +162,11 @@ class MarkovChainPrior:
     ) -> None:
         matrix = _as_matrix(transition)
         k = matrix.shape[0]
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+        if not is_whole(length):
             raise ValueError(f"length must be a whole number of entries; got {length!r}")
         if length < 1:
             raise ValueError(f"length must be at least 1; got {length}")
+        length = int(length)
         if length > MAX_LENGTH:
             raise ValueError(f"length {length} is over the limit of {MAX_LENGTH} entries per user")
         if initial is None:
@@ -168,7 +197,7 @@ class MarkovChainPrior:
         init.setflags(write=False)
         object.__setattr__(self, "transition", matrix)
         object.__setattr__(self, "initial", init)
-        object.__setattr__(self, "length", int(length))
+        object.__setattr__(self, "length", length)
         object.__setattr__(self, "labels", names)
         object.__setattr__(self, "stationary_initial", stationary_initial)
 
@@ -209,6 +238,7 @@ class MarkovChainPrior:
 
 
 KERNELS = ("squared_exponential", "exponential")
+MAX_COORDINATES = 5000
 
 
 @dataclass(frozen=True)
@@ -227,16 +257,11 @@ class GaussianProcessPrior:
     delta: float = 0.1
 
     def __post_init__(self) -> None:
-        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
-            raise ValueError(f"n (the number of coordinates) must be a whole number ≥ 1; got {self.n!r}")
-        if self.n > 5000:
-            raise ValueError(f"n = {self.n} is too large; at most 5000 coordinates are supported")
+        check_whole("n (the number of coordinates)", self.n)
+        if self.n > MAX_COORDINATES:
+            raise ValueError(f"n = {self.n} is too large; at most {MAX_COORDINATES} coordinates are supported")
         for name in ("length_scale", "gamma", "delta"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
-                raise ValueError(f"{name} must be a finite number; got {value!r}")
-            if value <= 0:
-                raise ValueError(f"{name} must be positive; got {value}")
+            check_positive(name, getattr(self, name))
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
         if self.delta >= 2 * self.gamma:
@@ -255,3 +280,25 @@ class GaussianProcessPrior:
         if self.kernel == "squared_exponential":
             return np.exp(-(lag**2) / self.length_scale)
         return np.exp(-lag / self.length_scale)
+
+
+def as_chain_priors(prior_or_priors: object, caller: str) -> list[MarkovChainPrior]:
+    """One :class:`MarkovChainPrior` or a set Θ of them (a non-empty list, one number of states), as a list.
+
+    ``caller`` names the function in the message when something else is given.
+    """
+    if isinstance(prior_or_priors, MarkovChainPrior):
+        return [prior_or_priors]
+    wanted = f"{caller} takes a MarkovChainPrior or a non-empty list of them (the set Θ)"
+    if not isinstance(prior_or_priors, (list, tuple)):
+        raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
+    priors = list(prior_or_priors)
+    if not priors:
+        raise ValueError(f"{wanted}; got an empty list")
+    for prior in priors:
+        if not isinstance(prior, MarkovChainPrior):
+            raise ValueError(f"every prior in Θ must be a MarkovChainPrior; got {type(prior).__name__}")
+    states = sorted({p.n_states for p in priors})
+    if len(states) != 1:
+        raise ValueError(f"all priors in Θ must have the same number of states; got {states}")
+    return priors

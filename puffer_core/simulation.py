@@ -31,26 +31,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .composition import group_dp_cumulative
+from .composition import Accountant
 from .data import Sequences
+from .events import PrivacyEvent
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .influence import influence_curve
 from .mechanisms import (
-    COMPOSITION_THEOREM,
     DEFAULT_MECHANISMS,
     MECHANISMS,
     QUERIES,
     TOPK_LAPLACE,
-    Accounting,
-    ExponentialTopK,
     Mechanism,
-    cumulative_eps_puffer,
     make_mechanism,
-    top_k_indices,
+    mechanism_spec,
 )
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
-from .priors import MarkovChainPrior
-from .validation import check_eps
+from .priors import MarkovChainPrior, as_chain_priors
+from .validation import check_choice, check_eps, check_whole, is_whole
 
 DEFAULT_EPS_GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
 RELEASE_MODES = ("repeat", "windows")
@@ -107,14 +104,6 @@ def _jsonable(value: object) -> object:
     return str(value)
 
 
-def _check_whole(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a whole number; got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low} and {high}; got {value}")
-    return int(value)
-
-
 def _check_eps_grid(eps_grid: object) -> tuple[float, ...]:
     if isinstance(eps_grid, (str, bytes)) or not isinstance(eps_grid, (Sequence, np.ndarray)):
         raise ValueError(f"eps_grid must be a list of positive numbers, e.g. (0.5, 1, 2); got {eps_grid!r}")
@@ -137,13 +126,7 @@ def _check_mechanisms(mechanisms: object, query: str) -> tuple[str, ...]:
     if not names:
         raise ValueError(f"choose at least one mechanism from {', '.join(MECHANISMS)}")
     for name in names:
-        if name not in MECHANISMS:
-            raise ValueError(f"unknown mechanism {name!r}; choose from {', '.join(MECHANISMS)}")
-        if query == "histogram" and name.endswith("_exponential"):
-            raise ValueError(
-                f"{name} releases a ranking and cannot answer the histogram query;"
-                f" choose from {', '.join(DEFAULT_MECHANISMS['histogram'])}"
-            )
+        mechanism_spec(name).check_query(query)
     if len(set(names)) != len(names):
         raise ValueError(f"mechanisms repeats a name: {list(names)}")
     return names
@@ -152,7 +135,7 @@ def _check_mechanisms(mechanisms: object, query: str) -> tuple[str, ...]:
 def _check_rng(rng: object) -> tuple[np.random.Generator, dict[str, Any]]:
     if isinstance(rng, np.random.Generator):
         return rng, {"generator": type(rng.bit_generator).__name__, "state": _jsonable(rng.bit_generator.state)}
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+    if is_whole(rng):
         if rng < 0:
             raise ValueError(f"a seed must be a whole number ≥ 0; got {rng}")
         return np.random.default_rng(int(rng)), {"seed": int(rng)}
@@ -172,12 +155,10 @@ def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[Mark
             "length": fitted.length,
             "stationary_initial": fitted.stationary_initial,
         }
-    if isinstance(prior, MarkovChainPrior):
-        priors = [prior]
-    elif isinstance(prior, (list, tuple)) and prior and all(isinstance(p, MarkovChainPrior) for p in prior):
-        priors = list(prior)
-    else:
-        raise ValueError(f"prior must be None (fit it), a MarkovChainPrior or a list of them; got {prior!r}")
+    try:
+        priors = as_chain_priors(prior, "simulate")
+    except ValueError as exc:
+        raise ValueError(f"prior must be None (fit it), a MarkovChainPrior or a list of them: {exc}") from None
     for p in priors:
         if p.n_states != data.n_states:
             raise ValueError(
@@ -252,28 +233,28 @@ def _summarise(values: np.ndarray) -> tuple[float, float, float, float]:
     return mean, mean - half, mean + half, std
 
 
-def _ledger_rows(name: str, eps: float, acc: Accounting, releases: int, t_max: int) -> list[dict[str, Any]]:
-    accs = [acc] * releases
-    total = cumulative_eps_puffer(accs)
-    group = group_dp_cumulative(t_max, [acc.eps_dp] * releases)  # T_max·Σ ε_DP (docs/math.md §1, §4)
-    rule = "[C] Theorem 6.2" if acc.composition == COMPOSITION_THEOREM else "additive ([S] Theorem III.7)"
+def _ledger_rows(
+    name: str, eps: float, event: PrivacyEvent, releases: int, accountant: Accountant
+) -> list[dict[str, Any]]:
+    ledger = accountant.ledger([event] * releases)
+    fields = event.to_dict()
     rows = []
     for release in range(1, releases + 1):
         rows.append(
             {
                 "mechanism": name,
-                "label": MECHANISMS[name],
+                "label": MECHANISMS[name].label,
                 "eps_puffer": eps,
                 "release": release,
-                "eps_dp": acc.eps_dp,
-                "b": acc.b,
-                "a": acc.a,
-                "sigma_max": acc.sigma_max,
-                "eps_puffer_release": acc.eps_puffer,
-                "cumulative_eps_puffer": float(total[release - 1]),
-                "naive_sum": release * acc.eps_puffer,
-                "group_dp": float(group[release - 1]),
-                "composition": rule,
+                "eps_dp": event.eps_dp,
+                "b": fields["b"],
+                "a": fields["a"],
+                "sigma_max": fields["sigma_max"],
+                "eps_puffer_release": event.eps_puffer,
+                "cumulative_eps_puffer": float(ledger.eps_puffer[release - 1]),
+                "naive_sum": float(ledger.naive_sum[release - 1]),
+                "group_dp": float(ledger.group_dp[release - 1]),
+                "composition": str(ledger.composition),
             }
         )
     return rows
@@ -311,18 +292,15 @@ def simulate(
         raise ValueError(
             f"data must be Sequences from puffer_core.data.load_sequences; got {type(data).__name__}"
         )
-    if query not in QUERIES:
-        raise ValueError(f"query must be one of {', '.join(QUERIES)}; got {query!r}")
+    check_choice("query", query, QUERIES)
     names = _check_mechanisms(mechanisms, query)
     if query == "topk":
-        k = _check_whole("k", k, 1, data.n_states)
+        k = check_whole("k", k, 1, data.n_states)
     grid = _check_eps_grid(eps_grid)
-    releases = _check_whole("releases", releases, 1, MAX_RELEASES)
-    if topk_laplace not in TOPK_LAPLACE:
-        raise ValueError(f"topk_laplace must be one of {', '.join(TOPK_LAPLACE)}; got {topk_laplace!r}")
-    if release_mode not in RELEASE_MODES:
-        raise ValueError(f"release_mode must be one of {', '.join(RELEASE_MODES)}; got {release_mode!r}")
-    trials = _check_whole("trials", trials, 2, MAX_TRIALS)
+    releases = check_whole("releases", releases, 1, MAX_RELEASES)
+    check_choice("topk_laplace", topk_laplace, TOPK_LAPLACE)
+    check_choice("release_mode", release_mode, RELEASE_MODES)
+    trials = check_whole("trials", trials, 2, MAX_TRIALS)
     generator, rng_settings = _check_rng(rng)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a function progress(fraction, message) or None")
@@ -340,8 +318,9 @@ def simulate(
     report(0.0, "fitting the prior" if prior is None else "checking the prior")
     priors, prior_settings = _priors(prior, data, smoothing)
     t_max = max(p.length for p in priors)
+    accountant = Accountant(t_max)
     report(0.02, "computing the a(b) curve")
-    curve = influence_curve(priors if len(priors) > 1 else priors[0])
+    curve = influence_curve(priors)
     counts, window_settings = _release_counts(data, releases, release_mode)
 
     metric_rows: list[dict[str, Any]] = []
@@ -351,10 +330,10 @@ def simulate(
     done = 0
     for name in names:
         for eps in grid:
-            report(0.05 + 0.95 * done / steps, f"{MECHANISMS[name]} at ε_puffer = {eps:g}")
+            report(0.05 + 0.95 * done / steps, f"{MECHANISMS[name].label} at ε_puffer = {eps:g}")
             mechanism: Mechanism = make_mechanism(name, eps, curve, priors, query, k, data.n_states, topk_laplace)
             accountings.append({"eps_puffer_grid": eps, **mechanism.accounting.to_dict()})
-            ledger_rows.extend(_ledger_rows(name, eps, mechanism.accounting, releases, t_max))
+            ledger_rows.extend(_ledger_rows(name, eps, mechanism.accounting, releases, accountant))
             for release in range(releases):
                 true = counts[release]
                 per_trial = _simulate_metrics(mechanism, true, query, k, trials, generator)
@@ -363,7 +342,7 @@ def simulate(
                     metric_rows.append(
                         {
                             "mechanism": name,
-                            "label": MECHANISMS[name],
+                            "label": MECHANISMS[name].label,
                             "eps_puffer": eps,
                             "release": release + 1,
                             "metric": metric,
@@ -406,13 +385,11 @@ def _simulate_metrics(
     mechanism: Mechanism, true: np.ndarray, query: str, k: int, trials: int, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
     """Per-trial metric values for one release of one mechanism."""
-    if isinstance(mechanism, ExponentialTopK):
-        return _topk_metrics(mechanism.simulate(true, trials, rng), true, k)
-    noisy = mechanism.simulate(true, trials, rng)
+    draws = mechanism.simulate(true, trials, rng)
     if query == "topk":
-        return _topk_metrics(top_k_indices(noisy, k), true, k)
+        return _topk_metrics(mechanism.ranking(draws, k), true, k)
     nonempty = true.sum(axis=1) > 0
-    errors = np.abs(noisy - true[None]).sum(axis=2)  # (trials, groups)
+    errors = np.abs(draws - true[None]).sum(axis=2)  # (trials, groups)
     return {
         "L1": errors[:, nonempty].mean(axis=1),
         "L1 expected": np.full(trials, mechanism.expected_l1_error(true.shape[1])),

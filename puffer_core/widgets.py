@@ -49,12 +49,16 @@ from .calibration import Calibration, calibrate, group_dp
 from .composition import cumulative, group_dp_cumulative, naive_sum, plan
 from .curve import InfluenceCurve
 from .influence import influence_curve
+from .prior_kinds import BINARY, GAUSSIAN, KERNEL_LABELS, MATRIX, PRIOR_KINDS, kind_of
 from .priors import GaussianProcessPrior, MarkovChainPrior
 
 __all__ = ["CompositionPlanner", "InfluenceExplorer", "format_matrix", "parse_initial", "parse_matrix"]
 
+KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (puffer_core.prior_kinds)
+# the notebook recomputes on every change, without a cache: smaller limits and a smaller Gaussian than the app's
 CHAIN_MAX_LENGTH = 500  # exact curves up to b = T take a few seconds at T = 500
 GAUSSIAN_MAX_N = 150  # a Gaussian curve at n = 150 takes a few seconds
+GAUSSIAN_START = {"n": 40, "length_scale": 2.0}
 MAX_STATES = 30
 MAX_RELEASES = 200
 INF_HEADROOM = 1.15  # +inf values are drawn this factor above the largest finite value shown
@@ -120,6 +124,17 @@ def format_matrix(matrix: np.ndarray) -> str:
     return "\n".join(", ".join(repr(float(v)) for v in row) for row in np.asarray(matrix))
 
 
+def _initial_text(initial: object) -> str:
+    return "" if initial is None else ", ".join(repr(float(v)) for v in np.asarray(initial))
+
+
+# text controls: parameter → (text → value, value → text)
+_TEXT: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+    "matrix": (lambda text: parse_matrix(text), lambda matrix: format_matrix(np.asarray(matrix))),
+    "initial": (lambda text: parse_initial(text), _initial_text),
+}
+
+
 def _fmt(value: float) -> str:
     return "+∞" if value == np.inf else f"{value:.4g}"
 
@@ -136,6 +151,18 @@ def _show_figure(plot: widgets.Output, figure: go.Figure) -> None:
         "text/plain": f"{title} (a plotly figure: open the notebook in JupyterLab or Notebook 7 to see it)",
     }
     plot.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
+
+
+def _style(figure: go.Figure, x_title: str, y_title: str, height: int) -> None:
+    """The look both widgets' figures share."""
+    figure.update_layout(
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        template="plotly_white",
+        height=height,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
 
 
 def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
@@ -167,16 +194,17 @@ class InfluenceExplorer:
                 "InfluenceExplorer takes one MarkovChainPrior or GaussianProcessPrior (or nothing);"
                 f" got {type(prior).__name__}"
             )
+        binary, gaussian = BINARY.defaults, {**GAUSSIAN.defaults, **GAUSSIAN_START}
         self.kind = widgets.ToggleButtons(
-            options=[("Binary chain", "binary"), ("K-state chain", "matrix"), ("Gaussian process", "gaussian")],
-            value="binary",
-            description="Prior",
+            options=[(PRIOR_KINDS[kind].label, kind) for kind in KINDS], value="binary", description="Prior"
         )
         self.p = widgets.FloatSlider(
-            value=0.9, min=0.0, max=1.0, step=0.01, description="p = Pr(0 → 0)", readout_format=".3f", style=_WIDE
+            value=binary["p"], min=0.0, max=1.0, step=0.01, description="p = Pr(0 → 0)", readout_format=".3f",
+            style=_WIDE,
         )
         self.q = widgets.FloatSlider(
-            value=0.8, min=0.0, max=1.0, step=0.01, description="q = Pr(1 → 1)", readout_format=".3f", style=_WIDE
+            value=binary["q"], min=0.0, max=1.0, step=0.01, description="q = Pr(1 → 1)", readout_format=".3f",
+            style=_WIDE,
         )
         self.matrix = widgets.Textarea(
             value=DEFAULT_MATRIX,
@@ -193,26 +221,27 @@ class InfluenceExplorer:
             style=_WIDE,
         )
         self.length = widgets.BoundedIntText(
-            value=100, min=1, max=CHAIN_MAX_LENGTH, description="length T (entries per user)", style=_WIDE
+            value=binary["length"], min=1, max=CHAIN_MAX_LENGTH, description="length T (entries per user)",
+            style=_WIDE,
         )
-        self.n = widgets.BoundedIntText(value=40, min=1, max=GAUSSIAN_MAX_N, description="coordinates n", style=_WIDE)
+        self.n = widgets.BoundedIntText(
+            value=gaussian["n"], min=1, max=GAUSSIAN_MAX_N, description="coordinates n", style=_WIDE
+        )
         self.length_scale = widgets.BoundedFloatText(
-            value=2.0, min=0.01, max=1000.0, step=0.1, description="length scale ℓ", style=_WIDE
+            value=gaussian["length_scale"], min=0.01, max=1000.0, step=0.1, description="length scale ℓ", style=_WIDE
         )
         self.kernel = widgets.Dropdown(
-            options=[
-                ("squared exponential exp(−(j−k)²/ℓ)", "squared_exponential"),
-                ("exponential exp(−|j−k|/ℓ)", "exponential"),
-            ],
-            value="squared_exponential",
+            options=[(label, name) for name, label in KERNEL_LABELS.items()],
+            value=gaussian["kernel"],
             description="kernel",
             style=_WIDE,
         )
         self.gamma = widgets.BoundedFloatText(
-            value=5.0, min=0.01, max=1000.0, step=0.5, description="γ (range ±γ)", style=_WIDE
+            value=gaussian["gamma"], min=0.01, max=1000.0, step=0.5, description="γ (range ±γ)", style=_WIDE
         )
         self.delta = widgets.BoundedFloatText(
-            value=0.1, min=1e-4, max=1000.0, step=0.05, description="δ (secret interval width)", style=_WIDE
+            value=gaussian["delta"], min=1e-4, max=1000.0, step=0.05, description="δ (secret interval width)",
+            style=_WIDE,
         )
         self.eps_puffer = _eps_slider(1.0, "target ε_puffer")
         self.message = widgets.HTML()
@@ -223,29 +252,27 @@ class InfluenceExplorer:
         self.error: str | None = None
         self._set_up_figure()
 
+        # each kind's controls under the names of its parameters (puffer_core.prior_kinds)
+        self._controls: dict[str, dict[str, Any]] = {
+            "binary": {"p": self.p, "q": self.q, "length": self.length},
+            "matrix": {"matrix": self.matrix, "initial": self.initial, "length": self.length},
+            "gaussian": {
+                "n": self.n,
+                "length_scale": self.length_scale,
+                "kernel": self.kernel,
+                "gamma": self.gamma,
+                "delta": self.delta,
+            },
+        }
         if prior is not None:
             self._show_prior(prior)
+        note = widgets.HTML(
+            "<small>Gaussian a(b) follows [C]'s approximation: it ignores how truncation to"
+            " [−γ, γ]ⁿ reshapes the conditional (docs/math.md §2.3).</small>"
+        )
         self._panels = {
-            "binary": widgets.VBox([self.p, self.q, self.length]),
-            "matrix": widgets.VBox([self.matrix, self.initial, self.length]),
-            "gaussian": widgets.VBox(
-                [
-                    self.n,
-                    self.length_scale,
-                    self.kernel,
-                    self.gamma,
-                    self.delta,
-                    widgets.HTML(
-                        "<small>Gaussian a(b) follows [C]'s approximation: it ignores how truncation to"
-                        " [−γ, γ]ⁿ reshapes the conditional (docs/math.md §2.3).</small>"
-                    ),
-                ]
-            ),
-        }
-        self._controls = {
-            "binary": (self.p, self.q, self.length),
-            "matrix": (self.matrix, self.initial, self.length),
-            "gaussian": (self.n, self.length_scale, self.kernel, self.gamma, self.delta),
+            kind: widgets.VBox([*controls.values(), *([note] if kind == "gaussian" else [])])
+            for kind, controls in self._controls.items()
         }
         self._show_panel()
         self.widget = widgets.VBox(
@@ -263,7 +290,7 @@ class InfluenceExplorer:
         self._recalibrate()
 
         self.kind.observe(self._on_kind, names="value")
-        for control in {c for group in self._controls.values() for c in group}:
+        for control in {c for group in self._controls.values() for c in group.values()}:
             control.observe(self._on_prior_control, names="value")
         self.eps_puffer.observe(self._on_eps, names="value")
 
@@ -284,42 +311,30 @@ class InfluenceExplorer:
 
     def _show_prior(self, prior: MarkovChainPrior | GaussianProcessPrior) -> None:
         """Set the controls to describe ``prior`` (before observers are attached)."""
-        if isinstance(prior, GaussianProcessPrior):
-            self.kind.value = "gaussian"
-            self.kernel.value = prior.kernel
-            for control, value in (
-                (self.n, prior.n),
-                (self.length_scale, prior.length_scale),
-                (self.gamma, prior.gamma),
-                (self.delta, prior.delta),
-            ):
+        kind, params = kind_of(prior, KINDS)
+        if isinstance(prior, MarkovChainPrior):  # a binary chain is a K-state chain too: fill both panels
+            self._set_controls("matrix", MATRIX.read(prior) or {})
+        self._set_controls(kind.name, params)
+        self.kind.value = kind.name
+
+    def _set_controls(self, kind: str, params: dict[str, Any]) -> None:
+        for key, control in self._controls[kind].items():
+            value = params[key]
+            if key in _TEXT:
+                control.value = _TEXT[key][1](value)
+                continue
+            if hasattr(control, "max") and not isinstance(value, str):
                 control.max = max(control.max, value)  # widen the bounds so the given prior is not clipped
                 control.min = min(control.min, value)
-                control.value = value
-            return
-        self.length.max = max(CHAIN_MAX_LENGTH, prior.length)
-        self.length.value = prior.length
-        self.matrix.value = format_matrix(prior.transition)
-        if not prior.stationary_initial:
-            self.initial.value = ", ".join(repr(float(v)) for v in prior.initial)
-        if prior.n_states == 2 and prior.stationary_initial:
-            self.p.value = float(prior.transition[0, 0])
-            self.q.value = float(prior.transition[1, 1])
-        else:
-            self.kind.value = "matrix"
+            control.value = value
 
     def _build_prior(self) -> MarkovChainPrior | GaussianProcessPrior:
         kind = self.kind.value
-        if kind == "binary":
-            p, q = self.p.value, self.q.value
-            return MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length=self.length.value)
-        if kind == "matrix":
-            return MarkovChainPrior(
-                parse_matrix(self.matrix.value), initial=parse_initial(self.initial.value), length=self.length.value
-            )
-        return GaussianProcessPrior(
-            self.n.value, self.length_scale.value, self.kernel.value, self.gamma.value, self.delta.value
-        )
+        params = {
+            key: _TEXT[key][0](control.value) if key in _TEXT else control.value
+            for key, control in self._controls[kind].items()
+        }
+        return PRIOR_KINDS[kind].prior(params)
 
     def _show_panel(self) -> None:
         for kind, panel in self._panels.items():
@@ -330,7 +345,7 @@ class InfluenceExplorer:
         self._recompute()
 
     def _on_prior_control(self, change: dict) -> None:
-        if change["owner"] in self._controls[self.kind.value]:
+        if change["owner"] in self._controls[self.kind.value].values():
             self._recompute()
 
     def _on_eps(self, change: dict) -> None:
@@ -383,14 +398,7 @@ class InfluenceExplorer:
             mode="markers",
             marker={"symbol": "star", "size": 16, "color": "#ff7f0e", "line": {"width": 1, "color": "black"}},
         )
-        fig.update_layout(
-            xaxis_title="b (size of the high-influence set)",
-            yaxis_title="a(b) (nats)",
-            template="plotly_white",
-            height=420,
-            margin={"l": 60, "r": 20, "t": 60, "b": 50},
-            legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        )
+        _style(fig, "b (size of the high-influence set)", "a(b) (nats)", 420)
 
     def _draw(self) -> None:
         curve, cal = self.curve, self.calibration
@@ -498,14 +506,7 @@ class CompositionPlanner:
             line={"color": "grey", "dash": "longdash"},
             hovertemplate="budget E = %{y:.6g}<extra></extra>",
         )
-        self.figure.update_layout(
-            xaxis_title="releases",
-            yaxis_title="cumulative ε_puffer (nats)",
-            template="plotly_white",
-            height=380,
-            margin={"l": 60, "r": 20, "t": 60, "b": 50},
-            legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        )
+        _style(self.figure, "releases", "cumulative ε_puffer (nats)", 380)
         self.widget = widgets.VBox([self.releases, self.budget, self.summary, self.plot, self.table_view])
         self.plan: Calibration
         self.table: pd.DataFrame

@@ -142,3 +142,27 @@ def test_group_dp_cumulative():
         group_dp_cumulative(0, [0.1])
     with pytest.raises(ValueError):
         group_dp_cumulative(5, [float("nan")])
+
+
+def test_a_prior_or_nothing_instead_of_a_curve_says_what_to_pass():
+    prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=10)
+    for call in (
+        lambda: calibrate(prior, 1.0),
+        lambda: certify(prior, 0.1),
+        lambda: group_dp(prior, 1.0),
+        lambda: plan(None, 1.0, 2),
+        lambda: plan(prior, 1.0, 2),
+    ):
+        with pytest.raises(ValueError, match=r"InfluenceCurve.*influence_curve\(prior\)"):
+            call()
+
+
+def test_the_planner_takes_any_whole_number_of_releases():
+    curve = _curve([1.0, 0.9], 4)
+    huge = plan(curve, 1.0, 10**300)
+    # by hand: (E − a(b)) / (k·b) is largest at b = 4 = T (a = 0): 1 / (4·10^300)
+    assert huge.b == 4 and huge.a == 0.0
+    assert huge.eps_dp == pytest.approx(0.25e-300, rel=1e-12)
+    assert huge.eps_puffer == pytest.approx(1e-300, rel=1e-12)
+    with pytest.raises(ValueError, match="fewer releases"):
+        plan(curve, 1.0, 10**400)

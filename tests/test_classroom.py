@@ -31,8 +31,10 @@ from puffer_core.classroom import (
     laplace_noise_leakage,
     laplace_sum_counterexample,
     laplace_sum_leakage,
+    leakage_by_runs,
     model_from_chain,
     posterior_trace,
+    randomized_response,
     simulate_runs_to_reveal,
     single_prior_histogram,
 )
@@ -676,3 +678,12 @@ def test_counting_parameters_are_validated() -> None:
         counting_mechanism(0.3, 10, 1.0).sample(3, rng=None)
     with pytest.raises(ValueError, match="can be 0"):
         single_prior_histogram([1.0, 0.0], 5, 1.0)
+
+
+def test_leakage_by_runs_stops_enumerating_at_infinity():
+    """[P] Appendix J: one run leaks nothing, two runs everything; randomized response: k runs leak k·ε."""
+    assert leakage_by_runs(appendix_j_example(), 4) == [0.0, math.inf, math.inf, math.inf]
+    rr = leakage_by_runs(randomized_response(appendix_j_example(), 0.5), 3)
+    assert rr == pytest.approx([0.5, 1.0, 1.5], abs=1e-12)
+    with pytest.raises(ValueError, match="max_releases"):
+        leakage_by_runs(appendix_j_example(), 0)

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from puffer_core.data import load_sequences
 from puffer_core.errors import DataError
 from puffer_core.fitting import (
     first_state_distribution,
@@ -23,6 +22,7 @@ from puffer_core.fitting import (
     split_by_users,
     transition_counts,
 )
+from puffer_core.readers import load_sequences
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 

@@ -12,17 +12,20 @@ import pytest
 from scipy import stats
 
 from puffer_core.audit import exact_leakage
-from puffer_core.calibration import calibrate
-from puffer_core.composition import compose
+from puffer_core.calibration import Calibration, calibrate
+from puffer_core.composition import compose, cumulative_eps_puffer
+from puffer_core.events import CurveEvent
 from puffer_core.influence import influence_curve
 from puffer_core.mechanisms import (
-    Accounting,
+    DEFAULT_MECHANISMS,
+    MECHANISMS,
+    QUERIES,
     ExponentialTopK,
     LaplaceCounts,
-    cumulative_eps_puffer,
     group_dp_exponential,
     group_dp_laplace,
     make_mechanism,
+    mechanisms_for,
     mqm_laplace,
     mqm_top_k_counts,
     pufferfish_exponential,
@@ -70,7 +73,7 @@ def test_top1_probabilities_are_the_softmax():
 
 
 def test_probabilities_survive_huge_score_gaps():
-    mech = ExponentialTopK(Accounting("pufferfish_exponential", 1.0, 10.0, 1, 0.0), 2)
+    mech = ExponentialTopK(CurveEvent("pufferfish_exponential", Calibration(1.0, 10.0, 1, 0.0)), 2)
     probs = mech.probabilities([1000.0, 0.0, 0.0])
     assert np.all(np.isfinite(probs)) and probs.sum() == pytest.approx(1.0)
 
@@ -333,3 +336,37 @@ def test_every_ranking_is_listed_once():
     mech = pufferfish_exponential(STICKY, 2.0, k=2)
     outs = {tuple(o) for o in mech.outputs(4)}
     assert outs == set(itertools.permutations(range(4), 2))
+
+
+def test_probabilities_are_a_distribution_even_when_the_scores_overflow():
+    curve = influence_curve(STICKY.with_length(10))
+    top1 = pufferfish_exponential(curve, 1000.0, k=1)
+    np.testing.assert_array_equal(top1.probabilities([1e308, 0.0]), [1.0, 0.0])
+    np.testing.assert_array_equal(top1.selection_probabilities([1e308, 0.0]), [1.0, 0.0])
+    # by hand: state 0 is picked first for sure, then one of the two tied zeros with probability 1/2
+    top2 = pufferfish_exponential(curve, 1000.0, k=2)
+    probs = dict(zip(map(tuple, top2.outputs(3).tolist()), top2.probabilities([1e308, 0.0, 0.0])))
+    assert probs[(0, 1)] == probs[(0, 2)] == 0.5
+    assert sum(probs.values()) == 1.0 and all(p == 0.0 for o, p in probs.items() if o[0] != 0)
+
+
+# --- the registry --------------------------------------------------------------------------------
+
+
+def test_every_registered_mechanism_builds_for_every_query_it_answers():
+    prior = STICKY.with_length(8)
+    curve = influence_curve(prior)
+    for name, spec in MECHANISMS.items():
+        for query in QUERIES:
+            if not spec.answers(query):
+                with pytest.raises(ValueError, match="cannot answer"):
+                    make_mechanism(name, 1.0, curve, prior, query, 2, 3)
+                continue
+            mechanism = make_mechanism(name, 1.0, curve, prior, query, 2, 3)
+            assert mechanism.name == name and mechanism.accounting.composition is spec.composition
+            draws = mechanism.simulate(np.array([5.0, 3.0, 1.0]), 4, np.random.default_rng(0))
+            assert mechanism.ranking(draws, 2).shape == (4, 2)
+    assert mechanisms_for("histogram") == ("pufferfish_laplace", "mqm", "group_dp_laplace")
+    assert set(mechanisms_for("topk")) == set(MECHANISMS)
+    for query, names in DEFAULT_MECHANISMS.items():
+        assert set(names) <= set(mechanisms_for(query))

@@ -11,11 +11,11 @@ import pytest
 
 from puffer_core.calibration import calibrate
 from puffer_core.composition import compose
-from puffer_core.data import load_sequences
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.influence import influence_curve
 from puffer_core.mqm import mqm_noise_scale
 from puffer_core.priors import MarkovChainPrior
+from puffer_core.readers import load_sequences
 from puffer_core.simulation import SimulationResult, simulate
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"

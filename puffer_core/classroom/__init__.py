@@ -15,6 +15,8 @@ Models and the checker (docs/math.md §1, §9)
         — a tiny Markov chain the student edits, with secrets X_t = x vs X_t = x'.
     check(model, releases=1) -> LeakageReport(eps, pair, prior_index, outputs, ...)
         — the exact ε_puffer of k releases, with the worst secret pair, prior and output (.explain()).
+    leakage_by_runs(model, max_releases) -> list[float]
+        — check(model, k).eps for k = 1..max_releases.
 
 The attacker over repeated runs (docs/math.md §8)
     posterior_trace(model, true_dataset, runs, rng, prior_index=None) -> pandas.DataFrame
@@ -89,7 +91,7 @@ from .counting import (
     histogram_model,
     single_prior_histogram,
 )
-from .model import FiniteModel, LeakageReport, SecretPair, check, model_from_chain
+from .model import FiniteModel, LeakageReport, SecretPair, check, leakage_by_runs, model_from_chain
 from .nfc import ComposabilityReport, NfcConstraint, composability
 from .randomized import randomized_response, randomized_response_per_entry
 
@@ -119,6 +121,7 @@ __all__ = [
     "hedging_histogram",
     "histogram_model",
     "laplace_noise_leakage",
+    "leakage_by_runs",
     "laplace_sum_counterexample",
     "laplace_sum_leakage",
     "model_from_chain",

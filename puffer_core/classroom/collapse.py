@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from ..validation import check_eps, check_whole
+from ..validation import check_eps, check_probability, check_whole
 from .model import FiniteModel, SecretPair
 
 MAX_EXAMPLE_2_BITS = 10
@@ -39,12 +39,6 @@ def _distribution(values: Sequence[float], name: str) -> np.ndarray:
     return arr
 
 
-def _open_unit(value: float, name: str) -> float:
-    if not isinstance(value, (int, float, np.integer, np.floating)) or not 0.0 < float(value) < 1.0:
-        raise ValueError(f"{name} must be a probability strictly between 0 and 1; got {value!r}")
-    return float(value)
-
-
 def example_1(
     first: Sequence[float] = (0.5, 0.3, 0.2),
     second: Sequence[float] = (0.6, 0.4),
@@ -61,7 +55,7 @@ def example_1(
     """
     p1 = _distribution(first, "first (Pr[dataset | s1])")
     p2 = _distribution(second, "second (Pr[dataset | s2])")
-    w = _open_unit(prob_first, "prob_first")
+    w = check_probability("prob_first", prob_first, open_interval=True)
     a_sets = [f"A{i + 1}" for i in range(p1.size)]
     b_sets = [f"B{j + 1}" for j in range(p2.size)]
     outputs = [(a, b) for a in a_sets for b in b_sets]
@@ -91,8 +85,7 @@ def example_2(n: int = 3) -> FiniteModel:
     output alone leaks nothing about any bit, but one output of each type reveals the whole
     dataset: 3 runs in expectation (docs/math.md §8).
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 3:
-        raise ValueError(f"Example 2 needs n ≥ 3 bits; got {n!r}")
+    n = check_whole("n (Example 2's number of bits)", n, minimum=3)
     if n > MAX_EXAMPLE_2_BITS:
         raise ValueError(f"n = {n} bits is too many to enumerate here; use at most {MAX_EXAMPLE_2_BITS}")
     datasets = list(itertools.product((0, 1), repeat=int(n)))
@@ -112,8 +105,10 @@ def example_2(n: int = 3) -> FiniteModel:
 
 def example_3_epsilon(lower_t: float, upper_t: float, lower_f: float, upper_f: float) -> float:
     """The ε of [C] Theorem (Example 3): max of |log| of the eight ratios of the interval ends."""
-    lt, ut = _open_unit(lower_t, "lower_t"), _open_unit(upper_t, "upper_t")
-    lf, uf = _open_unit(lower_f, "lower_f"), _open_unit(upper_f, "upper_f")
+    lt, ut, lf, uf = (
+        check_probability(name, value, open_interval=True)
+        for name, value in (("lower_t", lower_t), ("upper_t", upper_t), ("lower_f", lower_f), ("upper_f", upper_f))
+    )
     ratios = (
         ut / lf,
         lt / uf,
@@ -145,9 +140,11 @@ def example_3(
     probability 1/2.  ε per run is :func:`example_3_epsilon`; two different outputs reveal
     the case, so two runs leak +inf (docs/math.md §8).
     """
-    lt, ut = _open_unit(lower_t, "lower_t"), _open_unit(upper_t, "upper_t")
-    lf, uf = _open_unit(lower_f, "lower_f"), _open_unit(upper_f, "upper_f")
-    w = _open_unit(prob_s1, "prob_s1")
+    lt, ut, lf, uf = (
+        check_probability(name, value, open_interval=True)
+        for name, value in (("lower_t", lower_t), ("upper_t", upper_t), ("lower_f", lower_f), ("upper_f", upper_f))
+    )
+    w = check_probability("prob_s1", prob_s1, open_interval=True)
     if lt > ut or lf > uf:
         raise ValueError(
             "each lower bound must be at most its upper bound (lower_t ≤ upper_t, lower_f ≤ upper_f)"
@@ -309,11 +306,10 @@ def laplace_sum_leakage(p: float, q: float, releases: int = 1, scale: float = 1.
     times with independent noise.  Returns the exact ε_puffer (the initial distribution of
     X_1 does not matter once both secrets have positive probability).
     """
-    for name, v in (("p", p), ("q", q)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 <= v <= 1:
-            raise ValueError(f"{name} must be a probability between 0 and 1; got {v!r}")
-    given_one = {2.0: float(p), 1.0: 1.0 - float(p)}
-    given_zero = {1.0: float(q), 0.0: 1.0 - float(q)}
+    p = check_probability("p", p)
+    q = check_probability("q", q)
+    given_one = {2.0: p, 1.0: 1.0 - p}
+    given_zero = {1.0: q, 0.0: 1.0 - q}
     return laplace_noise_leakage(given_one, given_zero, scale=scale, releases=releases)
 
 

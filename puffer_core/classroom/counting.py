@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom, multinomial
 
-from ..validation import check_eps
+from ..validation import check_eps, check_probability, check_rng, check_whole
 from .model import MAX_JOINT_CELLS, FiniteModel, SecretPair
 
 SINGLE_PRIOR = "single-prior (Algorithm 1)"
@@ -51,22 +51,10 @@ HEDGING = "hedging (Algorithm 3)"
 
 
 def _records(n: object) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n (the number of records) must be a whole number ≥ 1; got {n!r}")
+    n = check_whole("n (the number of records)", n)
     if n > 1_000_000:
         raise ValueError(f"n = {n} records is over the limit of 1,000,000")
-    return int(n)
-
-
-def _probability(value: object, name: str, open_interval: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    v = float(value)
-    if open_interval and not 0.0 < v < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1; got {value!r}")
-    if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{name} must be a probability between 0 and 1; got {value!r}")
-    return v
+    return n
 
 
 @dataclass(frozen=True)
@@ -102,9 +90,7 @@ class CountingMechanism:
         return self.k_lo <= k <= self.k_hi
 
     def _count(self, k: object) -> int:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= self.n:
-            raise ValueError(f"the true count must be a whole number between 0 and n = {self.n}; got {k!r}")
-        return int(k)
+        return check_whole("the true count k", k, minimum=0, maximum=self.n)
 
     def noisy_probability(self, k: int, r: int | np.ndarray) -> np.ndarray | float:
         """Pr[output = "noisy count r"] when the true count is k (any integer r)."""
@@ -150,8 +136,7 @@ class CountingMechanism:
 
     def sample(self, k: int, rng: np.random.Generator) -> CountRelease:
         """One release for true count k, drawn with ``rng``."""
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError("pass a numpy random Generator, e.g. numpy.random.default_rng(0)")
+        rng = check_rng(rng)
         k = self._count(k)
         x = math.exp(-self.eps)
         if not self._in_interval(k):
@@ -196,7 +181,7 @@ def counting_mechanism(q: float, n: int, eps: float) -> CountingMechanism:
     k_lo = max(1, ⌈n·e^{−ε}q/(e^{−ε}q + 1 − q)⌉), k_hi = min(n−1, ⌊n·e^{ε}q/(e^{ε}q + 1 − q)⌋)
     (Theorem 7.1, Appendix E).
     """
-    q = _probability(q, "q")
+    q = check_probability("q", q)
     n = _records(n)
     eps = check_eps("eps", eps)
     if 0.0 < q < 1.0:
@@ -234,10 +219,10 @@ def hedging_counting_mechanism(q_star: float, n: int, eps: float, alpha: float =
     k_hi from Claim G.1(2) with the sign corrected and rounded down (see the module docstring).
     The interval is empty for small n: then every answer is noisy.
     """
-    q_star = _probability(q_star, "q_star", open_interval=True)
+    q_star = check_probability("q_star", q_star, open_interval=True)
     n = _records(n)
     eps = check_eps("eps", eps)
-    alpha = _probability(alpha, "alpha", open_interval=True)
+    alpha = check_probability("alpha", alpha, open_interval=True)
     if alpha >= 0.5:
         raise ValueError(f"alpha must be below 1/2 (the attacker's own belief must weigh more); got {alpha}")
     q_lo, q_hi, lam = hedging_parameters(q_star, eps, alpha)
@@ -354,7 +339,7 @@ def counting_model(mechanism: CountingMechanism, attacker_q: Sequence[float] | N
     if attacker_q is None:
         qs = [mechanism.q] if mechanism.alpha is None else [i / 20 for i in range(21)]
     else:
-        qs = [_probability(v, "attacker q") for v in attacker_q]
+        qs = [check_probability("attacker q", v) for v in attacker_q]
         if not qs:
             raise ValueError("give at least one attacker q")
     datasets = [("in", t, k) for t in (0, 1) for k in range(n)] + [("out", k) for k in range(n + 1)]
@@ -374,16 +359,24 @@ def counting_model(mechanism: CountingMechanism, attacker_q: Sequence[float] | N
         k = d[1] + d[2] if d[0] == "in" else d[1]
         return mechanism.output_distribution(k)
 
-    pairs = [
+    pairs = _presence_pairs({t: f"with bit {t}" for t in (0, 1)})
+    return FiniteModel(datasets, priors, pairs, mech, name=f"[P] {mechanism.algorithm}", prior_labels=labels)
+
+
+def _presence_pairs(values: dict[int, str]) -> list[SecretPair]:
+    """[P] §7's secrets σ_(i,t) against ¬σ_i: record i is in the data with value t, or it is not.
+
+    Datasets are ``("in", t, …)`` or ``("out", …)``; ``values`` maps each t to how it is read.
+    """
+    return [
         SecretPair(
-            f"i in the data with bit {t}",
+            f"i in the data {where}",
             lambda d, t=t: d[0] == "in" and d[1] == t,
             "i not in the data",
             lambda d: d[0] == "out",
         )
-        for t in (0, 1)
+        for t, where in values.items()
     ]
-    return FiniteModel(datasets, priors, pairs, mech, name=f"[P] {mechanism.algorithm}", prior_labels=labels)
 
 
 def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
@@ -440,20 +433,12 @@ def histogram_model(
             h = list(d[1])
         return mechanism.output_distribution(h)
 
-    pairs = [
-        SecretPair(
-            f"i in the data in cell {t + 1}",
-            lambda d, t=t: d[0] == "in" and d[1] == t,
-            "i not in the data",
-            lambda d: d[0] == "out",
-        )
-        for t in range(m)
-    ]
+    pairs = _presence_pairs({t: f"in cell {t + 1}" for t in range(m)})
     return FiniteModel(datasets, priors, pairs, mech, name="[P] sanitized histogram", prior_labels=labels)
 
 
 def _cell_probabilities_or_zero(f: Sequence[float], m: int) -> list[float]:
-    vals = [_probability(v, "attacker cell probability") for v in f]
+    vals = [check_probability("attacker cell probability", v) for v in f]
     if len(vals) != m or abs(sum(vals) - 1.0) > 1e-9:
         raise ValueError(f"each attacker distribution needs {m} probabilities summing to 1; got {list(f)}")
     return vals

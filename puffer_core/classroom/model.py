@@ -26,12 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from ..audit import _mechanism_matrix as _sequence_mechanism_matrix
-from ..audit import all_sequences, sequence_probabilities
-from ..priors import MarkovChainPrior
-from ..validation import check_whole
+from ..audit import all_sequences, mechanism_matrix, sequence_probabilities
+from ..priors import MarkovChainPrior, as_chain_priors
+from ..validation import check_distribution, check_whole
 
-PROB_TOLERANCE = 1e-9
 MAX_DATASETS = 200_000
 MAX_JOINT_CELLS = 40_000_000
 ZERO_EPS = 1e-12
@@ -60,17 +58,6 @@ class SecretPair:
         return f"{self.first_label} vs {self.second_label}"
 
 
-def _check_probabilities(values: np.ndarray, what: str) -> np.ndarray:
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{what} contains a value that is not a finite number")
-    if np.any(values < 0):
-        raise ValueError(f"{what} contains a negative probability ({values.min():g})")
-    total = values.sum()
-    if abs(total - 1.0) > PROB_TOLERANCE:
-        raise ValueError(f"{what} sums to {total:.6g}; probabilities must sum to 1")
-    return values
-
-
 def _prior_vectors(priors: object, index: Mapping[Hashable, int], n: int) -> list[np.ndarray]:
     if isinstance(priors, Mapping):
         priors = [priors]
@@ -78,7 +65,7 @@ def _prior_vectors(priors: object, index: Mapping[Hashable, int], n: int) -> lis
         arr = np.atleast_2d(priors.astype(float))
         if arr.shape[1] != n:
             raise ValueError(f"each prior needs {n} probabilities (one per dataset); got {arr.shape[1]}")
-        return [_check_probabilities(row.copy(), f"prior {i + 1}") for i, row in enumerate(arr)]
+        return [check_distribution(row.copy(), f"prior {i + 1}") for i, row in enumerate(arr)]
     if not isinstance(priors, Sequence) or len(priors) == 0:
         raise ValueError("give at least one prior: a mapping from dataset to probability")
     if not any(isinstance(p, (Mapping, Sequence, np.ndarray)) for p in priors):
@@ -98,7 +85,7 @@ def _prior_vectors(priors: object, index: Mapping[Hashable, int], n: int) -> lis
             if row.size != n:
                 raise ValueError(f"prior {i + 1} needs {n} probabilities (one per dataset); got {row.size}")
             vec = row.copy()
-        out.append(_check_probabilities(vec, f"prior {i + 1}"))
+        out.append(check_distribution(vec, f"prior {i + 1}"))
     return out
 
 
@@ -155,7 +142,7 @@ def _mechanism_matrix(
         if len(set(out_labels)) != len(out_labels):
             raise ValueError("output labels must be distinct")
     for r, d in enumerate(datasets):
-        _check_probabilities(matrix[r], f"the output probabilities of dataset {d!r}")
+        check_distribution(matrix[r], f"the output probabilities of dataset {d!r}")
     return matrix, out_labels
 
 
@@ -404,6 +391,20 @@ def check(model: FiniteModel, releases: int = 1) -> LeakageReport:
     )
 
 
+def leakage_by_runs(model: FiniteModel, max_releases: int) -> list[float]:
+    """``check(model, k).eps`` for k = 1..max_releases (docs/math.md §8, §9).
+
+    More runs never leak less (the attacker can ignore a run), so once the leakage is +inf the
+    later values are +inf without being enumerated.
+    """
+    out: list[float] = []
+    for k in range(1, check_whole("max_releases", max_releases) + 1):
+        out.append(check(model, k).eps)
+        if math.isinf(out[-1]):
+            return out + [math.inf] * (max_releases - k)
+    return out
+
+
 def model_from_chain(
     priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
@@ -418,12 +419,7 @@ def model_from_chain(
     ``mechanism`` maps a sequence (numpy int array of length T) to a probability vector over
     finitely many outputs, as for :func:`puffer_core.audit.exact_leakage`.
     """
-    chain_list = [priors] if isinstance(priors, MarkovChainPrior) else list(priors)
-    if not chain_list:
-        raise ValueError("give at least one MarkovChainPrior")
-    for c in chain_list:
-        if not isinstance(c, MarkovChainPrior):
-            raise ValueError(f"priors must be MarkovChainPrior objects; got {type(c).__name__}")
+    chain_list = as_chain_priors(priors, "model_from_chain")
     k, length = chain_list[0].n_states, chain_list[0].length
     if any(c.n_states != k or c.length != length for c in chain_list):
         raise ValueError("all priors must have the same number of states and the same length")
@@ -437,7 +433,7 @@ def model_from_chain(
     for c in chain_list:
         prob = sequence_probabilities(c, seqs)
         prior_rows.append(prob / prob.sum())
-    matrix = _sequence_mechanism_matrix(mechanism, seqs)
+    matrix = mechanism_matrix(mechanism, seqs)
     labels = chain_list[0].labels
     pairs = []
     for t in range(length):

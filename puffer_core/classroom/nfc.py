@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from .model import FiniteModel, _check_probabilities
+from ..validation import check_distribution, is_whole
+from .model import FiniteModel
 
 TIGHT = 1e-9
 WEIGHT_FLOOR = 1e-12
@@ -183,7 +184,7 @@ def composability(
         if len(names) != n or len(outs) != m:
             raise ValueError(f"need {n} dataset labels and {m} output labels for a {n}×{m} matrix")
         for r in range(n):
-            _check_probabilities(matrix[r], f"row {r + 1} of the mechanism")
+            check_distribution(matrix[r], f"row {r + 1} of the mechanism")
         if not secret_pairs:
             raise ValueError("give secret_pairs: pairs of (rows where s1 holds, rows where s2 holds)")
         jobs = []
@@ -191,7 +192,7 @@ def composability(
             m1, m2 = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
             for rows, mask in ((rows1, m1), (rows2, m2)):
                 for r in rows:
-                    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < n:
+                    if not is_whole(r) or not 0 <= r < n:
                         raise ValueError(
                             f"secret pair {k + 1}: row {r!r} is not a row index between 0 and {n - 1}"
                         )

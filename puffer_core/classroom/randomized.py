@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from ..validation import check_eps
+from ..validation import check_eps, check_whole
 from .model import FiniteModel, SecretPair
 
 
@@ -72,9 +72,7 @@ def randomized_response_per_entry(n_states: int, eps_dp: float) -> Callable[[np.
     sequence of states in 0..K−1 to the probabilities of the K^T outputs, in lexicographic order.
     Raises ValueError unless ``n_states`` is a whole number ≥ 2 and ``eps_dp`` is positive and finite.
     """
-    if isinstance(n_states, bool) or not isinstance(n_states, (int, np.integer)) or n_states < 2:
-        raise ValueError(f"n_states must be a whole number ≥ 2 (with one state there is no secret); got {n_states!r}")
-    n_states = int(n_states)
+    n_states = check_whole("n_states (with one state there is no secret)", n_states, minimum=2)
     eps_dp = check_eps("ε_DP", eps_dp)
     odds = _exp("ε_DP", eps_dp)
     keep = odds / (odds + n_states - 1)

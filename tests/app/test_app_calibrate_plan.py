@@ -8,8 +8,8 @@ from puffer_core import InfluenceCurve, MarkovChainPrior, calibrate, certify, co
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
-CALIBRATE = "pages/calibrate.py"
-PLAN = "pages/plan.py"
+CALIBRATE = "app_pages/calibrate.py"
+PLAN = "app_pages/plan.py"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from puffer_core.classroom import laplace_sum_counterexample
 from tests.app.conftest import errors, open_page, problems, tables
 
-CLASSROOM = "pages/classroom.py"
+CLASSROOM = "app_pages/classroom.py"
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
@@ -98,7 +98,7 @@ def test_the_runs_survive_switching_pages(classroom: AppTest) -> None:
     at = classroom
     at.selectbox(key="w_example").set_value("[C] Example 3").run()
     at.button(key="w_run_five").click().run()
-    at.switch_page("pages/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     at.switch_page(CLASSROOM).run()
     assert not problems(at) and not errors(at)
     assert at.selectbox(key="w_example").value == "[C] Example 3"

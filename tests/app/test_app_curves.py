@@ -10,7 +10,7 @@ import pytest
 from puffer_core import MarkovChainPrior, influence_curve
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
-CURVES = "pages/curves.py"
+CURVES = "app_pages/curves.py"
 
 
 def test_home_says_what_it_is_for_and_links_every_page() -> None:
@@ -161,7 +161,7 @@ def test_pinned_curves_overlay() -> None:
 def test_settings_survive_switching_pages() -> None:
     at = open_page(CURVES)
     at.slider(key="w_p").set_value(0.7).run()
-    at.switch_page("pages/calibrate.py").run()
+    at.switch_page("app_pages/calibrate.py").run()
     assert "p = 0.7" in " ".join(m.value for m in at.markdown)
     at.switch_page(CURVES).run()
     assert at.slider(key="w_p").value == pytest.approx(0.7)
@@ -173,7 +173,7 @@ def test_matrix_edits_survive_switching_pages() -> None:
     at.session_state["w_matrix_0"] = {"edited_rows": {0: {"0": 0.6, "1": 0.3}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert not errors(at)
-    at.switch_page("pages/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     at.switch_page(CURVES).run()
     assert not problems(at) and not errors(at)
     assert at.data_editor[0].value.to_numpy()[0].tolist() == [0.6, 0.3, 0.1]

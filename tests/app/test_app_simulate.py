@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages import common
-from puffer_core.data import load_sequences
+from app_ui.data_picker import simulation_report
 from puffer_core.fitting import fit_markov_chain
+from puffer_core.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
-SIMULATE = "pages/simulate.py"
+SIMULATE = "app_pages/simulate.py"
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 UPLOAD = "Upload a CSV or Parquet file"
 
@@ -57,7 +57,7 @@ def test_report_lists_every_setting() -> None:
     assert "Download the report (JSON)" in _downloads(at)
     signature, result = at.session_state["sim_result"]
     chosen = dict(signature[3])
-    report = json.loads(common.simulation_report(at.session_state["dataset"], chosen, result.settings))
+    report = json.loads(simulation_report(at.session_state["dataset"], chosen, result.settings))
     assert report["data_source"].startswith("Check-ins")
     assert report["columns"] == {"user": "user", "time": "time", "state": "state", "group": "country"}
     assert report["settings"]["trials"] == 10 and report["settings"]["seed"] == 7
@@ -175,7 +175,7 @@ def test_the_fitted_chain_goes_to_the_curves_page() -> None:
     at = open_page(SIMULATE)
     at.button(key="w_use_prior").click().run()
     assert any("now the prior" in s.value for s in at.success)
-    at.switch_page("pages/curves.py").run()
+    at.switch_page("app_pages/curves.py").run()
     assert not problems(at) and not errors(at)
     expected = fit_markov_chain(load_sequences(ASSETS / "checkins.csv", group="country"))
     editor = at.data_editor[0].value
@@ -189,7 +189,7 @@ def test_settings_and_results_survive_switching_pages() -> None:
     at.radio(key="sim_source").set_value("Activities (synthetic, after Capture-24)").run()
     at.number_input(key="w_sim_trials").set_value(12).run()
     at.button(key="w_sim_run").click().run()
-    at.switch_page("pages/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     at.switch_page(SIMULATE).run()
     assert not problems(at) and not errors(at)
     assert at.radio(key="sim_source").value == "Activities (synthetic, after Capture-24)"
@@ -218,6 +218,35 @@ def test_a_chain_fitted_to_one_entry_per_user_opens_on_the_curves_page() -> None
     at = open_page(SIMULATE)
     _upload(at, "single.csv", b"user,time,state\nu1,1,A\nu2,1,B\nu3,1,A\n")
     at.button(key="w_use_prior").click().run()
-    at.switch_page("pages/curves.py").run()
+    at.switch_page("app_pages/curves.py").run()
     assert not problems(at) and not errors(at)
     assert at.number_input(key="w_length").value == 1
+
+
+def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app_ui.data_picker as picker
+    import puffer_core.simulation as simulation
+
+    calls: list[str] = []
+
+    def counting(name, function):
+        def wrapped(*args, **kwargs):
+            calls.append(name)
+            return function(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(picker, "read_table", counting("parse", picker.read_table))
+    monkeypatch.setattr(picker, "fit_markov_chain", counting("fit", picker.fit_markov_chain))
+    monkeypatch.setattr(simulation, "fit_markov_chain", counting("fit again", simulation.fit_markov_chain))
+    at = open_page(SIMULATE)
+    _upload(at, "once.csv", b"user,time,state\nu1,1,A\nu1,2,B\nu1,3,A\nu2,1,B\nu2,2,A\nu2,3,B\n")
+    at.number_input(key="w_sim_trials").set_value(5).run()
+    at.button(key="w_sim_run").click().run()
+    assert not problems(at) and not errors(at)
+    assert "Results" in [s.value for s in at.subheader]
+    # the demo shown first is fitted for its heatmap; the upload is parsed once and fitted once, and the
+    # simulation uses that chain instead of fitting again
+    assert calls == ["fit", "parse", "fit"]
+    report = json.loads(simulation_report(at.session_state["dataset"], {}, at.session_state["sim_result"][1].settings))
+    assert report["prior"].startswith("fitted on these data")

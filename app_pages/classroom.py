@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from app_ui.charts import Trace, csv_download, fmt, line_figure, show_figure, show_problems, show_table
 from puffer_core import MarkovChainPrior, certify, cumulative, group_dp_cumulative, influence_curve, pufferfish_laplace
 from puffer_core.audit import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
     appendix_j_example,
-    check,
     composability,
     example_1,
     example_2,
     example_3,
     expected_runs_to_reveal,
     laplace_sum_leakage,
+    leakage_by_runs,
     posterior_trace,
     randomized_response,
     randomized_response_per_entry,
 )
-
-common.enter_page("classroom")
+from puffer_core.prior_kinds import sticky_matrix
+from puffer_core.priors import transition_problems
 
 MAX_RUNS = 12
 MAX_K_CHECKED = 6
@@ -80,15 +78,8 @@ EXAMPLES: dict[str, str] = {
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _exact_eps(_model: FiniteModel, key: tuple, max_k: int) -> list[float]:
-    """check(model, k).eps for k = 1..max_k (``key`` identifies the model for the cache)."""
-    out = []
-    for k in range(1, max_k + 1):
-        eps = check(_model, k).eps
-        out.append(eps)
-        if math.isinf(eps):
-            out.extend([math.inf] * (max_k - k))  # more runs never leak less
-            break
-    return out
+    """The exact ε of k = 1..max_k runs (``key`` identifies the model for the cache)."""
+    return leakage_by_runs(_model, max_k)
 
 
 def _true_secret_posterior(trace: pd.DataFrame) -> pd.DataFrame:
@@ -103,10 +94,10 @@ def _posterior_chart(trace: pd.DataFrame, step: int, key: str) -> None:
     wide = _true_secret_posterior(trace)
     wide = wide.loc[wide.index <= step]
     traces = [
-        common.Trace(str(column), wide.index.to_numpy(dtype=float), wide[column].to_numpy(dtype=float))
+        Trace(str(column), wide.index.to_numpy(dtype=float), wide[column].to_numpy(dtype=float))
         for column in wide.columns[:8]
     ]
-    fig, notes = common.line_figure(
+    fig, notes = line_figure(
         traces,
         x_title="runs seen by the attacker",
         y_title="posterior of the true secret",
@@ -116,7 +107,7 @@ def _posterior_chart(trace: pd.DataFrame, step: int, key: str) -> None:
         height=330,
     )
     fig.update_xaxes(range=[-0.3, MAX_RUNS + 0.3], dtick=1)
-    common.show_figure(fig, notes, key=key)
+    show_figure(fig, notes, key=key)
     if len(wide.columns) > 8:
         st.caption(f"Showing 8 of {len(wide.columns)} (secret pair, prior) lines.")
 
@@ -183,11 +174,11 @@ with collapse_tab:
                 revealed = collapse_trace[(collapse_trace["run"] == step) & collapse_trace["revealed"]]
                 expected = expected_runs_to_reveal(model, true_dataset)
                 m1, m2, m3 = st.columns(3)
-                m1.metric("ε of one run", common.fmt(collapse_eps[0]))
-                m2.metric("ε of two runs", common.fmt(collapse_eps[1]))
+                m1.metric("ε of one run", fmt(collapse_eps[0]))
+                m2.metric("ε of two runs", fmt(collapse_eps[1]))
                 m3.metric(
                     "Expected runs",
-                    common.fmt(expected),
+                    fmt(expected),
                     help="Exact expected number of runs until the attacker is certain of the true secret.",
                 )
                 _posterior_chart(collapse_trace, step, key="collapse_chart")
@@ -196,27 +187,27 @@ with collapse_tab:
                 nfc = composability(model)
                 st.caption(
                     f"Composability test ([C] Theorem 5.1): the smallest ε for which linear composition"
-                    f" could hold is {common.fmt(nfc.eps)}."
+                    f" could hold is {fmt(nfc.eps)}."
                 )
             with right:
                 st.subheader("Randomized response on the same secret")
                 m1, m2, m3 = st.columns(3)
-                m1.metric("ε of one run", common.fmt(rr_eps_k[0]))
-                m2.metric("ε of two runs", common.fmt(rr_eps_k[1]))
+                m1.metric("ε of one run", fmt(rr_eps_k[0]))
+                m2.metric("ε of two runs", fmt(rr_eps_k[1]))
                 m3.metric(
                     f"ε of {MAX_K_CHECKED} runs",
-                    common.fmt(rr_eps_k[-1]),
+                    fmt(rr_eps_k[-1]),
                     help="k runs of an ε-DP answer leak at most k·ε: the leakage stays bounded.",
                 )
                 _posterior_chart(rr_trace, step, key="rr_chart")
                 st.caption(
                     f"Truthful with probability e^ε/(1+e^ε); each run moves the odds by at most e^{rr_eps:g}."
-                    f" Composability test: ε = {common.fmt(composability(rr_model).eps)}."
+                    f" Composability test: ε = {fmt(composability(rr_model).eps)}."
                 )
             ks = np.arange(1, MAX_K_CHECKED + 1, dtype=float)
-            fig, notes = common.line_figure(
+            fig, notes = line_figure(
                 [
-                    common.Trace(
+                    Trace(
                         "k × ε of one randomized-response run",
                         ks,
                         ks * rr_eps_k[0],
@@ -225,8 +216,8 @@ with collapse_tab:
                         markers=False,
                         color="#c7c7c7",
                     ),
-                    common.Trace(name, ks, np.array(collapse_eps)),
-                    common.Trace("randomized response", ks, np.array(rr_eps_k), width=2),
+                    Trace(name, ks, np.array(collapse_eps)),
+                    Trace("randomized response", ks, np.array(rr_eps_k), width=2),
                 ],
                 x_title="number of runs k",
                 y_title="exact ε_puffer of k runs",
@@ -234,14 +225,14 @@ with collapse_tab:
                 x_name="k",
                 height=320,
             )
-            common.show_figure(fig, notes, key="eps_runs_chart")
+            show_figure(fig, notes, key="eps_runs_chart")
             seen = collapse_trace[(collapse_trace["run"] >= 1) & (collapse_trace["run"] <= step)]
             outputs = seen.drop_duplicates("run")[["run", "output"]].astype({"output": str})
             if not outputs.empty:
                 st.dataframe(outputs, hide_index=True, key="collapse_outputs")
             d1, d2 = st.columns(2)
             with d1:
-                common.csv_download(
+                csv_download(
                     pd.concat(
                         [collapse_trace.assign(mechanism=name), rr_trace.assign(mechanism="randomized response")]
                     ).astype({"output": str}),
@@ -250,7 +241,7 @@ with collapse_tab:
                     key="w_download_traces",
                 )
             with d2:
-                common.csv_download(
+                csv_download(
                     pd.DataFrame({"runs": ks.astype(int), name: collapse_eps, "randomized response": rr_eps_k}),
                     "leakage_by_runs.csv",
                     "Download ε by number of runs (CSV)",
@@ -289,22 +280,22 @@ with laplace_tab:
         st.error(f"This chain cannot be used: {exc}")
     else:
         m1, m2, m3 = st.columns(3)
-        m1.metric("Lap(1): ε of one release", common.fmt(plain[0]))
+        m1.metric("Lap(1): ε of one release", fmt(plain[0]))
         if releases >= 2:
             m2.metric(
                 "Lap(1): ε of two releases",
-                common.fmt(plain[1]),
+                fmt(plain[1]),
                 delta=f"{plain[1] - 2 * plain[0]:+.4f} vs 2 × one release",
                 delta_color="inverse",
             )
-        m3.metric("Calibrated Laplace scale", common.fmt(scale), help=f"1/ε_DP with ε_DP = {common.fmt(cal.eps_dp)}.")
+        m3.metric("Calibrated Laplace scale", fmt(scale), help=f"1/ε_DP with ε_DP = {fmt(cal.eps_dp)}.")
         kx = ks.astype(float)
-        fig, notes = common.line_figure(
+        fig, notes = line_figure(
             [
-                common.Trace("X₁+X₂+Lap(1): exact", kx, plain),
-                common.Trace("k × one release of Lap(1)", kx, kx * plain[0], dash="dot"),
-                common.Trace(f"calibrated Lap({common.fmt(scale)}): exact", kx, calibrated),
-                common.Trace("Theorem 6.2 bound for the calibrated releases", kx, bound, dash="dash"),
+                Trace("X₁+X₂+Lap(1): exact", kx, plain),
+                Trace("k × one release of Lap(1)", kx, kx * plain[0], dash="dot"),
+                Trace(f"calibrated Lap({fmt(scale)}): exact", kx, calibrated),
+                Trace("Theorem 6.2 bound for the calibrated releases", kx, bound, dash="dash"),
             ],
             x_title="releases k",
             y_title="ε_puffer of k releases (secret X₁)",
@@ -312,19 +303,19 @@ with laplace_tab:
             x_name="k",
         )
         fig.update_xaxes(dtick=1)
-        common.show_figure(fig, notes, key="laplace_chart")
+        show_figure(fig, notes, key="laplace_chart")
         table = pd.DataFrame(
             {"releases": ks, "Lap(1) exact": plain, "calibrated exact": calibrated, "Theorem 6.2 bound": bound}
         )
-        common.show_table(table, key="laplace_table")
-        common.csv_download(table, "laplace_two_nodes.csv", "Download (CSV)", key="w_download_laplace")
+        show_table(table, key="laplace_table")
+        csv_download(table, "laplace_two_nodes.csv", "Download (CSV)", key="w_download_laplace")
 
 
 # --------------------------------------------------------------------------- tiny chain
 
 
 def _chain_default(k: int) -> pd.DataFrame:
-    matrix = common.sticky_matrix(k, 0.6)
+    matrix = sticky_matrix(k, 0.6)
     labels = [str(i) for i in range(k)]
     return pd.DataFrame(np.array(matrix), index=labels, columns=labels)
 
@@ -351,8 +342,8 @@ with chain_tab:
         },
     )
     matrix = edited.to_numpy(dtype=float, na_value=np.nan)
-    row_problems = common.matrix_problems(matrix.tolist(), [str(i) for i in range(k_states)])
-    common.show_problems(row_problems)
+    row_problems = transition_problems(matrix.tolist(), [str(i) for i in range(k_states)])
+    show_problems(row_problems)
     if not row_problems:
         try:
             prior = MarkovChainPrior(matrix, length=length)
@@ -383,19 +374,19 @@ with chain_tab:
             if rows:
                 table = pd.DataFrame(rows)
                 c1, c2 = st.columns(2)
-                c1.metric("Exact leakage of one release", common.fmt(rows[0]["exact leakage"]))
-                c2.metric("Guaranteed by the a(b) curve", common.fmt(rows[0]["guarantee (a(b) curve)"]))
+                c1.metric("Exact leakage of one release", fmt(rows[0]["exact leakage"]))
+                c2.metric("Guaranteed by the a(b) curve", fmt(rows[0]["guarantee (a(b) curve)"]))
                 kx = table["releases"].to_numpy(dtype=float)
-                fig, notes = common.line_figure(
+                fig, notes = line_figure(
                     [
-                        common.Trace("exact leakage", kx, table["exact leakage"].to_numpy(dtype=float)),
-                        common.Trace(
+                        Trace("exact leakage", kx, table["exact leakage"].to_numpy(dtype=float)),
+                        Trace(
                             "guarantee (a(b) curve, Theorem 6.2)",
                             kx,
                             table["guarantee (a(b) curve)"].to_numpy(dtype=float),
                             dash="dash",
                         ),
-                        common.Trace("group DP", kx, table["group DP (k·T·ε_DP)"].to_numpy(dtype=float), dash="dot"),
+                        Trace("group DP", kx, table["group DP (k·T·ε_DP)"].to_numpy(dtype=float), dash="dot"),
                     ],
                     x_title="releases",
                     y_title="ε_puffer",
@@ -404,6 +395,6 @@ with chain_tab:
                     height=320,
                 )
                 fig.update_xaxes(dtick=1)
-                common.show_figure(fig, notes, key="tiny_chart")
-                common.show_table(table, key="tiny_table")
-                common.csv_download(table, "tiny_chain_audit.csv", "Download (CSV)", key="w_download_tiny")
+                show_figure(fig, notes, key="tiny_chart")
+                show_table(table, key="tiny_table")
+                csv_download(table, "tiny_chain_audit.csv", "Download (CSV)", key="w_download_tiny")

@@ -8,23 +8,23 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
-from puffer_core import InfluenceCurve, calibrate, compose, group_dp, group_dp_cumulative, make_mechanism, plan
-from puffer_core.mechanisms import MECHANISMS, ExponentialTopK, Mechanism, cumulative_eps_puffer
+from app_ui import state
+from app_ui.charts import Trace, csv_download, fmt, ledger_figure, line_figure, show_figure, show_problems, show_table
+from app_ui.priors import prior_summary
+from puffer_core import Accountant, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
+from puffer_core.events import Composition
+from puffer_core.mechanisms import MECHANISMS, Mechanism
 
-common.enter_page("plan")
-
-values = common.settings()
-# the curve-calibrated mechanisms a ledger row may use, and the query each answers
-LEDGER_QUERIES: dict[str, str] = {
-    "pufferfish_exponential": "topk",
-    "pufferfish_laplace": "histogram",
-    "group_dp_exponential": "topk",
-    "group_dp_laplace": "histogram",
-}
+values = state.settings()
 QUERY_LABELS = {"topk": "top-k ranking", "histogram": "histogram"}
+NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
+# a ledger composes by Theorem 6.2: its rows use the curve-calibrated mechanisms, each for the query its
+# release answers as it is (the registry's first query)
+LEDGER_QUERIES: dict[str, str] = {
+    name: spec.queries[0] for name, spec in MECHANISMS.items() if spec.composition is Composition.THEOREM_6_2
+}
 LEDGER_MECHANISMS: dict[str, str] = {
-    name: f"{MECHANISMS[name]} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
+    name: f"{MECHANISMS[name].label} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
 }
 BY_LABEL = {label: name for name, label in LEDGER_MECHANISMS.items()}
 
@@ -35,8 +35,8 @@ st.markdown(
     " ([C] Theorem 6.2, docs/math.md §4). General Pufferfish mechanisms do not compose at all (see the"
     " Classroom page); these do because each is per-entry differentially private."
 )
-common.show_ignored_link_settings()
-current = common.prior_summary()
+state.show_ignored_link_settings()
+current = prior_summary()
 
 
 def _default_ledger() -> tuple[tuple[str, str, float], ...]:
@@ -64,9 +64,8 @@ def _planner_comparison(curve: InfluenceCurve, total_eps: float, horizon: int) -
 
 
 def _noise(mechanism: Mechanism) -> str:
-    if isinstance(mechanism, ExponentialTopK):
-        return f"Gumbel({mechanism.gumbel_scale:.3g}) per count, top {mechanism.k}"
-    return f"Lap({mechanism.scale:.3g}) per count"
+    text = f"{NOISE_LABELS[mechanism.noise]}({mechanism.noise_scale:.3g}) per count"
+    return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
 
 
 if current is not None:
@@ -82,7 +81,7 @@ if current is not None:
             "One row per release: the mechanism and the ε_puffer it must guarantee on its own. Each is"
             " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T)."
         )
-        editor_key, start = common.editor_state("ledger")
+        editor_key, start = state.editor_state("ledger")
         base = pd.DataFrame(list(start), columns=["release", "mechanism", "ε_puffer"])
         edited = st.data_editor(
             base,
@@ -118,37 +117,29 @@ if current is not None:
                 continue
             rows.append((label, str(mechanism), eps))
         values["ledger"] = tuple(rows)
-        common.show_problems(problems)
+        show_problems(problems)
         if not rows:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
         else:
             mechanisms = [_mechanism(BY_LABEL[m], curve, eps, values["ledger_k"]) for _, m, eps in rows]
             accounts = [m.accounting for m in mechanisms]
-            total = cumulative_eps_puffer(accounts)
-            naive = np.cumsum([acc.eps_puffer for acc in accounts])
-            group = group_dp_cumulative(curve.length, [acc.eps_dp for acc in accounts])  # T·Σ ε_DP (docs/math.md §4)
+            ledger = Accountant(curve.length).ledger(accounts)  # docs/math.md §4
+            total, naive, group = ledger.eps_puffer, ledger.naive_sum, ledger.group_dp
             names = [name for name, _, _ in rows]
             k = np.arange(1, len(rows) + 1, dtype=float)
             st.markdown(
-                f"After all {len(rows)} releases: **ε_puffer = {common.fmt(float(total[-1]))}** by Theorem 6.2,"
-                f" against {common.fmt(float(naive[-1]))} by adding up each release's guarantee and"
-                f" {common.fmt(float(group[-1]))} by group-DP accounting of the same mechanisms."
+                f"After all {len(rows)} releases: **ε_puffer = {fmt(float(total[-1]))}** by Theorem 6.2,"
+                f" against {fmt(float(naive[-1]))} by adding up each release's guarantee and"
+                f" {fmt(float(group[-1]))} by group-DP accounting of the same mechanisms."
             )
             traces = [
-                common.Trace("Theorem 6.2 (composed)", k, total),
-                common.Trace("naive sum of per-release ε_puffer", k, naive, dash="dash"),
-                common.Trace("group DP accounting (T·ε_DP each)", k, group, dash="dot"),
+                Trace("Theorem 6.2 (composed)", k, total),
+                Trace("naive sum of per-release ε_puffer", k, naive, dash="dash"),
+                Trace("group DP accounting (T·ε_DP each)", k, group, dash="dot"),
             ]
-            fig, notes = common.line_figure(
-                traces,
-                x_title="releases so far",
-                y_title="cumulative ε_puffer",
-                y_name="ε_puffer",
-                x_name="release",
-                log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")),
-            )
+            fig, notes = ledger_figure(traces, log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")))
             fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
-            common.show_figure(fig, notes, key="ledger_chart")
+            show_figure(fig, notes, key="ledger_chart")
             table = pd.DataFrame(
                 {
                     "release": names,
@@ -163,8 +154,8 @@ if current is not None:
                     "cumulative (group DP)": group,
                 }
             )
-            common.show_table(table, key="ledger_table", width="stretch")
-            common.csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
+            show_table(table, key="ledger_table", width="stretch")
+            csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
             st.caption(
                 "MQM releases are not in this ledger: they add up ([S] Theorem III.7) and cannot be mixed"
                 " with curve-calibrated releases; the Simulate page keeps their ledger separately."
@@ -172,48 +163,39 @@ if current is not None:
 
     with planner_tab:
         c1, c2 = st.columns(2)
-        values["plan_total"] = float(
-            c1.number_input(
-                "Total budget ε_puffer for the series",
-                0.01,
-                1000.0,
-                float(values["plan_total"]),
-                0.5,
-                key="w_plan_total",
-            )
+        state.number_input(
+            c1, "Total budget ε_puffer for the series", state.PLAN_TOTAL, step=0.5, key="w_plan_total"
         )
-        values["plan_releases"] = int(
-            c2.number_input("Number of releases", 1, 365, int(values["plan_releases"]), 1, key="w_plan_releases")
-        )
+        state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
         total_eps, k_rel = values["plan_total"], values["plan_releases"]
         planned = plan(curve, total_eps, k_rel)
         split = calibrate(curve, total_eps / k_rel)
         group_each = group_dp(curve, total_eps / k_rel)
         m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Per-release ε_DP", common.fmt(planned.eps_dp))
+        m1.metric("Per-release ε_DP", fmt(planned.eps_dp))
         m2.metric("Common window b", planned.b)
-        m3.metric("a(b)", common.fmt(planned.a))
+        m3.metric("a(b)", fmt(planned.a))
         m4.metric(
             "vs group DP",
             f"{planned.eps_dp / group_each.eps_dp:.3g}×",
-            help=f"Group DP: ε_DP = E / (k·T) = {common.fmt(group_each.eps_dp)} per release.",
+            help=f"Group DP: ε_DP = E / (k·T) = {fmt(group_each.eps_dp)} per release.",
         )
         st.markdown(
-            f"Run each of the {k_rel} releases with a per-entry **ε_DP = {common.fmt(planned.eps_dp)}**"
-            f" mechanism (curve point b = {planned.b}, a(b) = {common.fmt(planned.a)}). Each release on its"
-            f" own guarantees ε_puffer = {common.fmt(planned.eps_puffer)}; together they spend exactly"
-            f" {common.fmt(compose([planned] * k_rel))} (Theorem 6.2). Calibrating each release on its"
-            f" own at E/k = {common.fmt(total_eps / k_rel)} would allow only ε_DP = {common.fmt(split.eps_dp)},"
-            f" and group DP only {common.fmt(group_each.eps_dp)}."
+            f"Run each of the {k_rel} releases with a per-entry **ε_DP = {fmt(planned.eps_dp)}**"
+            f" mechanism (curve point b = {planned.b}, a(b) = {fmt(planned.a)}). Each release on its"
+            f" own guarantees ε_puffer = {fmt(planned.eps_puffer)}; together they spend exactly"
+            f" {fmt(compose([planned] * k_rel))} (Theorem 6.2). Calibrating each release on its"
+            f" own at E/k = {fmt(total_eps / k_rel)} would allow only ε_DP = {fmt(split.eps_dp)},"
+            f" and group DP only {fmt(group_each.eps_dp)}."
         )
         table = _planner_comparison(curve, total_eps, max(24, k_rel))
         horizon = table["releases"].to_numpy(dtype=float)
         traces = [
-            common.Trace("planner (Theorem 6.2)", horizon, table["planner ε_DP"].to_numpy()),
-            common.Trace("each release calibrated at E/k", horizon, table["split ε_DP"].to_numpy(), dash="dash"),
-            common.Trace("group DP", horizon, table["group DP ε_DP"].to_numpy(), dash="dot"),
+            Trace("planner (Theorem 6.2)", horizon, table["planner ε_DP"].to_numpy()),
+            Trace("each release calibrated at E/k", horizon, table["split ε_DP"].to_numpy(), dash="dash"),
+            Trace("group DP", horizon, table["group DP ε_DP"].to_numpy(), dash="dot"),
         ]
-        fig, notes = common.line_figure(
+        fig, notes = line_figure(
             traces,
             x_title="number of releases k",
             y_title="per-entry ε_DP of each release",
@@ -222,7 +204,7 @@ if current is not None:
             log_y=True,
         )
         fig.add_vline(x=k_rel, line_dash="dot", line_color="#7f7f7f")
-        common.show_figure(fig, notes, key="planner_chart")
-        common.csv_download(table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
+        show_figure(fig, notes, key="planner_chart")
+        csv_download(table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
-common.share_settings((*common.prior_url_keys(), "E", "k"))
+state.share((*state.prior_parameters(), state.PLAN_TOTAL, state.PLAN_RELEASES))

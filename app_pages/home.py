@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
-
-common.enter_page("home")
+from app_ui import PAGES, page_path
 
 st.title("Pufferfish Lab")
 st.markdown(
@@ -27,9 +25,9 @@ BLURBS = {
 }
 
 for name, blurb in BLURBS.items():
-    title, icon = common.PAGES[name]
+    title, icon = PAGES[name]
     with st.container(border=True):
-        st.page_link(f"pages/{name}.py", label=f"**{title}**", icon=icon)
+        st.page_link(page_path(name), label=f"**{title}**", icon=icon)
         st.caption(blurb)
 
 st.caption(

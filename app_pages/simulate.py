@@ -6,14 +6,24 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from pages import common
-from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES
+from app_ui import page_path
+from app_ui.charts import (
+    Trace,
+    csv_download,
+    interval_figure,
+    ledger_figure,
+    show_figure,
+    show_table,
+    transition_heatmap,
+)
+from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior, simulation_report
+from app_ui.priors import use_prior
+from app_ui.state import settings
+from puffer_core.events import Composition
+from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
 from puffer_core.simulation import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES, SimulationResult, simulate
-
-common.enter_page("simulate")
 
 QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
 RELEASE_MODE_NAMES = {
@@ -43,6 +53,7 @@ LEDGER_COLUMNS = {
     "group_dp": "group DP accounting",
     "composition": "composed by",
 }
+COMPOSITION_NAMES = {Composition.THEOREM_6_2: "[C] Theorem 6.2", Composition.ADDITIVE: "additive ([S] Theorem III.7)"}
 
 st.title("Simulate")
 st.markdown(
@@ -53,10 +64,10 @@ st.markdown(
 )
 
 st.subheader("1. Data")
-data = common.dataset_picker("sim")
+data = dataset_picker("sim")
 
 
-def _summary(loaded: common.LoadedData) -> None:
+def _summary(loaded: LoadedData) -> None:
     seqs = loaded.sequences
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Users", f"{seqs.n_users:,}")
@@ -71,37 +82,18 @@ def _summary(loaded: common.LoadedData) -> None:
         summary = seqs.summary()
         facts = pd.DataFrame({"": list(summary), "value": [str(v) for v in summary.values()]})
         st.dataframe(facts, hide_index=True, width="stretch", key="sim_facts")
-    prior = common.fitted_prior(loaded)
+    prior = fitted_prior(loaded)
     labels = list(prior.labels)
     st.markdown(
         f"**The fitted transition matrix** (the attacker's prior θ: transitions counted per user in time"
         f" order, rows normalised, smoothed with τ = 1e−5; sequences of up to T = {prior.length} entries)"
     )
     matrix = np.asarray(prior.transition)
-    fig = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=labels,
-            y=labels,
-            colorscale="Blues",
-            zmin=0.0,
-            zmax=float(matrix.max()),
-            colorbar={"title": "Pr"},
-            hovertemplate="from %{y} to %{x}: %{z:.4f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        height=max(320, 28 * len(labels) + 120),
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis_title="next state",
-        yaxis_title="current state",
-        yaxis={"autorange": "reversed"},
-    )
-    st.plotly_chart(fig, key="sim_heatmap", config={"displaylogo": False})
+    st.plotly_chart(transition_heatmap(matrix, labels), key="sim_heatmap", config={"displaylogo": False})
     frame = pd.DataFrame(matrix, index=labels, columns=labels).reset_index(names="from")
     cols = st.columns([1, 1, 2])
     with cols[0]:
-        common.csv_download(frame, "fitted_transition_matrix.csv", "Download the matrix (CSV)", key="w_download_matrix")
+        csv_download(frame, "fitted_transition_matrix.csv", "Download the matrix (CSV)", key="w_download_matrix")
     cols[1].button(
         "Study this prior's a(b) curve",
         on_click=_use_prior,
@@ -112,12 +104,12 @@ def _summary(loaded: common.LoadedData) -> None:
     )
     if st.session_state.pop("sim_prior_sent", False):
         st.success("The fitted chain is now the prior of the Influence curves, Calibrate and Plan pages.")
-        st.page_link("pages/curves.py", label="Open Influence curves", icon=":material/arrow_forward:")
+        st.page_link(page_path("curves"), label="Open Influence curves", icon=":material/arrow_forward:")
 
 
-def _use_prior(loaded: common.LoadedData) -> None:
-    common.use_fitted_prior(loaded)
-    common.settings()["prior_kind"] = "matrix"
+def _use_prior(loaded: LoadedData) -> None:
+    use_prior(fitted_prior(loaded))
+    settings()["prior_kind"] = "matrix"
     st.session_state["sim_prior_sent"] = True
 
 
@@ -136,7 +128,7 @@ def _parse_grid(text: str) -> tuple[float, ...]:
     return tuple(dict.fromkeys(values))
 
 
-def _settings(loaded: common.LoadedData) -> dict[str, Any] | None:
+def _settings(loaded: LoadedData) -> dict[str, Any] | None:
     seqs = loaded.sequences
     st.subheader("2. What to release")
     c1, c2 = st.columns(2)
@@ -155,12 +147,11 @@ def _settings(loaded: common.LoadedData) -> dict[str, Any] | None:
                 persist_state="session",
             )
         )
-    allowed = [m for m in MECHANISMS if query == "topk" or not m.endswith("_exponential")]
     mechanisms = st.multiselect(
         "Mechanisms",
-        allowed,
+        list(mechanisms_for(query)),
         default=list(DEFAULT_MECHANISMS[query]),
-        format_func=MECHANISMS.__getitem__,
+        format_func=lambda name: MECHANISMS[name].label,
         key=f"w_sim_mechanisms_{query}",
         persist_state="session",
     )
@@ -210,7 +201,7 @@ def _settings(loaded: common.LoadedData) -> dict[str, Any] | None:
         if query == "topk":
             topk_laplace = st.radio(
                 "Laplace mechanisms and MQM answer top-k with",
-                ["split", "histogram"],
+                list(TOPK_LAPLACE),
                 format_func=TOPK_LAPLACE_NAMES.__getitem__,
                 key="w_sim_topk_laplace",
                 persist_state="session",
@@ -236,7 +227,7 @@ def _settings(loaded: common.LoadedData) -> dict[str, Any] | None:
     }
 
 
-def _run(loaded: common.LoadedData, chosen: dict[str, Any]) -> SimulationResult | None:
+def _run(loaded: LoadedData, chosen: dict[str, Any]) -> SimulationResult | None:
     bar = st.progress(0.0, text="Starting…")
 
     def progress(fraction: float, message: str) -> None:
@@ -245,6 +236,7 @@ def _run(loaded: common.LoadedData, chosen: dict[str, Any]) -> SimulationResult 
     try:
         result = simulate(
             loaded.sequences,
+            prior=fitted_prior(loaded),  # the chain the page showed, fitted once
             query=chosen["query"],
             k=chosen["k"],
             mechanisms=list(chosen["mechanisms"]),
@@ -264,41 +256,7 @@ def _run(loaded: common.LoadedData, chosen: dict[str, Any]) -> SimulationResult 
     return result
 
 
-def _metric_figure(rows: pd.DataFrame, metric: str) -> go.Figure:
-    fig = go.Figure()
-    for label, part in rows.groupby("label", sort=False):
-        part = part.sort_values("eps_puffer")
-        fig.add_trace(
-            go.Scatter(
-                x=part["eps_puffer"],
-                y=part["mean"],
-                mode="lines+markers",
-                name=str(label),
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": (part["ci_high"] - part["mean"]).to_numpy(),
-                    "arrayminus": (part["mean"] - part["ci_low"]).to_numpy(),
-                },
-                customdata=np.stack([part["ci_low"], part["ci_high"]], axis=1),
-                hovertemplate=(
-                    f"%{{fullData.name}}<br>ε_puffer = %{{x}}<br>{metric} = %{{y:.4g}}"
-                    "<br>95% interval %{customdata[0]:.4g} – %{customdata[1]:.4g}<extra></extra>"
-                ),
-            )
-        )
-    fig.update_layout(
-        height=340,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        title={"text": metric, "x": 0.01},
-        xaxis_title="ε_puffer per release",
-        yaxis_title=metric,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0},
-    )
-    return fig
-
-
-def _results(loaded: common.LoadedData, result: SimulationResult, chosen: dict[str, Any]) -> None:
+def _results(loaded: LoadedData, result: SimulationResult, chosen: dict[str, Any]) -> None:
     st.subheader("Results")
     metrics = result.metrics
     names = list(dict.fromkeys(metrics["metric"]))
@@ -321,7 +279,7 @@ def _results(loaded: common.LoadedData, result: SimulationResult, chosen: dict[s
     for i, metric in enumerate(shown):
         with columns[i % 2]:
             st.plotly_chart(
-                _metric_figure(rows[rows["metric"] == metric], metric),
+                interval_figure(rows[rows["metric"] == metric], metric, "ε_puffer per release"),
                 key=f"sim_chart_{metric}",
                 config={"displaylogo": False},
             )
@@ -336,7 +294,7 @@ def _results(loaded: common.LoadedData, result: SimulationResult, chosen: dict[s
     table_metric = shown[0]
     st.markdown(f"**{table_metric} by ε_puffer and mechanism** (release {release}, like [C] Tables 2–5)")
     by_eps = result.table(table_metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
-    common.show_table(by_eps, key="sim_table", width="stretch")
+    show_table(by_eps, key="sim_table", width="stretch")
 
     st.markdown("**Privacy ledger**: what the releases spend, per mechanism")
     ledger = result.ledger
@@ -353,43 +311,36 @@ def _results(loaded: common.LoadedData, result: SimulationResult, chosen: dict[s
         traces = []
         for label, rows_l in part.groupby("label", sort=False):
             x = rows_l["release"].to_numpy(dtype=float)
-            traces.append(common.Trace(f"{label}", x, rows_l["cumulative_eps_puffer"].to_numpy(dtype=float)))
+            traces.append(Trace(f"{label}", x, rows_l["cumulative_eps_puffer"].to_numpy(dtype=float)))
         first = part[part["mechanism"] == part["mechanism"].iloc[0]]
         x = first["release"].to_numpy(dtype=float)
-        traces.append(common.Trace("naive sum", x, first["naive_sum"].to_numpy(dtype=float), dash="dash"))
-        pufferfish = part[part["composition"] == "[C] Theorem 6.2"]
+        traces.append(Trace("naive sum", x, first["naive_sum"].to_numpy(dtype=float), dash="dash"))
+        pufferfish = part[part["composition"] == Composition.THEOREM_6_2]
         if not pufferfish.empty:
             ref = pufferfish[pufferfish["mechanism"] == pufferfish["mechanism"].iloc[0]]
             traces.append(
-                common.Trace(
+                Trace(
                     f"group DP accounting of {ref['label'].iloc[0]}",
                     x,
                     ref["group_dp"].to_numpy(dtype=float),
                     dash="dot",
                 )
             )
-        fig, notes = common.line_figure(
-            traces,
-            x_title="releases so far",
-            y_title="cumulative ε_puffer",
-            y_name="ε_puffer",
-            x_name="release",
-            height=340,
-        )
-        fig.update_xaxes(dtick=1)
-        common.show_figure(fig, notes, key="sim_ledger_chart")
+        fig, notes = ledger_figure(traces, height=340)
+        show_figure(fig, notes, key="sim_ledger_chart")
     else:
         st.caption("One release: set Releases above 1 to see how the budget adds up over time.")
     shown_ledger = ledger.drop(columns=["mechanism"]).astype({"b": "float", "a": "float", "sigma_max": "float"})
+    shown_ledger["composition"] = shown_ledger["composition"].map(COMPOSITION_NAMES)
     shown_ledger = shown_ledger.rename(columns=LEDGER_COLUMNS)
-    common.show_table(shown_ledger, key="sim_ledger", width="stretch", height=260)
+    show_table(shown_ledger, key="sim_ledger", width="stretch", height=260)
 
-    report = common.simulation_report(loaded, chosen, result.settings)
+    report = simulation_report(loaded, chosen, result.settings)
     c1, c2, c3 = st.columns(3)
     with c1:
-        common.csv_download(metrics, "simulation_results.csv", "Download the results (CSV)", key="w_download_results")
+        csv_download(metrics, "simulation_results.csv", "Download the results (CSV)", key="w_download_results")
     with c2:
-        common.csv_download(ledger, "simulation_ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
+        csv_download(ledger, "simulation_ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
     with c3:
         st.download_button(
             "Download the report (JSON)",

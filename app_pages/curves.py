@@ -9,12 +9,46 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
-from puffer_core import MarkovChainPrior
+from app_ui import state
+from app_ui.charts import (
+    Trace,
+    csv_download,
+    curve_trace,
+    fmt,
+    line_figure,
+    show_figure,
+    show_problems,
+    show_table,
+    traces_frame,
+)
+from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior
+from app_ui.priors import (
+    JITTER_NOTE,
+    CurrentCurve,
+    closed_form_curve,
+    current_curve,
+    kind_curve,
+    parameters_of,
+    set_matrix,
+    use_prior,
+)
+from puffer_core.prior_kinds import (
+    BINARY,
+    GAUSSIAN,
+    KERNEL_LABELS,
+    MATRIX,
+    MATRIX_PRESETS,
+    MAX_STATES,
+    PRIOR_KINDS,
+    PROBABILITY,
+    normalise_rows,
+)
 
-common.enter_page("curves")
+MAX_PINNED = 8
+FITTED = "Fitted from data"  # the preset that loads the chain fitted to a dataset
+FIGURE3_LENGTH_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0)  # [C] Figure 3(b)
 
-values = common.settings()
+values = state.settings()
 
 st.title("Influence curves a(b)")
 st.markdown(
@@ -24,7 +58,7 @@ st.markdown(
     " possible; it falls as b grows and is 0 once H covers the whole sequence ([C] §6.2, docs/math.md §2)."
 )
 
-common.show_ignored_link_settings()
+state.show_ignored_link_settings()
 
 controls, view = st.columns([2, 3], gap="large")
 
@@ -34,32 +68,26 @@ controls, view = st.columns([2, 3], gap="large")
 
 def _load_preset() -> None:
     preset = st.session_state.get("w_preset", "Sticky")
-    if preset == "Fitted from data":
+    if preset == FITTED:
         data = st.session_state.get("dataset")
-        if isinstance(data, common.LoadedData):
-            common.use_fitted_prior(data)
+        if isinstance(data, LoadedData):
+            use_prior(fitted_prior(data))
             st.session_state["w_length"] = values["length"]  # also move the widget the user sees
         return
     k = int(st.session_state.get("w_k", 3))
-    stay = float(st.session_state.get("w_stay", 0.8))
-    if preset == "Sticky":
-        matrix = common.sticky_matrix(k, stay)
-    elif preset == "Cyclic":
-        matrix = common.cyclic_matrix(k, stay)
-    else:
-        matrix = common.random_matrix(k, int(st.session_state.get("w_seed", 0)))
-    common.set_matrix(matrix, tuple(str(i) for i in range(k)))
+    knob = st.session_state.get("w_seed", 0) if preset == "Random" else st.session_state.get("w_stay", 0.8)
+    set_matrix(MATRIX_PRESETS[preset](k, float(knob)), state.default_labels(k))
 
 
 def _normalise() -> None:
-    matrix, skipped = common.normalise_rows(values["matrix"])
-    common.set_matrix(matrix, values["labels"])
+    matrix, skipped = normalise_rows(values["matrix"])
+    set_matrix(matrix, values["labels"])
     st.session_state["normalise_skipped"] = skipped
 
 
 def _pin() -> None:
     try:
-        current = common.current_curve()
+        current = current_curve()
     except ValueError:
         return
     pinned = values["pinned"]
@@ -67,7 +95,7 @@ def _pin() -> None:
     if any(p["label"] == label for p in pinned):
         return
     pinned.append({"label": label, "b": tuple(current.curve.b.tolist()), "a": tuple(current.curve.a.tolist())})
-    del pinned[: max(0, len(pinned) - common.MAX_PINNED)]
+    del pinned[: max(0, len(pinned) - MAX_PINNED)]
 
 
 def _clear_pinned() -> None:
@@ -78,23 +106,24 @@ def _clear_pinned() -> None:
 
 
 def _length_input(container: Any) -> None:
-    values["length"] = int(
-        container.number_input(
-            "Sequence length T (entries per user)",
-            min_value=min(2, int(values["length"])),  # a chain fitted to one-entry sequences has T = 1
-            max_value=max(common.MAX_MARKOV_LENGTH, int(values["length"])),
-            value=int(values["length"]),
-            step=1,
-            key="w_length",
-            help="a(b) = 0 once b ≥ T: the window H then covers the whole sequence (group DP).",
-        )
+    state.number_input(
+        container,
+        "Sequence length T (entries per user)",
+        state.SETTINGS["length"],
+        step=1,
+        key="w_length",
+        help="a(b) = 0 once b ≥ T: the window H then covers the whole sequence (group DP).",
     )
+
+
+def _probability_slider(label: str, key: str) -> None:
+    values[key] = st.slider(label, PROBABILITY.low, PROBABILITY.high, float(values[key]), 0.01, key=f"w_{key}")
 
 
 def _binary_controls() -> None:
     st.latex(r"P = \begin{pmatrix} p & 1-p \\ 1-q & q \end{pmatrix}")
-    values["p"] = st.slider("p = Pr(stay in state 0)", 0.0, 1.0, float(values["p"]), 0.01, key="w_p")
-    values["q"] = st.slider("q = Pr(stay in state 1)", 0.0, 1.0, float(values["q"]), 0.01, key="w_q")
+    _probability_slider("p = Pr(stay in state 0)", "p")
+    _probability_slider("q = Pr(stay in state 1)", "q")
     _length_input(st)
     values["closed_form"] = st.checkbox(
         "Overlay the closed form ([C] Ex. 3)",
@@ -109,18 +138,18 @@ def _matrix_controls() -> None:
         st.markdown("**Start from a preset**")
         preset = st.selectbox(
             "Preset",
-            ["Sticky", "Cyclic", "Random", "Fitted from data"],
+            [*MATRIX_PRESETS, FITTED],
             key="w_preset",
             persist_state="session",
             label_visibility="collapsed",
         )
-        if preset == "Fitted from data":
+        if preset == FITTED:
             st.caption("The transition counts of the data, row-normalised and smoothed (docs/math.md §6).")
-            data = common.dataset_picker("curves")
+            data = dataset_picker("curves")
             ready = data is not None
         else:
             cols = st.columns(2)
-            cols[0].number_input("States K", 2, common.MAX_STATES, 3, key="w_k", persist_state="session")
+            cols[0].number_input("States K", 2, MAX_STATES, 3, key="w_k", persist_state="session")
             if preset == "Random":
                 cols[1].number_input("Seed", 0, 10_000, 0, key="w_seed", persist_state="session")
             else:
@@ -128,7 +157,7 @@ def _matrix_controls() -> None:
             ready = True
         st.button("Load into the editor", on_click=_load_preset, disabled=not ready, key="w_load_preset")
 
-    editor_key, start = common.editor_state("matrix")
+    editor_key, start = state.editor_state("matrix")
     labels = list(values["labels"])
     base = pd.DataFrame(np.array(start, dtype=float), index=labels, columns=labels)
     base.index.name = "from \\ to"
@@ -150,7 +179,7 @@ def _matrix_controls() -> None:
             f"Rows {', '.join(map(str, skipped))} could not be normalised (they sum to 0 or hold"
             " negative numbers); fill them in first."
         )
-    common.show_problems(common.matrix_problems(values["matrix"], values["labels"]))
+    show_problems(MATRIX.problems(values))
     _length_input(st)
 
 
@@ -159,7 +188,7 @@ def _theta_controls() -> None:
         "Each row is one binary chain P = [[p, 1−p], [1−q, q]] the attacker may believe. Θ's curve takes"
         " the worst prior for every window H (the sup over θ is inside the min over H, docs/math.md §2.1)."
     )
-    editor_key, start = common.editor_state("theta")
+    editor_key, start = state.editor_state("theta")
     base = pd.DataFrame(list(start), columns=["p", "q"], dtype=float)
     edited = st.data_editor(
         base,
@@ -182,7 +211,7 @@ def _theta_controls() -> None:
             st.error(f"Row {i + 1}: fill in both p and q.")
             continue
         try:
-            MarkovChainPrior(common.binary_transition(p, q), length=int(values["length"]))
+            BINARY.prior({"p": p, "q": q, "length": values["length"]})
         except ValueError as exc:
             st.error(f"Row {i + 1} (p = {p:g}, q = {q:g}): {exc}.")
             continue
@@ -193,96 +222,79 @@ def _theta_controls() -> None:
 
 
 def _gaussian_controls() -> None:
-    kernels = list(common.KERNEL_NAMES)
-    values["gp_kernel"] = st.selectbox(
-        "Kernel",
-        kernels,
-        index=kernels.index(values["gp_kernel"]),
-        key="w_kernel",
-        format_func=common.KERNEL_NAMES.__getitem__,
+    kernels = list(KERNEL_LABELS)
+    values["kernel"] = st.selectbox(
+        "Kernel", kernels, index=kernels.index(values["kernel"]), key="w_kernel", format_func=KERNEL_LABELS.get
     )
-    values["gp_ell"] = float(
-        st.number_input("Length scale ℓ", 0.1, 20.0, float(values["gp_ell"]), 0.1, key="w_ell", format="%.2f")
-    )
-    values["gp_n"] = int(st.slider("Coordinates n", 3, common.MAX_GP_N, int(values["gp_n"]), key="w_n"))
+    state.number_input(st, "Length scale ℓ", state.SETTINGS["length_scale"], step=0.1, key="w_ell", format="%.2f")
+    n = state.SETTINGS["n"].codec
+    values["n"] = int(st.slider("Coordinates n", n.low, n.high, int(values["n"]), key="w_n"))
     cols = st.columns(2)
-    values["gp_gamma"] = float(
-        cols[0].number_input("Truncation γ", 0.5, 20.0, float(values["gp_gamma"]), 0.5, key="w_gamma")
-    )
-    values["gp_delta"] = float(
-        cols[1].number_input("Secret width δ", 0.01, 5.0, float(values["gp_delta"]), 0.01, key="w_delta")
-    )
-    values["gp_overlay"] = tuple(
+    state.number_input(cols[0], "Truncation γ", state.SETTINGS["gamma"], step=0.5, key="w_gamma")
+    state.number_input(cols[1], "Secret width δ", state.SETTINGS["delta"], step=0.01, key="w_delta")
+    values["overlay"] = tuple(
         st.multiselect(
             "Also draw these length scales",
-            list(common.FIGURE3_LENGTH_SCALES),
-            default=[x for x in values["gp_overlay"] if x in common.FIGURE3_LENGTH_SCALES],
+            list(FIGURE3_LENGTH_SCALES),
+            default=[x for x in values["overlay"] if x in FIGURE3_LENGTH_SCALES],
             key="w_overlay",
             format_func=lambda x: f"ℓ = {x:g}",
             help="Pick all five to redraw [C] Figure 3(b) (γ = 5, δ = 0.1).",
         )
     )
-    st.caption(common.JITTER_NOTE)
+    st.caption(JITTER_NOTE)
 
+
+# the controls of each kind of prior (its parameters are puffer_core.prior_kinds' record)
+CONTROLS = {
+    "binary": _binary_controls,
+    "matrix": _matrix_controls,
+    "theta": _theta_controls,
+    "gaussian": _gaussian_controls,
+}
 
 with controls:
-    kinds = list(common.PRIOR_KINDS)
+    kinds = list(PRIOR_KINDS)
     values["prior_kind"] = st.radio(
         "Prior (the attacker's belief about one user's sequence)",
         kinds,
         index=kinds.index(values["prior_kind"]),
-        format_func=common.PRIOR_KINDS.__getitem__,
+        format_func=lambda kind: PRIOR_KINDS[kind].label,
         key="w_kind",
     )
-    {
-        "binary": _binary_controls,
-        "matrix": _matrix_controls,
-        "theta": _theta_controls,
-        "gaussian": _gaussian_controls,
-    }[values["prior_kind"]]()
+    CONTROLS[values["prior_kind"]]()
 
 
 # --------------------------------------------------------------------------- the curve
 
 
-def _traces(current: common.CurrentCurve) -> list[common.Trace]:
-    kind = values["prior_kind"]
-    main = current.curve
-    if kind == "binary":
-        label = f"p = {values['p']:g}, q = {values['q']:g}"
-    elif kind == "theta":
-        label = "Θ (worst prior for each H)"
-    elif kind == "gaussian":
-        label = f"ℓ = {values['gp_ell']:g}"
-    else:
-        label = f"{len(values['matrix'])}-state chain"
-    traces = [common.curve_trace(main, label)]
-    if kind == "theta":
-        for (p, q), member in zip(values["theta"], current.members):
-            traces.append(common.curve_trace(member, f"θ: p = {p:g}, q = {q:g}", dash="dot", width=1.5))
-    if kind == "binary" and values["closed_form"]:
+def _traces(current: CurrentCurve) -> list[Trace]:
+    kind = PRIOR_KINDS[values["prior_kind"]]
+    traces = [curve_trace(current.curve, kind.short_label(values))]
+    if kind.name == "theta":
+        for p, q in values["theta"]:
+            member = kind_curve("binary", parameters_of(BINARY, {"p": p, "q": q, "length": values["length"]}))
+            traces.append(curve_trace(member, f"θ: p = {p:g}, q = {q:g}", dash="dot", width=1.5))
+    if kind.name == "binary" and values["closed_form"]:
         max_b = (values["length"] - 1) // 2
         if max_b >= 1 and values["p"] + values["q"] < 2:
-            closed = common.closed_form_curve(float(values["p"]), float(values["q"]), int(max_b))
-            traces.append(common.curve_trace(closed, "closed form [C] Ex. 3", dash="dash", width=2))
-    if kind == "gaussian":
-        for ell in values["gp_overlay"]:
-            if ell == values["gp_ell"]:
-                continue
-            other = common.gaussian_curve(
-                values["gp_n"], float(ell), values["gp_kernel"], values["gp_gamma"], values["gp_delta"]
-            )
-            traces.append(common.curve_trace(other, f"ℓ = {ell:g}", width=1.8))
+            closed = closed_form_curve(float(values["p"]), float(values["q"]), int(max_b))
+            traces.append(curve_trace(closed, "closed form [C] Ex. 3", dash="dash", width=2))
+    if kind.name == "gaussian":
+        for ell in values["overlay"]:
+            if ell != values["length_scale"]:
+                other = kind_curve("gaussian", parameters_of(GAUSSIAN, {**values, "length_scale": float(ell)}))
+                traces.append(curve_trace(other, f"ℓ = {ell:g}", width=1.8))
     for pinned in values["pinned"]:
         b, a = np.array(pinned["b"], float), np.array(pinned["a"], float)
-        traces.append(common.Trace(f"pinned: {pinned['label']}", b, a, "dot", 1.5))
+        traces.append(Trace(f"pinned: {pinned['label']}", b, a, "dot", 1.5))
     return traces
 
 
 with view:
     try:
         with st.spinner("Computing a(b)…"):
-            current = common.current_curve()
+            current = current_curve()
             traces = _traces(current)
     except ValueError as exc:
         st.error(f"No curve for this prior: {exc}")
@@ -299,31 +311,31 @@ with view:
             help="Keep this curve on the chart to compare it with the next one you set up.",
         )
         clear_col.button("Clear pinned", on_click=_clear_pinned, key="w_clear", disabled=not values["pinned"])
-        fig, notes = common.line_figure(
+        fig, notes = line_figure(
             traces,
             x_title="b — entries in the high-influence window H",
             y_title="a(b) — leakage through the rest (nats)",
             log_y=bool(values["log_y"]),
         )
-        common.show_figure(fig, notes, key="curve_chart")
+        show_figure(fig, notes, key="curve_chart")
         if values["prior_kind"] == "theta":
             st.caption("Dotted: the members of Θ on their own. Θ's curve is at least as high as each.")
 
         below_one = next((int(b) for b, a in zip(curve.b, curve.a) if a <= 1.0), int(curve.length))
         m1, m2, m3 = st.columns(3)
-        m1.metric("a(1)", common.fmt(float(curve.a[0])), help="Leakage when only the entry itself is hidden.")
+        m1.metric("a(1)", fmt(float(curve.a[0])), help="Leakage when only the entry itself is hidden.")
         m2.metric("Smallest b with a(b) ≤ 1 nat", below_one)
         m3.metric("Sequence length T", int(curve.length), help="a(b) = 0 for b ≥ T (group DP).")
 
-        long = common.traces_frame(traces, "b", "a(b)")
+        long = traces_frame(traces, "b", "a(b)")
         wide = long.pivot_table(index="b", columns="curve", values="a(b)", sort=False, aggfunc="first")
         wide = wide[[t.label for t in traces if t.label in wide.columns]].reset_index()
         wide["b"] = wide["b"].astype(int)
         st.markdown("**The numbers** (∞: some output possible under one secret is impossible under the other)")
-        common.show_table(wide, key="curve_table", height=280, width="stretch")
-        common.csv_download(long, "influence_curves.csv", "Download these curves (CSV)", key="w_download_curves")
+        show_table(wide, key="curve_table", height=280, width="stretch")
+        csv_download(long, "influence_curves.csv", "Download these curves (CSV)", key="w_download_curves")
         st.caption(
-            "The address bar holds a link to these settings (pinned curves are not part of it)." + common.link_note()
+            "The address bar holds a link to these settings (pinned curves are not part of it)." + state.link_note()
         )
 
-common.share_settings((*common.prior_url_keys(), "log"))
+state.share((*state.prior_parameters(), state.LOG_Y))
