@@ -1,0 +1,138 @@
+"""A decision leaves the app as a report and a script.
+
+Every page that ends in a decision (Calibrate, Plan & compose, Simulate, Streams) offers two
+downloads side by side: an HTML report (every setting, the numbers, the charts, readable offline:
+plotly.js is inlined once) and a Python script that recomputes the page's numbers with
+``puffer_core`` and prints them.  The page builds the report's sections and the script's text;
+this module only assembles and offers them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.offline
+import streamlit as st
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1100px;
+       padding: 0 1rem; color: #1f2328; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: 0.2rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
+th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.6rem; text-align: right; }
+th { background: #f6f8fa; } td:first-child, th:first-child { text-align: left; }
+.meta { color: #57606a; font-size: 0.85rem; } .note { background: #fff8c5; padding: 0.5rem 0.8rem; }
+.scroll { overflow-x: auto; }
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of a report: a heading, then optional text, a chart and a table."""
+
+    heading: str
+    text: str = ""
+    figure: go.Figure | None = None
+    table: pd.DataFrame | None = None
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+def _library_version() -> str:
+    try:
+        return version("pufferfish-lab")
+    except PackageNotFoundError:
+        return "working copy"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, float):
+        return "∞" if value == float("inf") else f"{value:.6g}"
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def _settings_table(settings: Mapping[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(str(name))}</td><td>{html.escape(_value(value))}</td></tr>"
+        for name, value in settings.items()
+    )
+    return f'<div class="scroll"><table><tr><th>setting</th><th>value</th></tr>{rows}</table></div>'
+
+
+def _table(frame: pd.DataFrame) -> str:
+    shown = frame.map(lambda v: _value(v) if isinstance(v, float) else v)
+    return f'<div class="scroll">{shown.to_html(index=False, escape=True, border=0)}</div>'
+
+
+def html_report(title: str, summary: str, settings: Mapping[str, Any], sections: Sequence[Section]) -> str:
+    """A self-contained HTML page: the summary, every setting, then each section.
+
+    Charts are interactive and work offline (plotly.js is inlined once, ~4.6 MB); numbers in
+    tables keep 6 significant digits and +inf shows as ∞.
+    """
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style>",
+    ]
+    if any(s.figure is not None for s in sections):
+        parts.append(f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script>')
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts += [
+        "</head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="meta">Pufferfish Lab ({html.escape(_library_version())}), {stamp}. '
+        "The mathematics: docs/math.md in the project's repository.</p>",
+        f"<p>{html.escape(summary)}</p>",
+        "<h2>Settings</h2>",
+        _settings_table(settings),
+    ]
+    for section in sections:
+        parts.append(f"<h2>{html.escape(section.heading)}</h2>")
+        if section.text:
+            parts.append(f"<p>{html.escape(section.text)}</p>")
+        if section.figure is not None:
+            # Streamlit's default plotly template holds placeholder colours its front end fills in;
+            # a report is read without Streamlit, so it gets a real template.
+            figure = go.Figure(section.figure).update_layout(template="plotly_white")
+            parts.append(figure.to_html(full_html=False, include_plotlyjs=False, config={"responsive": True}))
+        parts += [f'<p class="note">{html.escape(note)}</p>' for note in section.notes]
+        if section.table is not None:
+            parts.append(_table(section.table))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def offer_exports(report: str, script: str, stem: str, key: str) -> None:
+    """Two downloads side by side: ``<stem>-report.html`` and ``<stem>.py`` (neither reruns the page)."""
+    left, right = st.columns(2)
+    left.download_button(
+        "Download report (HTML)",
+        report.encode("utf-8"),
+        file_name=f"{stem}-report.html",
+        mime="text/html",
+        key=f"{key}_report",
+        on_click="ignore",
+        icon=":material/description:",
+        help="Every setting, the numbers and the charts in one file that opens offline in any browser.",
+    )
+    right.download_button(
+        "Download script (Python)",
+        script.encode("utf-8"),
+        file_name=f"{stem}.py",
+        mime="text/x-python",
+        key=f"{key}_script",
+        on_click="ignore",
+        icon=":material/code:",
+        help="Recomputes this page's numbers with puffer_core and prints them: `python " + stem + ".py`.",
+    )
