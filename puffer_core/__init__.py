@@ -3,6 +3,7 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
+from .attacker import Attack, attack_histogram, attack_stream
 from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .closed_form import binary_chain_curve
 from .composition import compose, cumulative, group_dp_cumulative, naive_sum, plan
@@ -27,9 +28,27 @@ from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .mqm import mqm_noise_scale
 from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .simulation import SimulationResult, simulate
+from .stream import (
+    StreamBounds,
+    StreamPlan,
+    TemporalLeakage,
+    TranslationBound,
+    backward_privacy_leakage,
+    forward_privacy_leakage,
+    leakage_function,
+    leakage_supremum,
+    max_eps_for_tpl,
+    plan_stream,
+    stream_bounds,
+    temporal_privacy_leakage,
+    tpl_supremum,
+    translation_bound,
+)
+from .stream_audit import StreamAudit, exact_stream_leakage
 
 __all__ = [
     "Accounting",
+    "Attack",
     "Calibration",
     "DataError",
     "ExponentialTopK",
@@ -39,7 +58,15 @@ __all__ = [
     "MarkovChainPrior",
     "Sequences",
     "SimulationResult",
+    "StreamAudit",
+    "StreamBounds",
+    "StreamPlan",
+    "TemporalLeakage",
+    "TranslationBound",
     "acc_at_k",
+    "attack_histogram",
+    "attack_stream",
+    "backward_privacy_leakage",
     "binary_chain_curve",
     "calibrate",
     "calibration_objective",
@@ -47,7 +74,9 @@ __all__ = [
     "certify_objective",
     "compose",
     "cumulative",
+    "exact_stream_leakage",
     "fit_markov_chain",
+    "forward_privacy_leakage",
     "group_dp",
     "group_dp_cumulative",
     "group_dp_exponential",
@@ -55,14 +84,18 @@ __all__ = [
     "hit_rate_at_k",
     "influence_curve",
     "l1_count_error",
+    "leakage_function",
+    "leakage_supremum",
     "load_sequences",
     "make_mechanism",
+    "max_eps_for_tpl",
     "mqm_laplace",
     "mqm_noise_scale",
     "mqm_top_k_counts",
     "naive_sum",
     "ndcg_at_k",
     "plan",
+    "plan_stream",
     "pufferfish_exponential",
     "pufferfish_laplace",
     "read_columns",
@@ -70,4 +103,8 @@ __all__ = [
     "split_by_time",
     "split_by_users",
     "stationary_distribution",
+    "stream_bounds",
+    "temporal_privacy_leakage",
+    "tpl_supremum",
+    "translation_bound",
 ]
