@@ -315,20 +315,30 @@ def _count_grid(prior: MarkovChainPrior) -> tuple[int, ...]:
     return (T + 1,) * (k - 1)
 
 
-def _count_step(log_a: np.ndarray, log_p: np.ndarray) -> np.ndarray:
-    """One step of the count program: log_a[..., y] = log Pr[counts so far, X_s = y] → step s+1."""
+def _count_step(log_a: np.ndarray, log_p: np.ndarray, grid_axes: int) -> np.ndarray:
+    """One step of the count program: log_a[..., n, y] = log Pr[counts so far = n, X_s = y] → step s+1.
+
+    The last ``grid_axes`` axes before the state axis count the first K−1 states; leading axes
+    are a batch.  With every transition positive the sum over y is a matrix product after
+    shifting each cell by its largest term (exact to rounding: that term's P[y, z] > 0 keeps
+    every sum away from 0); otherwise a full log-sum-exp, so no possible count rounds to 0.
+    """
     k = log_p.shape[0]
-    moved = _lse(log_a[..., :, None] + log_p, axis=-2)  # [..., z] = log Σ_y A[..., y] P[y, z]
+    if np.all(np.isfinite(log_p)):
+        top = log_a.max(axis=-1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            moved = np.log(np.exp(log_a - top) @ np.exp(log_p)) + top
+    else:
+        moved = _lse(log_a[..., :, None] + log_p, axis=-2)  # [..., z] = log Σ_y A[..., y] P[y, z]
     out = np.full_like(moved, -np.inf)
-    for z in range(k):
-        if z == k - 1:
-            out[..., z] = moved[..., z]  # the last state's count is implied
-        else:
-            src = [slice(None)] * (k - 1)
-            dst = [slice(None)] * (k - 1)
-            src[z] = slice(None, -1)
-            dst[z] = slice(1, None)
-            out[(*dst, z)] = moved[(*src, z)]
+    out[..., k - 1] = moved[..., k - 1]  # the last state's count is implied
+    for z in range(k - 1):
+        src = [slice(None)] * grid_axes
+        dst = [slice(None)] * grid_axes
+        src[z] = slice(None, -1)
+        dst[z] = slice(1, None)
+        out[(Ellipsis, *dst, z)] = moved[(Ellipsis, *src, z)]
     return out
 
 
@@ -354,12 +364,12 @@ def histogram_count_weights(prior: MarkovChainPrior, entry: int) -> np.ndarray:
             index[x] = 1
         state[(*index, x)] = init[x]
     for _ in range(entry):
-        state = _count_step(state, log_p)
-    tagged = np.full((k,) + state.shape, -np.inf)
+        state = _count_step(state, log_p, k - 1)
+    tagged = np.full((k,) + state.shape, -np.inf)  # tagged[x] carries X_entry = x
     for x in range(k):
         tagged[x][..., x] = state[..., x]
     for _ in range(T - 1 - entry):
-        tagged = np.stack([_count_step(tagged[x], log_p) for x in range(k)])
+        tagged = _count_step(tagged, log_p, k - 1)
     return _lse(tagged, axis=-1)
 
 
@@ -511,28 +521,35 @@ def _climb_histogram(
     T: int,
     max_sweeps: int,
 ) -> tuple[np.ndarray, float]:
-    """Coordinate ascent on the noisy counts (each in 0..T) for one pair; returns (output, log-odds)."""
+    """Coordinate ascent on the noisy counts (each in 0..T) for one pair; returns (output, log-odds).
+
+    The Laplace log-likelihood is a sum over counts, so changing count k only changes the term
+    −(ε/2)|c_k − n_k|: all T + 1 values of c_k are scored at once.
+    """
     flat = weights.reshape(weights.shape[0], -1)[list(pair)]  # (2, cells)
     out = np.array(start, dtype=np.int64)
     values = np.arange(T + 1)
+    terms = -(eps / 2.0) * np.abs(out[None, :] - counts)  # (cells, K): −(ε/2)|c_k − n_k|
+    shift = log_marg[pair[1]] - log_marg[pair[0]]
 
-    def objective(candidates: np.ndarray) -> np.ndarray:
-        loglik = _histogram_loglik(flat, candidates, lambda c: _laplace_loglik(c, counts, eps), log_marg[list(pair)])
+    def gain(loglik: np.ndarray) -> np.ndarray:
+        scores = _lse(flat[None, :, :] + loglik[:, None, :], axis=2)  # (candidates, 2)
         with np.errstate(invalid="ignore"):
-            gain = loglik[:, 0] - loglik[:, 1]
-        return np.where(np.isnan(gain), -np.inf, gain)
+            g = scores[:, 0] - scores[:, 1] + shift
+        return np.where(np.isnan(g), -np.inf, g)
 
-    current = float(objective(out[None])[0])
+    current = float(gain(terms.sum(axis=1)[None])[0])
     for _ in range(max_sweeps):
         changed = False
-        for coordinate in range(out.size):
-            candidates = np.repeat(out[None], values.size, axis=0)
-            candidates[:, coordinate] = values
-            gain = objective(candidates)
-            best = int(np.argmax(gain))
-            if gain[best] > current + _IMPROVEMENT:
-                out = candidates[best]
-                current = float(gain[best])
+        for k in range(out.size):
+            rest = terms.sum(axis=1) - terms[:, k]
+            column = -(eps / 2.0) * np.abs(values[:, None] - counts[None, :, k])  # (T+1, cells)
+            g = gain(rest[None, :] + column)
+            best = int(np.argmax(g))
+            if g[best] > current + _IMPROVEMENT:
+                out[k] = values[best]
+                terms[:, k] = column[best]
+                current = float(g[best])
                 changed = True
         if not changed:
             break

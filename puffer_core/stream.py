@@ -108,7 +108,8 @@ def _schedule(eps: object, length: int | None = None) -> np.ndarray:
     return np.array(values, dtype=float)
 
 
-def _as_priors(prior_or_priors: object) -> list[MarkovChainPrior]:
+def _as_priors(prior_or_priors: object, finite: bool = True) -> list[MarkovChainPrior]:
+    """The set Θ as a list; ``finite``: the priors' length is a stream to walk step by step."""
     priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else prior_or_priors
     if not isinstance(priors, (list, tuple)) or not priors:
         raise ValueError("give a MarkovChainPrior or a non-empty list of them (the set Θ)")
@@ -121,7 +122,7 @@ def _as_priors(prior_or_priors: object) -> list[MarkovChainPrior]:
             f"all priors in Θ must describe the same stream length; got lengths {sorted({p.length for p in priors})}"
         )
     k, length = priors[0].n_states, priors[0].length
-    if length > MAX_LENGTH or length * k > MAX_LENGTH_CELLS:
+    if finite and (length > MAX_LENGTH or length * k > MAX_LENGTH_CELLS):
         raise ValueError(
             f"a stream of T = {length} steps over {k} states is too long: at most {MAX_LENGTH:,} steps and"
             f" T × K ≤ {MAX_LENGTH_CELLS:.0e} (shorten the stream; for a long stationary stream use the"
@@ -225,7 +226,7 @@ def _dominated(front_d: np.ndarray, front_q: np.ndarray, d: np.ndarray, q: np.nd
     """
     if front_d.size == 0:
         return np.zeros(d.shape, dtype=bool)
-    cells = 4096
+    cells = 1 << 16
     edges = np.searchsorted(front_d, np.arange(cells + 1) / cells, side="left") - 1
     stair = np.where(edges >= 0, front_q[np.maximum(edges, 0)], -np.inf)
     out = q <= stair[np.minimum((d * cells).astype(np.int64), cells)]
@@ -257,6 +258,7 @@ def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Fron
             key = b / a  # b > 0 = a gives +inf
         key[np.isnan(key)] = 1.0  # 0/0: neither order gains from the element
         order = np.argsort(key, axis=1)
+        order += (np.arange(order.shape[0]) * k)[:, None]  # flat indices into the (pairs, K) rows
         chunk_d, chunk_q, tv_d, tv_q = [], [], [], []
         for numerator, denominator, count, columns in (
             (a, b, (key < 1).sum(axis=1), order),
@@ -266,8 +268,8 @@ def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Fron
             if width == 0:
                 continue
             cols = columns[:, :width]
-            qs = np.cumsum(np.take_along_axis(numerator, cols, axis=1), axis=1)
-            ds = np.cumsum(np.take_along_axis(denominator, cols, axis=1), axis=1)
+            qs = np.cumsum(np.take(numerator, cols), axis=1)
+            ds = np.cumsum(np.take(denominator, cols), axis=1)
             used = np.arange(width)[None, :] < count[:, None]
             chunk_d.append(ds[used])
             chunk_q.append(qs[used])
@@ -280,7 +282,7 @@ def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Fron
         d = np.concatenate(chunk_d)
         q = np.concatenate(chunk_q)
         # a strided sample (a few prefixes of every pair) sharpens the front before the filter
-        sample = slice(None, None, max(1, d.size // 30_000))
+        sample = slice(None, None, max(1, d.size // 10_000))
         front_d, front_q = _pareto(np.concatenate([front_d, d[sample]]), np.concatenate([front_q, q[sample]]))
         keep = ~_dominated(front_d, front_q, d, q)
         front_d, front_q = _pareto(np.concatenate([front_d, d[keep]]), np.concatenate([front_q, q[keep]]))
@@ -400,7 +402,7 @@ class _PriorFronts:
     backward: list[_Front]
     backward_slack: np.ndarray
     forward: list[_Front]
-    exact_backward_steps: int
+    shortcut_steps: int
 
 
 def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
@@ -420,7 +422,7 @@ def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
         support = pi > 0
         back = _build_front(_backward_from(pi, pi, P), support)
         fwd = forward_front(support)
-        return _PriorFronts([back] * (T - 1), np.zeros(T - 1), [fwd] * (T - 1), 1)
+        return _PriorFronts([back] * (T - 1), np.zeros(T - 1), [fwd] * (T - 1), 0)
     marginals = prior.marginals()
     support = marginals > 0
     try:
@@ -430,7 +432,7 @@ def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
     stationary_front: _Front | None = None
     backward: list[_Front] = []
     slack = np.zeros(T - 1)
-    exact = 0
+    shortcut = 0
     for t in range(2, T + 1):
         previous, current = marginals[t - 2], marginals[t - 1]
         rho = _distance_to_stationary(previous, current, pi)
@@ -440,12 +442,12 @@ def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
             if stationary_front is None:
                 stationary_front = _build_front(_backward_from(pi, pi, P), pi > 0)
             backward.append(stationary_front)
-            slack[t - 2] = 2.0 * math.log(rho)
+            slack[t - 2] = 2.0 * math.log(max(rho, 1.0)) + 1e-15  # rounding in ρ itself: a few ulps more
+            shortcut += 1
         else:
             backward.append(_build_front(_backward_from(previous, current, P), support[t - 1]))
-            exact += 1
     forward = [forward_front(support[t - 1]) for t in range(1, T)]  # FPL_t uses the pairs possible at t
-    return _PriorFronts(backward, slack, forward, exact)
+    return _PriorFronts(backward, slack, forward, shortcut)
 
 
 def _distance_to_stationary(previous: np.ndarray, current: np.ndarray, pi: np.ndarray | None) -> float | None:
@@ -467,16 +469,17 @@ class TemporalLeakage:
     For one prior ``tpl[t] = bpl[t] + fpl[t] − eps[t]``.  For a set Θ each array is the maximum
     over the priors, taken separately, so ``tpl`` (the max of each prior's TPL) can be below
     ``bpl + fpl − eps``.  The stream leaks at most :attr:`max_tpl` about any entry.
-    ``exact_backward_steps`` counts the steps whose backward matrix was computed exactly; the
-    others (a non-stationary prior that has reached its stationary distribution to within
-    1e-12) use the stationary matrix plus the proven slack 2·log ρ_t ≤ 2e-12.
+    ``shortcut_steps`` counts the steps of a non-stationary prior that has reached its
+    stationary distribution to within 1e-12 and uses the stationary backward matrix plus the
+    proven slack 2·log ρ_t (≤ 2e-12, plus 1e-15 for rounding) instead of its own (0 for stationary priors; the largest
+    count over Θ).
     """
 
     eps: np.ndarray
     bpl: np.ndarray
     fpl: np.ndarray
     tpl: np.ndarray
-    exact_backward_steps: int = 0
+    shortcut_steps: int = 0
 
     def __post_init__(self) -> None:
         for name in ("eps", "bpl", "fpl", "tpl"):
@@ -546,8 +549,8 @@ def temporal_privacy_leakage(
     schedule = _schedule(eps, priors[0].length)
     prepared = [_prior_fronts(p) for p in priors]
     bpl, fpl, tpl = _leakages(priors, schedule[None, :], prepared)
-    exact = max(f.exact_backward_steps for f in prepared)
-    return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], exact)
+    shortcut = max(f.shortcut_steps for f in prepared)
+    return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)
 
 
 # --------------------------------------------------------------------------------------------
@@ -599,7 +602,7 @@ def tpl_supremum(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     The middle entries of a long stream approach it.  Needs stationary priors; ``inf`` when
     either supremum is infinite (:func:`leakage_supremum`).  Θ: the maximum over the priors.
     """
-    priors = _as_priors(prior_or_priors)
+    priors = _as_priors(prior_or_priors, finite=False)
     eps = check_eps("eps", eps)
     return max(_supremum_tpl(_stationary_fronts(p), eps) for p in priors)
 
@@ -640,7 +643,7 @@ def max_eps_for_tpl(
     answer lies in (0, target]; it is found by grid refinement to 1e-12 relative and the value
     returned was checked to meet the target.
     """
-    priors = _as_priors(prior_or_priors)
+    priors = _as_priors(prior_or_priors, finite=not unbounded)
     target = check_eps("target", target)
     if unbounded:
         fronts = [_stationary_fronts(p) for p in priors]
@@ -837,24 +840,28 @@ def plan_stream(
 ) -> StreamPlan:
     """The inverse question for both bounds: the largest constant ε that keeps the stream within ``target``.
 
-    TPL: :func:`max_eps_for_tpl`.  [C]: :func:`puffer_core.calibration.calibrate` (the stream is
-    per-entry ε-DP; ``unbounded`` streams use the same curve — a(b) of a long stationary chain).
-    Group DP: target / T (0 for an unbounded stream: group DP over infinitely many entries).
+    TPL: :func:`max_eps_for_tpl`.  [C]: the stream is per-entry ε-DP, so
+    :func:`puffer_core.calibration.calibrate` over the priors' a(b) curve.  Group DP: target / T.
+    ``unbounded`` (stationary priors): TPL's supremum; for [C] only the curve points with
+    2b + 1 ≤ T count — for a stationary chain those equal the a(b) of an unbounded chain (the
+    middle entry has b entries on each side, docs/math.md §2.1), while larger b and the point
+    (T, 0) exist only because the chain ends; group DP gives 0 (infinitely many entries).
+    An answer of 0 means no curve point within reach meets the target.
     """
     from .influence import influence_curve
 
     priors = _as_priors(prior_or_priors)
     target = check_eps("target", target)
+    T = priors[0].length
     if curve is None:
         curve = influence_curve(priors)
-    T = priors[0].length
-    return StreamPlan(
-        target,
-        max_eps_for_tpl(priors, target, unbounded=unbounded),
-        calibrate(curve, target).eps_dp,
-        0.0 if unbounded else target / T,
-        unbounded,
-    )
+    elif not isinstance(curve, InfluenceCurve) or curve.length != T:
+        raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
+    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded)
+    if unbounded:
+        allowed = [(target - a) / b for b, a in curve.points() if 2 * b + 1 <= T and a < target]
+        return StreamPlan(target, eps_tpl, max(allowed, default=0.0), 0.0, True)
+    return StreamPlan(target, eps_tpl, calibrate(curve, target).eps_dp, target / T, False)
 
 
 # --------------------------------------------------------------------------------------------

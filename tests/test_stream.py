@@ -244,7 +244,7 @@ def test_non_stationary_prior_that_converges_stays_within_rounding_of_the_defini
     prior = MarkovChainPrior(transition, [1.0, 0.0, 0.0], 60)
     eps = [0.7] * 60
     got = temporal_privacy_leakage(prior, eps)
-    assert got.exact_backward_steps < 59  # the shortcut was taken
+    assert got.shortcut_steps > 0  # the shortcut was taken
     marg = prior.marginals()
     bpl = [eps[0]]
     for t in range(2, 61):  # the definition with Bayes' rule on the exact marginals
@@ -383,6 +383,20 @@ def test_stream_bounds_and_plan_say_which_bound_is_tighter():
     assert temporal_privacy_leakage(prior, plan.eps_tpl).max_tpl <= 1.0
     assert certify(influence_curve(prior), plan.eps_translation).eps_puffer <= 1.0 + 1e-12
     assert plan.eps_group_dp == pytest.approx(1.0 / 20)
+
+
+def test_unbounded_plan_uses_only_curve_points_an_unbounded_chain_shares():
+    """a(b) of a stationary chain of length T equals that of a much longer one for 2b + 1 ≤ T."""
+    transition = [[0.9, 0.1], [0.2, 0.8]]
+    short = MarkovChainPrior(transition, None, 21)
+    long_curve = influence_curve(MarkovChainPrior(transition, None, 301))
+    plan = plan_stream(short, 2.0, unbounded=True)
+    want = max((2.0 - long_curve.at(b)) / b for b in range(1, 11) if long_curve.at(b) < 2.0)
+    assert plan.eps_translation == pytest.approx(want, rel=1e-12)
+    assert plan.eps_group_dp == 0.0 and plan.unbounded
+    assert tpl_supremum(short, plan.eps_tpl) <= 2.0
+    with pytest.raises(ValueError, match="curve must be the a"):
+        plan_stream(short, 2.0, curve=long_curve)
 
 
 # --------------------------------------------------------------------------------------------
