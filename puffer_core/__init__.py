@@ -44,7 +44,7 @@ from .stream import (
     tpl_supremum,
     translation_bound,
 )
-from .stream_audit import StreamAudit, exact_stream_leakage
+from .stream_audit import StreamAudit, exact_histogram_leakage, exact_stream_leakage
 
 __all__ = [
     "Accounting",
@@ -74,6 +74,7 @@ __all__ = [
     "certify_objective",
     "compose",
     "cumulative",
+    "exact_histogram_leakage",
     "exact_stream_leakage",
     "fit_markov_chain",
     "forward_privacy_leakage",

@@ -7,7 +7,8 @@ The exact leakage about entry t is the max over pairs (x, x') with positive prio
 θ and joint outputs r of log Pr[r | X_t = x, θ] / Pr[r | X_t = x', θ], computed here from every
 one of the K^T sequences and every one of the Π_t O_t joint outputs — nothing shared with the
 TPL recursion or the attacker's forward–backward pass.  It is the truth both bounds of
-docs/math.md §10 must stay above.
+docs/math.md §10 must stay above.  :func:`exact_histogram_leakage` gives the same truth for one
+user's histogram over the whole sequence, the other release the attacker handles (§11).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .audit import all_sequences, sequence_probabilities
+from .audit import all_sequences, exact_leakage, sequence_probabilities
 from .priors import MarkovChainPrior, check_no_underflow
 from .stream import check_emissions
+from .validation import check_eps, check_whole
 
 MAX_SEQUENCES = 5_000
 MAX_WORK = 400_000_000  # sequences × joint outputs × T
@@ -121,3 +123,65 @@ def exact_stream_leakage(
                         best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
     per_entry.setflags(write=False)
     return StreamAudit(best[0], per_entry, *best[1:])
+
+
+HISTOGRAM_MECHANISMS = ("laplace", "exponential")
+
+
+def exact_histogram_leakage(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1
+) -> float:
+    """The exact leakage of one user's histogram over the whole sequence (docs/math.md §9, §11), tiny chains.
+
+    ``mechanism="laplace"``: every count of the user's K states plus Lap(2/ε) noise (per-entry
+    ε-DP).  Its leakage is a supremum over real outputs; between two whole numbers the
+    likelihood ratio of a count is monotone and below 0 or above T constant, so the supremum
+    is attained at whole numbers in 0..T, where the continuous Laplace density is proportional
+    to the discretised one (two-sided geometric, Pr[Z = z] ∝ e^{−ε|z|/2}).  The release
+    enumerated here is that discretised noise clamped to 0..T: (T+1)^K outputs with the same
+    leakage.  ``mechanism="exponential"``: the top-``k`` states by count, k rounds of ε/k each
+    with Pr ∝ exp(ε/k · count / 2) (docs/math.md §5); every ranking is an output.  Uses the
+    enumeration of :func:`puffer_core.audit.exact_leakage` and its size limits.
+    """
+    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
+    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
+        raise ValueError("exact_histogram_leakage takes a MarkovChainPrior or a non-empty list of them")
+    eps = check_eps("eps", eps)
+    if mechanism not in HISTOGRAM_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {HISTOGRAM_MECHANISMS}; got {mechanism!r}")
+    n_states, T = priors[0].n_states, max(p.length for p in priors)
+    k = check_whole("k", k)
+    if k > n_states:
+        raise ValueError(f"k = {k} is larger than the number of states ({n_states})")
+    if mechanism == "exponential":
+        rankings = list(itertools.permutations(range(n_states), k))
+
+        def top_k(seq: np.ndarray) -> np.ndarray:
+            counts = np.bincount(seq, minlength=n_states)
+            log_p = np.zeros(len(rankings))
+            for i, ranking in enumerate(rankings):
+                left = np.ones(n_states, dtype=bool)
+                for r in ranking:
+                    scores = eps / k * counts[left] / 2.0
+                    top = scores.max()
+                    log_p[i] += eps / k * counts[r] / 2.0 - top - math.log(np.exp(scores - top).sum())
+                    left[r] = False
+            return np.exp(log_p)
+
+        return exact_leakage(priors, top_k)
+    r = math.exp(-eps / 2.0)
+    values = np.arange(T + 1)
+    laws = np.empty((T + 1, T + 1))  # laws[count, value]: Pr[noisy count = value | count]
+    for count in range(T + 1):
+        law = (1.0 - r) / (1.0 + r) * r ** np.abs(values - count)
+        law[0] = r**count / (1.0 + r)  # Pr[Z ≤ −count]
+        law[-1] = r ** (T - count) / (1.0 + r)  # Pr[Z ≥ T − count]
+        laws[count] = law
+
+    def noisy_counts(seq: np.ndarray) -> np.ndarray:
+        joint = np.ones(1)
+        for count in np.bincount(seq, minlength=n_states):
+            joint = np.outer(joint, laws[count]).reshape(-1)
+        return joint
+
+    return exact_leakage(priors, noisy_counts)

@@ -8,7 +8,19 @@ from __future__ import annotations
 import itertools
 import math
 
-from tests.brute import sequence_probabilities
+from puffer_core import MarkovChainPrior
+from tests.brute import random_chain, random_distribution, sequence_probabilities
+
+
+def random_prior(rng, k, length, stationary=True, zeros=False):
+    """A random Markov chain prior (stationary or with a random start); redrawn until it is valid."""
+    while True:
+        try:
+            return MarkovChainPrior(
+                random_chain(rng, k, zeros=zeros), None if stationary else random_distribution(rng, k), length
+            )
+        except ValueError:
+            continue
 
 
 def leakage_function(Q, alpha, secrets=None):

@@ -23,21 +23,11 @@ from puffer_core.stream import (
     randomized_response_emission,
     temporal_privacy_leakage,
 )
-from puffer_core.stream_audit import exact_stream_leakage
+from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
 from tests import brute_stream
-from tests.brute import random_chain, random_distribution
+from tests.brute_stream import random_prior
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
-
-
-def prior_for(rng, k, length, stationary=True, zeros=False):
-    while True:
-        try:
-            return MarkovChainPrior(
-                random_chain(rng, k, zeros=zeros), None if stationary else random_distribution(rng, k), length
-            )
-        except ValueError:
-            continue
 
 
 def geometric_histogram(eps: float, k: int, T: int):
@@ -93,7 +83,7 @@ def exponential_top(eps: float, k: int, top: int):
 def test_stream_log_likelihoods_equal_sums_over_every_sequence(seed):
     rng = np.random.default_rng(seed)
     k = 2 + seed % 2
-    prior = prior_for(rng, k, 5, stationary=seed % 2 == 0, zeros=seed == 3)
+    prior = random_prior(rng, k, 5, stationary=seed % 2 == 0, zeros=seed == 3)
     laws = [randomized_response_emission(k, e) for e in rng.uniform(0.1, 2.0, size=5)]
     outputs = rng.integers(0, k, size=5)
     got = stream_log_likelihoods(prior, laws, outputs)
@@ -112,7 +102,7 @@ def test_stream_log_likelihoods_equal_sums_over_every_sequence(seed):
 def test_histogram_count_weights_equal_enumeration(seed):
     rng = np.random.default_rng(10 + seed)
     k = 2 + seed % 2
-    prior = prior_for(rng, k, 5, stationary=seed != 1, zeros=seed == 2)  # zeros: the exact log-sum-exp path
+    prior = random_prior(rng, k, 5, stationary=seed != 1, zeros=seed == 2)  # zeros: the exact log-sum-exp path
     for entry in range(5):
         got = histogram_count_weights(prior, entry)
         want = brute_stream.count_weights(prior.transition.tolist(), list(prior.initial), 5, entry)
@@ -134,9 +124,9 @@ def stream_cases():
         k = 2 if seed < 5 else 3
         kind = "laplace" if seed % 2 else "rr"
         length = 6 if k == 2 else (5 if kind == "rr" else 4)
-        priors = [prior_for(rng, k, length, stationary=seed % 3 != 2, zeros=seed == 4)]
+        priors = [random_prior(rng, k, length, stationary=seed % 3 != 2, zeros=seed == 4)]
         if seed in (3, 8):
-            priors.append(prior_for(rng, k, length))
+            priors.append(random_prior(rng, k, length))
         make = randomized_response_emission if kind == "rr" else laplace_histogram_emission
         schedule = rng.uniform(0.2, 1.5, size=length) if seed % 4 == 1 else np.full(length, 0.8)
         cases.append((f"{kind} K={k} T={length} seed={seed}", priors, [make(k, e) for e in schedule]))
@@ -164,17 +154,19 @@ def test_histogram_attack_is_a_lower_bound_and_nearly_tight_on_binary_chains(see
     rng = np.random.default_rng(400 + seed)
     k = 2 if seed < 3 else 3
     T = 6 if k == 2 else 5
-    priors = [prior_for(rng, k, T, stationary=seed % 2 == 0)]
+    priors = [random_prior(rng, k, T, stationary=seed % 2 == 0)]
     if seed == 5:
-        priors.append(prior_for(rng, k, T))
+        priors.append(random_prior(rng, k, T))
     eps = [0.4, 1.0, 2.0][seed % 3]
     exact = exact_leakage(priors, geometric_histogram(eps, k, T))
+    assert exact_histogram_leakage(priors, eps) == pytest.approx(exact, abs=1e-12)
     attack = attack_histogram(priors, eps, seed=seed, draws=80)
     assert attack.lower <= exact + 1e-9
     if k == 2:
         assert attack.lower >= 0.9 * exact
     top = 1 if k == 2 else 2
     exact_exp = exact_leakage(priors, exponential_top(eps, k, top))
+    assert exact_histogram_leakage(priors, eps, mechanism="exponential", k=top) == pytest.approx(exact_exp, abs=1e-12)
     attack_exp = attack_histogram(priors, eps, mechanism="exponential", k=top)
     assert attack_exp.lower <= exact_exp + 1e-9
     assert attack_exp.lower >= 0.9 * exact_exp  # every ranking and every entry is tried: exact here
@@ -251,6 +243,9 @@ def test_histogram_attack_at_realistic_length_stays_below_every_bound():
         (lambda p: attack_histogram(p, 1.0, entries=[4]), "0-based steps"),
         (lambda p: histogram_count_weights(p, 4), "beyond the chain"),
         (lambda p: attack_histogram(MarkovChainPrior(np.full((6, 6), 1 / 6), None, 60), 1.0), "attack tracks"),
+        (lambda p: exact_histogram_leakage(p, 1.0, mechanism="gauss"), "mechanism must be one of"),
+        (lambda p: exact_histogram_leakage(p, 1.0, k=3), "larger than the number of states"),
+        (lambda p: exact_histogram_leakage(MarkovChainPrior(np.full((3, 3), 1 / 3), None, 12), 1.0), "limited"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, message):

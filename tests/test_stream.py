@@ -34,7 +34,7 @@ from puffer_core.stream import (
 )
 from puffer_core.stream_audit import exact_stream_leakage
 from tests import brute_stream
-from tests.brute import random_chain, random_distribution
+from tests.brute_stream import random_prior
 
 CAO_BACKWARD = [[0.8, 0.2], [0.0, 1.0]]
 
@@ -46,16 +46,6 @@ def sparse_matrix(rng: np.random.Generator, k: int, zeros: float = 0.3) -> np.nd
         if m[i].sum() == 0:
             m[i, rng.integers(k)] = 1.0
     return m / m.sum(axis=1, keepdims=True)
-
-
-def prior_for(rng: np.random.Generator, k: int, length: int, stationary: bool = True, zeros: bool = False):
-    while True:
-        try:
-            return MarkovChainPrior(
-                random_chain(rng, k, zeros=zeros), None if stationary else random_distribution(rng, k), length
-            )
-        except ValueError:
-            continue
 
 
 # --------------------------------------------------------------------------------------------
@@ -165,14 +155,14 @@ def test_supremum_unbounded_exactly_when_eps_reaches_minus_log_m():
 
 def test_tpl_supremum_of_a_stationary_prior_bounds_every_finite_stream():
     rng = np.random.default_rng(3)
-    prior = prior_for(rng, 3, 400)
+    prior = random_prior(rng, 3, 400)
     sup = tpl_supremum(prior, 0.4)
     finite = temporal_privacy_leakage(prior, 0.4)
     assert finite.max_tpl <= sup + 1e-12
     assert sup - finite.max_tpl < 1e-6  # the middle of a long stream gets there
     assert tpl_supremum(MarkovChainPrior(np.eye(2) * 0.999 + 0.0005, None, 5), 0.3) < math.inf
     with pytest.raises(ValueError, match="stationary initial distribution"):
-        tpl_supremum(prior_for(rng, 3, 10, stationary=False), 0.4)
+        tpl_supremum(random_prior(rng, 3, 10, stationary=False), 0.4)
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,7 +173,7 @@ def test_tpl_supremum_of_a_stationary_prior_bounds_every_finite_stream():
 def test_backward_matrix_is_bayes_rule_by_enumeration(seed):
     rng = np.random.default_rng(10 + seed)
     k = 2 + seed % 3
-    prior = prior_for(rng, k, 5, stationary=seed % 2 == 0, zeros=seed > 1)
+    prior = random_prior(rng, k, 5, stationary=seed % 2 == 0, zeros=seed > 1)
     for t in range(2, 6):
         expected = brute_stream.backward(prior.transition.tolist(), list(prior.initial), t)
         got = backward_matrix(prior, t)
@@ -202,9 +192,9 @@ def test_tpl_of_a_prior_equals_the_definitions(seed):
     k = 2 + seed % 3
     length = 6 if k < 4 else 4
     stationary = seed % 2 == 0
-    priors = [prior_for(rng, k, length, stationary=stationary, zeros=seed % 3 == 1)]
+    priors = [random_prior(rng, k, length, stationary=stationary, zeros=seed % 3 == 1)]
     if seed % 4 == 3:
-        priors.append(prior_for(rng, k, length))
+        priors.append(random_prior(rng, k, length))
     eps = rng.uniform(0.0, 1.5, size=length).tolist() if seed % 2 else [0.4] * length
     got = temporal_privacy_leakage(priors, eps)
     expected = [brute_stream.tpl(p.transition.tolist(), list(p.initial), length, eps) for p in priors]
@@ -276,9 +266,9 @@ def audit_cases():
         k = 2 + seed % 2
         kind = "laplace" if seed % 3 == 2 else "rr"
         length = 6 if k == 2 or kind == "rr" else 4
-        priors = [prior_for(rng, k, length, stationary=seed % 4 != 1, zeros=seed % 5 == 4)]
+        priors = [random_prior(rng, k, length, stationary=seed % 4 != 1, zeros=seed % 5 == 4)]
         if seed % 4 == 3:
-            priors.append(prior_for(rng, k, length, stationary=False))
+            priors.append(random_prior(rng, k, length, stationary=False))
         schedule = [0.6] * length if seed % 2 == 0 else rng.uniform(0.05, 1.5, size=length).tolist()
         make = randomized_response_emission if kind == "rr" else laplace_histogram_emission
         laws = [make(k, e) for e in schedule]
@@ -306,7 +296,7 @@ def test_exact_stream_leakage_is_below_tpl_and_the_translation_bound(label, prio
 def test_stream_audit_equals_the_general_enumeration(seed):
     rng = np.random.default_rng(60 + seed)
     k = 2 + seed % 2
-    prior = prior_for(rng, k, 4, stationary=seed != 1)
+    prior = random_prior(rng, k, 4, stationary=seed != 1)
     laws = [randomized_response_emission(k, e) for e in (0.3, 0.9, 0.5, 1.4)]
     report = exact_stream_leakage(prior, laws)
     assert report.eps == pytest.approx(exact_leakage(prior, _joint_stream_mechanism(laws)), abs=1e-12)
@@ -342,7 +332,7 @@ def test_emissions_by_hand():
 @pytest.mark.parametrize("seed", range(4))
 def test_translation_bound_equals_its_definition(seed):
     rng = np.random.default_rng(80 + seed)
-    prior = prior_for(rng, 2 + seed % 2, 6)
+    prior = random_prior(rng, 2 + seed % 2, 6)
     curve = influence_curve(prior)
     schedule = rng.uniform(0.0, 1.0, size=6).tolist()
     for contiguous in (False, True):
@@ -357,7 +347,7 @@ def test_translation_bound_equals_its_definition(seed):
 
 def test_max_eps_for_tpl_meets_the_target_and_is_the_largest():
     rng = np.random.default_rng(9)
-    prior = prior_for(rng, 3, 30)
+    prior = random_prior(rng, 3, 30)
     for target in (0.5, 2.0):
         eps = max_eps_for_tpl(prior, target)
         assert temporal_privacy_leakage(prior, eps).max_tpl <= target
