@@ -433,7 +433,7 @@ def attack_histogram(
     numbers in 0..T (between two whole numbers the likelihood ratio is monotone, and below 0
     or above T constant), so outputs are searched there: those are also the outputs of the
     discretised Laplace (two-sided geometric) clamped to 0..T, with the same log-odds.  Draws
-    come from that mechanism; the ``restarts`` are then climbed one count at a time.
+    come from that mechanism; for each target entry the best draw is climbed one count at a time.
     ``mechanism="exponential"``: the top-``k`` states by count, k rounds of ε/k each
     (docs/math.md §5); every ranking is tried.  ``entries`` (0-based) are the targets; by
     default all of them when T ≤ 10, else the first, the middle, the last and three drawn with
