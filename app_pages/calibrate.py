@@ -15,6 +15,7 @@ from app_ui import state
 from app_ui.charts import (
     GREY,
     PALETTE,
+    ZOOM_FLOOR,
     Trace,
     csv_download,
     curve_trace,
@@ -131,7 +132,9 @@ def _zoom(curve: InfluenceCurve, *keep: int) -> float | None:
     return zoom_limit([curve_trace(curve, "a(b)")], also=[float(b) for b in keep])
 
 
-def _figure(traces: list[Trace], y_title: str, y_name: str, zoom: float | None) -> tuple[go.Figure, list[str]]:
+def _figure(
+    traces: list[Trace], y_title: str, y_name: str, zoom: float | None, length: int
+) -> tuple[go.Figure, list[str]]:
     fig, notes = line_figure(
         traces,
         x_title="b — entries in the high-influence window H",
@@ -143,8 +146,8 @@ def _figure(traces: list[Trace], y_title: str, y_name: str, zoom: float | None) 
     )
     if zoom is not None:
         notes.append(
-            f"Showing b ≤ {zoom:,.0f}: beyond it a(b) is below 1% of a(1). Choose *All b* or *Log b* to see"
-            " the rest, up to b = T (group DP)."
+            f"Showing b ≤ {zoom:,.0f} of {length:,}: beyond it a(b) is below 1% of a(1) and below"
+            f" {ZOOM_FLOOR:g} nats. Choose *All b* or *Log b* to see the rest, up to b = T (group DP)."
         )
     return fig, notes
 
@@ -158,7 +161,7 @@ def _forward(n: Numbers) -> tuple[go.Figure, list[str], pd.DataFrame]:
         Trace("optimum b*", np.array([cal.b], float), np.array([cal.eps_dp]), symbol="star", color=PALETTE[1]),
         Trace("group DP (b = T)", np.array([group.b], float), np.array([group.eps_dp]), symbol="square", color=GREY),
     ]
-    fig, notes = _figure(traces, "per-entry ε_DP allowed at b", "ε_DP", _zoom(curve, cal.b))
+    fig, notes = _figure(traces, "per-entry ε_DP allowed at b", "ε_DP", _zoom(curve, cal.b), curve.length)
     fig.add_hline(y=group.eps_dp, line_dash="dot", line_color=GREY)
     points = curve.points()
     b_all = np.array([b for b, _ in points], dtype=int)
@@ -180,7 +183,7 @@ def _reverse(n: Numbers) -> tuple[go.Figure, list[str]]:
         Trace("b·ε_DP + a(b)", b_cert.astype(float), bound),
         Trace("minimum", np.array([n.cert.b], float), np.array([n.cert.eps_puffer]), symbol="star", color=PALETTE[1]),
     ]
-    return _figure(traces, "ε_puffer guaranteed through b", "ε_puffer", _zoom(n.curve, n.cert.b))
+    return _figure(traces, "ε_puffer guaranteed through b", "ε_puffer", _zoom(n.curve, n.cert.b), n.curve.length)
 
 
 def _forward_text(n: Numbers) -> str:
@@ -205,15 +208,14 @@ def _reverse_text(n: Numbers, bold: bool = False) -> str:
 
 
 def _comparison(fit: Numbers, robust: Numbers) -> pd.DataFrame:
-    """The fitted chain alone against the robust Θ, side by side."""
-    rows = {
-        "curve": ["fitted chain", "robust Θ"],
-        "a(1)": [float(fit.curve.a[0]), float(robust.curve.a[0])],
-        "b*": [fit.cal.b, robust.cal.b],
-        "ε_DP at ε_puffer": [fit.cal.eps_dp, robust.cal.eps_dp],
-        "ε_puffer at ε_DP": [fit.cert.eps_puffer, robust.cert.eps_puffer],
-    }
-    return pd.DataFrame(rows)
+    """The fitted chain alone against the robust Θ: one row per number, one column each (fits a phone)."""
+    rows = [
+        ("a(1)", fmt(float(fit.curve.a[0])), fmt(float(robust.curve.a[0]))),
+        (f"b* at ε_puffer = {fit.eps:g}", str(fit.cal.b), str(robust.cal.b)),
+        (f"ε_DP at ε_puffer = {fit.eps:g}", fmt(fit.cal.eps_dp), fmt(robust.cal.eps_dp)),
+        (f"ε_puffer at ε_DP = {fit.eps_dp:g}", fmt(fit.cert.eps_puffer), fmt(robust.cert.eps_puffer)),
+    ]
+    return pd.DataFrame(rows, columns=["", "fitted chain", "robust Θ"])
 
 
 def _settings(n: Numbers, spread: Uncertainty | None) -> dict[str, Any]:
@@ -304,7 +306,7 @@ if current is not None:
         format_func=state.B_AXES.get,
         horizontal=True,
         key="w_cal_b_axis",
-        help="Zoom: b up to where a(b) is below 1% of a(1). Log: all b, on a log scale.",
+        help="Zoom: b up to where a(b) has faded (below 1% of a(1) and below 0.01 nats). Log: all b, on a log scale.",
     )
 
     forward, reverse = st.tabs(["ε_puffer → ε_DP", "ε_DP → ε_puffer"])
@@ -358,7 +360,9 @@ if current is not None:
     if spread is not None:
         fit = numbers(current.curve, eps, eps_dp)
         st.markdown("**Robust Θ against the fitted chain alone**: what allowing for the estimation error costs.")
-        show_table(_comparison(fit, n), key="cal_comparison", width="stretch")
+        comparison = _comparison(fit, n)
+        numbers_right = {c: st.column_config.TextColumn(c, alignment="right") for c in ("fitted chain", "robust Θ")}
+        show_table(comparison, key="cal_comparison", width="stretch", column_config=numbers_right)
         st.markdown("**The rows that drive the spread** (visits: transitions seen leaving the state in the data)")
         rows = spread.spread.rows()
         show_table(rows, key="cal_spread_rows", height=min(38 + 35 * len(rows), 320), width="stretch")

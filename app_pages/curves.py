@@ -12,6 +12,8 @@ import streamlit as st
 from app_ui import state
 from app_ui.charts import (
     PALETTE,
+    ZOOM_FLOOR,
+    ZOOM_NOTE,
     Band,
     Trace,
     csv_download,
@@ -433,7 +435,8 @@ def _chart_controls() -> None:
         format_func=state.B_AXES.get,
         horizontal=True,
         key="w_b_axis",
-        help="Zoom: b up to where every curve is below 1% of its largest value. Log: all b, on a log scale.",
+        help="Zoom: b up to where every curve has faded (below 1% of its largest value and below 0.01 nats)."
+        " Log: all b, on a log scale.",
     )
     pin_col, clear_col = st.columns(2)
     pin_col.button(
@@ -518,10 +521,7 @@ with view:
             bands=() if band is None else (band,),
         )
         if zoom is not None:
-            notes.append(
-                f"Showing b ≤ {zoom:,.0f} of {int(curve.length):,}: beyond it every curve is below 1% of its"
-                " largest value. Choose *All b* or *Log b* above to see the rest."
-            )
+            notes.append(f"Showing b ≤ {zoom:,.0f} of {int(curve.length):,}: {ZOOM_NOTE.format(floor=ZOOM_FLOOR)}.")
         show_figure(fig, notes, key="curve_chart")
         if values["prior_kind"] == "theta":
             st.caption("Dotted: the members of Θ on their own. Θ's curve is at least as high as each.")

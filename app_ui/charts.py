@@ -36,7 +36,8 @@ GREY = "#7f7f7f"  # reference lines and points (group DP, a bound)
 DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 MARKERS: tuple[str, ...] = ("circle", "square", "diamond", "triangle-down", "x", "cross", "pentagon", "star")
 MAX_MARKERS = 24  # markers drawn per line (spread over it): enough to tell lines apart, not a smear
-ZOOM_SHARE = 0.01  # "zoom" shows b up to where every curve is below 1% of its largest value
+ZOOM_SHARE = 0.01  # "zoom" shows b up to where every curve is below 1% of its largest value …
+ZOOM_FLOOR = 0.01  # … and below 0.01 nats
 
 
 @dataclass(frozen=True)
@@ -122,20 +123,24 @@ def _integer_log_ticks(low: float, high: float) -> list[int]:
     return ticks
 
 
-def signal_end(traces: Sequence[Trace], share: float = ZOOM_SHARE) -> float:
-    """The largest x at which some trace is ∞ or above ``share`` of its largest finite value."""
+def signal_end(traces: Sequence[Trace], share: float = ZOOM_SHARE, floor: float = ZOOM_FLOOR) -> float:
+    """The largest x at which some trace is ∞, above ``share`` of its largest finite value, or above ``floor``.
+
+    The floor keeps a curve in view while it is still large in absolute terms: a Gaussian prior's
+    a(1) can be 10⁶ nats, and 1% of that is no fade at all.
+    """
     end = 0.0
     for trace in traces:
         y = np.asarray(trace.y, dtype=float)
         finite = y[np.isfinite(y)]
         peak = float(finite.max()) if finite.size and finite.max() > 0 else 0.0
-        strong = np.isposinf(y) | ((y > share * peak) & (peak > 0))
+        strong = np.isposinf(y) | ((y > min(share * peak, floor)) & (peak > 0))
         if strong.any():
             end = max(end, float(np.asarray(trace.x, dtype=float)[strong].max()))
     return end
 
 
-def zoom_limit(traces: Sequence[Trace], also: Iterable[float] = (), share: float = ZOOM_SHARE) -> float | None:
+def zoom_limit(traces: Sequence[Trace], also: Iterable[float] = ()) -> float | None:
     """Where a zoomed b axis should end, or None when the signal already fills most of the axis.
 
     The end is a little past :func:`signal_end` (and past every value in ``also``, e.g. an
@@ -145,9 +150,15 @@ def zoom_limit(traces: Sequence[Trace], also: Iterable[float] = (), share: float
     if not xs:
         return None
     full = max(float(x.max()) for x in xs)
-    end = max([signal_end(traces, share), *also])
+    end = max([signal_end(traces), *also])
     end = math.ceil(end * 1.15 + 1)
     return None if end >= 0.5 * full else float(end)
+
+
+ZOOM_NOTE = (
+    "beyond it every curve is below 1% of its largest value and below {floor:g} nats. Choose *All b* or"
+    " *Log b* to see the rest"
+)
 
 
 def line_figure(

@@ -246,9 +246,10 @@ def test_calibrate_against_the_robust_theta(exports: dict[str, object], tmp_path
     spread = prior_spread(data, draws=8, seed=0)
     robust = calibrate(spread.robust, 1.0)
     assert metric(at, "Per-entry ε_DP") == f"{robust.eps_dp:.4g}"
-    comparison = tables(at)[0]
-    assert comparison["curve"].tolist() == ["fitted chain", "robust Θ"]
-    assert comparison["ε_DP at ε_puffer"].tolist() == [fit_shown, f"{robust.eps_dp:.4g}"]
+    comparison = tables(at)[0].set_index("")
+    assert comparison.columns.tolist() == ["fitted chain", "robust Θ"]
+    assert comparison.loc["ε_DP at ε_puffer = 1"].tolist() == [fit_shown, f"{robust.eps_dp:.4g}"]
+    assert comparison.loc["a(1)", "robust Θ"] == f"{spread.robust.a[0]:.4g}"
     assert float(fit_shown) >= robust.eps_dp  # allowing for the estimation error never buys more budget
     printed = _run_script(str(exports["script"]), tmp_path)  # Θ written out in the script, member by member
     _assert_page_matches(at, printed)

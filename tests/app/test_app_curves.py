@@ -351,8 +351,10 @@ def test_infinite_values_keep_their_triangles_whatever_markers_show() -> None:
 def test_chart_helpers_zoom_ticks_and_ledger_log_scale() -> None:
     b = np.arange(1, 1001, dtype=float)
     fading = Trace("fading", b, 5 * 0.5 ** (b - 1))
-    assert signal_end([fading]) == 7  # 5·0.5^6 > 1% of 5 ≥ 5·0.5^7
-    assert zoom_limit([fading]) == math.ceil(7 * 1.15 + 1)
+    assert signal_end([fading]) == 9  # 5·0.5^8 ≈ 0.0195 > 0.01 nats ≥ 5·0.5^9 (and both below 1% of 5)
+    assert zoom_limit([fading]) == math.ceil(9 * 1.15 + 1)
+    huge = Trace("huge", b, 1e6 * 0.5 ** (b - 1))  # 1% of a(1) is 10⁴ nats: still far from faded
+    assert signal_end([huge]) == max(x for x in range(1, 1001) if 1e6 * 0.5 ** (x - 1) > 0.01) == 27
     assert zoom_limit([Trace("flat", b, np.ones_like(b))]) is None  # the signal fills the axis: no zoom
     assert zoom_limit([fading], also=[40]) == math.ceil(40 * 1.15 + 1)  # an optimum stays in view
     single, _ = line_figure([Trace("one", np.array([100.0]), np.array([0.01]))], "b", "ε", integer_x=True)

@@ -290,3 +290,21 @@ def test_prior_uncertainty_of_a_fitted_chain(page: Any, app_url: str, screenshot
     wait_idle(page)
     assert page.get_by_text("Robust Θ against the fitted chain alone").is_visible()
     snap_widths(page, screenshot_dir, "15_calibrate_uncertainty")
+
+
+def test_a_negative_number_typed_in_the_matrix_is_kept_and_reported(page: Any, app_url: str) -> None:
+    """Typed in the real grid: −0.3 used to be stored as 0.3 (the column clipped to [0, 1]); now it is kept."""
+    open_page(page, app_url, "curves?prior=matrix")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.wait_for()
+    box = grid.bounding_box()
+    page.mouse.dblclick(box["x"] + box["width"] - 12, box["y"] + 35 + 17)  # edit row '0', last column '2'
+    time.sleep(0.5)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("-0.3", delay=80)
+    page.keyboard.press("Enter")
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    wait_idle(page)
+    expected = "Row '0' has negative entries in column '2'; probabilities cannot be negative."
+    assert expected in alerts(page)
+    assert "P=0.8,0.1,-0.3" in page.url.replace("%2C", ",").replace("%3B", ";")
