@@ -245,6 +245,7 @@ def _matrix_editor() -> None:
         edited.append(st.data_editor(base[part], key=key, column_config=config, width="stretch", height=height))
     matrix = pd.concat(edited, axis=1)[labels]
     values["matrix"] = tuple(tuple(float(x) for x in row) for row in matrix.to_numpy(dtype=float, na_value=np.nan))
+    messages = st.container()  # right under the grid: filled once the initial distribution is read too
     st.button(
         "Normalise rows",
         on_click=_normalise,
@@ -255,9 +256,10 @@ def _matrix_editor() -> None:
         (st.info if level == "info" else st.warning)(note)
     _initial_controls(labels)
     problems = MATRIX.problems(values)
-    show_problems(problems)
-    if values["initial"] is None and any("no unique stationary distribution" in p for p in problems):
-        st.info("Choose **Give one** under *Initial distribution* above to say where the chain starts.")
+    with messages:
+        show_problems(problems)
+        if values["initial"] is None and any("no unique stationary distribution" in p for p in problems):
+            st.info("Choose **Give one** under *Initial distribution* below to say where the chain starts.")
 
 
 def _matrix_controls() -> None:

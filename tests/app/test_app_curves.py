@@ -424,8 +424,9 @@ def test_prior_uncertainty_is_offered_only_for_the_chain_as_fitted() -> None:
 
 def test_prior_uncertainty_refused_up_front_when_too_large() -> None:
     at = _fitted_chain()
-    at.number_input(key="w_length").set_value(10_000).run()
+    at.number_input(key="w_length").set_value(2_000).run()
+    at.session_state["settings"]["draws"] = 200  # 201 × 1,999 × 12² numbers per table: over the limit
     at.toggle(key="w_unc_on").set_value(True).run()
-    at.number_input(key="w_unc_draws").set_value(200).run()
     assert not problems(at)
+    assert at.number_input(key="w_unc_draws").value == 200
     assert any("over the limit" in m and "use at most" in m for m in errors(at))
