@@ -3,21 +3,31 @@
 The kinds of prior, their parameters, descriptions, builders and checks are the records of
 :data:`puffer_core.prior_kinds.PRIOR_KINDS`; this module keeps the chosen one in the settings,
 computes its curve through one cached call, and shows it on the pages that use it.
+
+A chain fitted to data (docs/math.md §6) remembers the data it came from, so that the pages can
+offer its *prior uncertainty* (§12): Θ = the fit ∪ M posterior draws, its robust curve and the
+rows that drive the spread (:func:`fitted_data`, :func:`uncertainty`).  :func:`prior_source`
+writes the prior in use as Python, for the scripts the pages export.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from puffer_core import InfluenceCurve, MarkovChainPrior, binary_chain_curve, influence_curve
+from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
+from puffer_core.data import Sequences
 from puffer_core.gaussian import JITTER
 from puffer_core.prior_kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
 
 from . import page_path
-from .state import settings
+from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
+
+if TYPE_CHECKING:
+    from .data_picker import LoadedData
 
 JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
@@ -80,15 +90,211 @@ def prior_summary() -> CurrentCurve | None:
     return curve
 
 
-def set_matrix(matrix: Matrix, labels: tuple[str, ...]) -> None:
-    """Make ``matrix`` the K-state chain of the settings and restart its editor from it."""
+def set_matrix(matrix: Matrix, labels: tuple[str, ...], initial: tuple[float, ...] | None = None) -> None:
+    """Make ``matrix`` the K-state chain of the settings (with ``initial``, None: the stationary
+    distribution) and restart its editor from it."""
     values = settings()
-    values.update(matrix=matrix, matrix_base=matrix, labels=labels)
+    values.update(matrix=matrix, matrix_base=matrix, labels=labels, initial=initial)
     values["matrix_version"] += 1
 
 
-def use_prior(prior: MarkovChainPrior) -> None:
-    """Make ``prior`` (e.g. fitted to data, docs/math.md §6) the K-state chain of the settings, with its T."""
+def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None) -> None:
+    """Make ``prior`` (e.g. fitted to data, docs/math.md §6) the K-state chain of the settings, with its T.
+
+    ``origin``: the data ``prior`` was fitted to; while the chain stays as fitted, the pages
+    offer its prior uncertainty (:func:`fitted_data`).
+    """
+    values = settings()
     params = MATRIX.read(prior)
-    settings()["length"] = params["length"]
-    set_matrix(params["matrix"], tuple(params["labels"]))
+    values["length"] = params["length"]
+    set_matrix(params["matrix"], tuple(params["labels"]), params["initial"])
+    values["fitted"] = None
+    if origin is not None:
+        values["fitted"] = {
+            "fingerprint": origin.fingerprint,
+            "columns": tuple(origin.columns.items()),
+            "name": origin.name,
+            "matrix": params["matrix"],
+            "labels": tuple(params["labels"]),
+        }
+
+
+def fitted_data() -> LoadedData | None:
+    """The data the chain in the settings was fitted to, while it is still as fitted and loaded; else None."""
+    values = settings()
+    fitted = values.get("fitted")
+    data = st.session_state.get("dataset")
+    if (
+        fitted is None
+        or values["prior_kind"] != "matrix"
+        or values["matrix"] != fitted["matrix"]
+        or tuple(values["labels"]) != fitted["labels"]
+        or values["initial"] is not None
+        or data is None
+        or getattr(data, "fingerprint", None) != fitted["fingerprint"]
+        or tuple(data.columns.items()) != fitted["columns"]
+    ):
+        return None
+    return data
+
+
+def why_no_uncertainty() -> str:
+    """Why :func:`fitted_data` is None, in a sentence for a caption."""
+    values = settings()
+    fitted = values.get("fitted")
+    if fitted is None or values["prior_kind"] != "matrix":
+        return (
+            "Prior uncertainty is offered for a chain fitted to data: choose the K-state chain, the preset"
+            " 'Fitted from data' and load it into the editor."
+        )
+    if values["matrix"] != fitted["matrix"] or tuple(values["labels"]) != fitted["labels"]:
+        return "The matrix was edited after it was fitted to data, so its prior uncertainty no longer applies."
+    if values["initial"] is not None:
+        return "A fitted chain starts in its stationary distribution: with an initial distribution it is not the fit."
+    return f"The data this chain was fitted to ({fitted['name']}) is no longer loaded; load it again to see its spread."
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _spread(
+    fingerprint: str,
+    columns: tuple[tuple[str, str | None], ...],
+    length: int,
+    draws: int,
+    seed: int,
+    concentration: float | None,
+    _sequences: Sequences,
+) -> PriorSpread:
+    """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint)."""
+    return prior_spread(_sequences, draws=draws, seed=seed, concentration=concentration, length=length)
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """The prior uncertainty of a fitted chain as the settings ask for it: the spread and its settings."""
+
+    spread: PriorSpread
+    draws: int
+    seed: int
+    concentration: float
+    data_name: str
+
+    @property
+    def label(self) -> str:
+        return f"robust Θ (fit + {self.draws} draws)"
+
+    def description(self) -> str:
+        return (
+            f"Θ = the chain fitted to {self.data_name} and {self.draws} draws from its Dirichlet posterior"
+            f" (α₀ = {self.concentration:.4g}, seed {self.seed}), T = {self.spread.robust.length}"
+        )
+
+
+def uncertainty(data: LoadedData) -> Uncertainty:
+    """The spread of the fit to ``data`` with the settings' M, seed and α₀ (cached); ValueError if refused."""
+    values = settings()
+    with st.spinner(
+        f"Drawing {values['draws']} priors from the posterior and computing the curve of Θ"
+        " (a few seconds at K = 20; cached afterwards)…"
+    ):
+        spread = _spread(
+            data.fingerprint,
+            tuple(data.columns.items()),
+            int(values["length"]),
+            int(values["draws"]),
+            int(values["draw_seed"]),
+            values["concentration"],
+            data.sequences,
+        )
+    return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name)
+
+
+def uncertainty_controls(container: Any, key: str, label: str) -> bool:
+    """The prior-uncertainty switch with M, α₀ and the seed (shared by the pages); whether it is on."""
+    values = settings()
+    values["uncertainty"] = container.toggle(
+        label,
+        value=bool(values["uncertainty"]),
+        key=f"{key}_on",
+        help=(
+            "The fit is an estimate: each row of the transition matrix was seen a finite number of times."
+            " Θ adds M draws from the Dirichlet posterior of every row (docs/math.md §12); the robust curve"
+            " takes the worst member for every window H, so it holds whichever of them is right."
+        ),
+    )
+    if not values["uncertainty"]:
+        return False
+    cols = container.columns(3)
+    number_input(cols[0], "Draws M", DRAWS, step=5, key=f"{key}_draws", help="More draws: a wider Θ, slower.")
+    k = len(values["matrix"])
+    current = values["concentration"] if values["concentration"] is not None else 1.0 / k
+    low, high = CONCENTRATION.codec.low, CONCENTRATION.codec.high
+    alpha = cols[1].number_input(
+        "Dirichlet α₀",
+        low,
+        high,
+        float(min(max(current, low), high)),
+        step=0.05,
+        format="%.4g",
+        key=f"{key}_alpha",
+        help=f"Added to every transition count before drawing; the default is 1/K = {1 / k:.4g}.",
+    )
+    values["concentration"] = None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha)
+    number_input(cols[2], "Seed", DRAW_SEED, step=1, key=f"{key}_seed", help="The same seed gives the same draws.")
+    return True
+
+
+# --------------------------------------------------------------------------- the prior as Python
+
+
+def _rows(matrix: Any) -> str:
+    """A matrix as a Python literal that reads back to exactly the same floats, one row per line."""
+    lines = ",\n".join("    [" + ", ".join(repr(float(x)) for x in row) + "]" for row in matrix)
+    return "[\n" + lines + ",\n]"
+
+
+def prior_source(values: dict[str, Any], members: tuple[MarkovChainPrior, ...] | None = None) -> tuple[str, str]:
+    """The prior in the settings as Python building it with puffer_core: (names to import, code).
+
+    The code assigns ``prior`` (one prior, or the list Θ); ``influence_curve(prior)`` then gives
+    the curve the pages show.  ``members``: the priors of a robust Θ (the fit and its draws),
+    written out entry by entry (exactly, as ``repr`` of each float).
+    """
+    kind = values["prior_kind"]
+    length = int(values["length"])
+    if members is not None:
+        blocks = ",\n".join(_rows(m.transition) for m in members)
+        labels = list(members[0].labels)
+        code = (
+            f"LABELS = {labels!r}\n"
+            f"# Θ: the fitted chain first, then {len(members) - 1} draws from its posterior (docs/math.md §12)\n"
+            f"THETA = [\n{blocks},\n]\n"
+            f"prior = [MarkovChainPrior(matrix, length={length}, labels=LABELS) for matrix in THETA]\n"
+        )
+        return "MarkovChainPrior", code
+    if kind == "binary":
+        code = (
+            f"p, q = {float(values['p'])!r}, {float(values['q'])!r}  # chances to stay in state 0 and in state 1\n"
+            f"prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length})\n"
+        )
+        return "MarkovChainPrior", code
+    if kind == "theta":
+        pairs = ", ".join(f"({float(p)!r}, {float(q)!r})" for p, q in values["theta"])
+        code = (
+            f"THETA = [{pairs}]  # (p, q) of each binary chain in Θ\n"
+            f"prior = [MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length}) for p, q in THETA]\n"
+        )
+        return "MarkovChainPrior", code
+    if kind == "matrix":
+        initial = None if values["initial"] is None else [float(x) for x in values["initial"]]
+        code = (
+            f"LABELS = {list(values['labels'])!r}\n"
+            f"MATRIX = {_rows(values['matrix'])}\n"
+            f"INITIAL = {initial!r}  # None: the stationary distribution\n"
+            f"prior = MarkovChainPrior(MATRIX, initial=INITIAL, length={length}, labels=LABELS)\n"
+        )
+        return "MarkovChainPrior", code
+    code = (
+        f"prior = GaussianProcessPrior(n={int(values['n'])}, length_scale={float(values['length_scale'])!r},"
+        f" kernel={values['kernel']!r}, gamma={float(values['gamma'])!r}, delta={float(values['delta'])!r})\n"
+    )
+    return "GaussianProcessPrior", code

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -113,12 +113,15 @@ def html_report(title: str, summary: str, settings: Mapping[str, Any], sections:
     return "\n".join(parts)
 
 
-def offer_exports(report: str, script: str, stem: str, key: str) -> None:
-    """Two downloads side by side: ``<stem>-report.html`` and ``<stem>.py`` (neither reruns the page)."""
+def offer_exports(report: str | Callable[[], str], script: str, stem: str, key: str) -> None:
+    """Two downloads side by side: ``<stem>-report.html`` and ``<stem>.py`` (neither reruns the page).
+
+    ``report`` may be a function returning the HTML: it is then built only when the button is clicked.
+    """
     left, right = st.columns(2)
     left.download_button(
         "Download report (HTML)",
-        report.encode("utf-8"),
+        (lambda: report().encode("utf-8")) if callable(report) else report.encode("utf-8"),
         file_name=f"{stem}-report.html",
         mime="text/html",
         key=f"{key}_report",

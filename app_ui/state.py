@@ -20,6 +20,7 @@ from puffer_core.prior_kinds import (
     KIND_CODEC,
     MAX_STATES,
     PRIOR_KINDS,
+    Choice,
     Flag,
     Number,
     Parameter,
@@ -34,6 +35,15 @@ EPS_DP = Parameter("eps_dp", 0.1, "epsdp", Number(0.0001, 100.0))
 PLAN_TOTAL = Parameter("plan_total", 6.0, "E", EPS_RANGE)
 PLAN_RELEASES = Parameter("plan_releases", 12, "k", Number(1, 365, whole=True))
 LOG_Y = Parameter("log_y", False, "log", Flag())
+# how the b axis of a curve chart is drawn: up to where the curves fade (zoom), on a log scale, or all of it
+B_AXES: dict[str, str] = {"zoom": "Zoom to the signal", "log": "Log b", "all": "All b"}
+B_AXIS = Parameter("b_axis", "zoom", "bx", Choice(tuple(B_AXES)))
+# prior uncertainty of a chain fitted to data (docs/math.md §12): Θ = the fit ∪ M posterior draws.
+# Not in the link: the data they are drawn from is not in it either.
+UNCERTAINTY = Parameter("uncertainty", False, None, Flag())
+DRAWS = Parameter("draws", 20, None, Number(2, 200, whole=True))
+DRAW_SEED = Parameter("draw_seed", 0, None, Number(0, 1_000_000, whole=True))
+CONCENTRATION = Parameter("concentration", None, None, Number(0.001, 100.0))  # None: α₀ = 1/K
 CLOSED_FORM = Parameter("closed_form", False, "cf", Flag())  # the binary chain's closed form, overlaid
 OVERLAY = Parameter("overlay", (), "overlay", PositiveNumbers())  # more Gaussian length scales, overlaid
 # what the curves page draws along with a kind of prior: shared in the link with the prior
@@ -49,6 +59,11 @@ SETTINGS: dict[str, Parameter] = {
         PLAN_TOTAL,
         PLAN_RELEASES,
         LOG_Y,
+        B_AXIS,
+        UNCERTAINTY,
+        DRAWS,
+        DRAW_SEED,
+        CONCENTRATION,
         *(p for options in VIEW_OPTIONS.values() for p in options),
     )
 }
@@ -77,8 +92,12 @@ def settings() -> dict[str, Any]:
             values["labels"] = None
         if values["labels"] is None:
             values["labels"] = default_labels(len(values["matrix"]))
-        values.update(pinned=[], link_ignored=ignored)
-        for name in ("matrix", "theta"):  # the data editors start from <name>_base (see editor_state)
+        if values["initial"] is not None and len(values["initial"]) != len(values["matrix"]):
+            ignored.append(f"`init` ({len(values['initial'])} numbers for {len(values['matrix'])} states)")
+            values["initial"] = None
+        # fitted: where the matrix came from when it was fitted to data (see app_ui.priors.use_prior)
+        values.update(pinned=[], link_ignored=ignored, fitted=None)
+        for name in ("matrix", "theta", "initial"):  # the data editors start from <name>_base (see editor_state)
             values[f"{name}_base"] = values[name]
             values[f"{name}_version"] = 0
         st.session_state["settings"] = values
@@ -98,7 +117,9 @@ def share(parameters: Iterable[Parameter]) -> None:
     too_large = len(values["matrix"]) > MAX_STATES  # such a matrix is not in the link (see link_note)
     params = {}
     for parameter in parameters:
-        if parameter.key in ("matrix", "labels") and too_large:
+        if parameter.key in ("matrix", "labels", "initial") and too_large:
+            continue
+        if values[parameter.key] is None:  # e.g. no initial distribution: the stationary one
             continue
         if parameter.key == "labels" and values["labels"] == default_labels(len(values["matrix"])):
             continue

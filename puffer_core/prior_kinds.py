@@ -21,7 +21,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .priors import KERNELS, GaussianProcessPrior, MarkovChainPrior, transition_problems
+from .priors import (
+    KERNELS,
+    ROW_TOLERANCE,
+    GaussianProcessPrior,
+    MarkovChainPrior,
+    stationary_distribution,
+    transition_problems,
+)
 
 Prior = MarkovChainPrior | list[MarkovChainPrior] | GaussianProcessPrior
 Matrix = tuple[tuple[float, ...], ...]
@@ -170,6 +177,28 @@ class LabelsText:
 
 
 @dataclass(frozen=True)
+class DistributionText:
+    """A probability vector written 0.5,0.25,0.25 (the empty text: none, i.e. the stationary one).
+
+    The entries are only required to be finite numbers: whether they form a distribution over
+    the chain's states is the prior's check (:meth:`PriorKind.problems`), with the states' names.
+    """
+
+    max_states: int = MAX_STATES
+
+    def parse(self, text: str) -> tuple[float, ...] | None:
+        if not text.strip():
+            return None
+        values = tuple(_finite(x) for x in text.strip().split(","))
+        if not 2 <= len(values) <= self.max_states:
+            raise ValueError(f"2 to {self.max_states} numbers separated by ,")
+        return values
+
+    def encode(self, value: Sequence[float] | None) -> str:
+        return "" if value is None else ",".join(_number_text(float(x)) for x in value)
+
+
+@dataclass(frozen=True)
 class PairsText:
     """1 to ``max_pairs`` pairs of probabilities p,q separated by ;."""
 
@@ -209,32 +238,66 @@ def binary_transition(p: float, q: float) -> Matrix:
     return ((p, 1.0 - p), (1.0 - q, q))
 
 
-def normalise_rows(matrix: Sequence[Sequence[object]]) -> tuple[Matrix, list[int]]:
-    """Each row divided by its sum (empty cells count as 0); rows that sum to 0 are left as they are.
+@dataclass(frozen=True)
+class Normalised:
+    """What :func:`normalise_matrix` did, row by row (rows counted from 0, as the states are).
 
-    Returns the matrix and the 1-based numbers of the rows that could not be normalised.
+    ``scaled``: row → the sum it had before it was divided by it; ``filled``: (row, column) of
+    empty or non-numeric cells that were set to 0; ``skipped``: row → why it was left as it was.
+    """
+
+    matrix: Matrix
+    scaled: dict[int, float]
+    filled: list[tuple[int, int]]
+    skipped: dict[int, str]
+
+
+def normalise_matrix(matrix: Sequence[Sequence[object]]) -> Normalised:
+    """Each row divided by its sum, saying what changed (nothing is changed silently).
+
+    Empty or non-numeric cells count as 0 and are listed in ``filled``; a row that sums to 0 or
+    holds a negative number is left as it is and listed in ``skipped`` with the reason; a row
+    already summing to 1 is not listed.  Every normalised row sums to 1 within 1e-15.
     """
     out = []
-    skipped = []
+    scaled: dict[int, float] = {}
+    filled: list[tuple[int, int]] = []
+    skipped: dict[int, str] = {}
     for i, row in enumerate(matrix):
         values = []
-        for x in row:
+        for j, x in enumerate(row):
             try:
                 value = float(x)  # type: ignore[arg-type]
             except (TypeError, ValueError):
+                value = math.nan
+            if math.isnan(value):
+                filled.append((i, j))
                 value = 0.0
-            values.append(0.0 if math.isnan(value) else value)
+            values.append(value)
         total = math.fsum(values)
-        if total > 0 and math.isfinite(total) and all(v >= 0 for v in values):
-            scaled = [v / total for v in values]
-            # put the rounding residue on the largest entry so the row sums to 1 within 1e-15
-            k = int(np.argmax(scaled))
-            scaled[k] = 1.0 - math.fsum(scaled[:k] + scaled[k + 1 :])
-            out.append(tuple(scaled))
-        else:
-            skipped.append(i + 1)
+        if any(v < 0 for v in values):
+            skipped[i] = "it holds a negative number"
+        elif not math.isfinite(total):
+            skipped[i] = "it holds a number that is not finite"
+        elif total <= 0:
+            skipped[i] = "it sums to 0"
+        if i in skipped:
             out.append(tuple(values))
-    return tuple(out), skipped
+            continue
+        scaled_row = [v / total for v in values]
+        # put the rounding residue on the largest entry so the row sums to 1 within 1e-15
+        k = int(np.argmax(scaled_row))
+        scaled_row[k] = 1.0 - math.fsum(scaled_row[:k] + scaled_row[k + 1 :])
+        if tuple(scaled_row) != tuple(values):
+            scaled[i] = total
+        out.append(tuple(scaled_row))
+    return Normalised(tuple(out), scaled, filled, skipped)
+
+
+def normalise_rows(matrix: Sequence[Sequence[object]]) -> tuple[Matrix, list[int]]:
+    """:func:`normalise_matrix`'s matrix and the 1-based numbers of the rows it could not normalise."""
+    done = normalise_matrix(matrix)
+    return done.matrix, [i + 1 for i in sorted(done.skipped)]
 
 
 def sticky_matrix(k: int, stay: float) -> Matrix:
@@ -345,8 +408,54 @@ def _read_theta(prior: object) -> dict[str, Any] | None:
     return {"theta": tuple((m["p"], m["q"]) for m in members), "length": members[0]["length"]}
 
 
-def _matrix_problems(matrix: Matrix, labels: Sequence[str] | None, length: int, initial: object) -> list[str]:
-    return transition_problems(matrix, labels)
+def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = None) -> list[str]:
+    """What keeps ``initial`` from being a distribution over the chain's states (empty: nothing).
+
+    States are named by ``labels`` when given, counted from 1 otherwise (as in
+    :func:`~puffer_core.priors.transition_problems`); ``labels`` also gives the number of states.
+    """
+    if labels is not None and len(initial) != len(labels):
+        return [f"the initial distribution needs {len(labels)} entries (one per state); got {len(initial)}"]
+    values = []
+    for x in initial:
+        try:
+            values.append(float(x))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            values.append(math.nan)
+
+    def states(positions: list[int]) -> str:
+        if labels is None:
+            return ("entry " if len(positions) == 1 else "entries ") + ", ".join(str(j + 1) for j in positions)
+        return ("state " if len(positions) == 1 else "states ") + ", ".join(f"'{labels[j]}'" for j in positions)
+
+    bad = [j for j, v in enumerate(values) if not math.isfinite(v)]
+    if bad:
+        return [f"the initial distribution is empty or not a finite number for {states(bad)}"]
+    negative = [j for j, v in enumerate(values) if v < 0]
+    if negative:
+        return [f"the initial distribution is negative for {states(negative)}; probabilities cannot be negative"]
+    total = math.fsum(values)
+    if abs(total - 1.0) > ROW_TOLERANCE:
+        return [f"the initial distribution sums to {total:.6g}; it must sum to 1"]
+    return []
+
+
+def _matrix_problems(
+    matrix: Matrix, labels: Sequence[str] | None, length: int, initial: Sequence[float] | None
+) -> list[str]:
+    names = [str(x) for x in labels] if labels is not None and len(labels) == len(matrix) else None
+    rows = transition_problems(matrix, names)
+    if rows:
+        return rows
+    if initial is not None:
+        if len(initial) != len(matrix):
+            return [f"the initial distribution needs {len(matrix)} entries (one per state); got {len(initial)}"]
+        return initial_problems(initial, names)
+    try:
+        stationary_distribution(np.array(matrix, dtype=float), names)
+    except ValueError as exc:
+        return [str(exc)]
+    return []
 
 
 def _theta_problems(theta: Sequence[tuple[float, float]], length: int) -> list[str]:
@@ -369,7 +478,7 @@ MATRIX = PriorKind(
         Parameter("matrix", ((0.8, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.1, 0.8)), "P", MatrixText()),
         Parameter("labels", None, "labels", LabelsText()),  # None: "0", "1", …
         LENGTH,
-        Parameter("initial", None),
+        Parameter("initial", None, "init", DistributionText()),  # None: the stationary distribution
     ),
     build=lambda matrix, labels, length, initial: MarkovChainPrior(matrix, initial, length, labels),
     describe=lambda matrix, labels, length, initial: f"{len(matrix)}-state Markov chain, T = {length}",

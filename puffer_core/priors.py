@@ -42,25 +42,26 @@ def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str
 
     A row must hold finite, non-negative numbers that sum to 1 (within ``ROW_TOLERANCE``).  Empty
     or non-numeric cells are reported, not raised, so that an editor can show every problem at
-    once; ``labels`` name the rows' states in the messages.
+    once.  With ``labels`` the rows and columns are named by their states' labels, as an editor
+    shows them ("row '2' … in column '0'"); without, they are counted from 1 ("row 3 … in columns 1").
     """
     problems = []
     for i, row in enumerate(matrix):
-        name = f"row {i + 1} (from state '{labels[i]}')" if labels is not None and i < len(labels) else f"row {i + 1}"
+        name = f"row '{labels[i]}'" if labels is not None and i < len(labels) else f"row {i + 1}"
         values = []
         for x in row:
             try:
                 values.append(float(x))  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 values.append(math.nan)
-        bad = [j + 1 for j, v in enumerate(values) if not math.isfinite(v)]
+        bad = [j for j, v in enumerate(values) if not math.isfinite(v)]
         if bad:
-            problems.append(f"{name} has cells that are empty or not a finite number in columns {_columns(bad)}")
+            problems.append(f"{name} has cells that are empty or not a finite number in {_columns(bad, labels)}")
             continue
-        negative = [j + 1 for j, v in enumerate(values) if v < 0]
+        negative = [j for j, v in enumerate(values) if v < 0]
         if negative:
             problems.append(
-                f"{name} has negative entries in columns {_columns(negative)}; probabilities cannot be negative"
+                f"{name} has negative entries in {_columns(negative, labels)}; probabilities cannot be negative"
             )
             continue
         total = math.fsum(values)
@@ -69,11 +70,15 @@ def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str
     return problems
 
 
-def _columns(numbers: list[int]) -> str:
-    return ", ".join(map(str, numbers))
+def _columns(positions: list[int], labels: Sequence[object] | None) -> str:
+    """``column '1'`` or ``columns '0', '2'`` by the states' labels; ``columns 1, 3`` counted from 1 without."""
+    if labels is None or any(j >= len(labels) for j in positions):
+        return "columns " + ", ".join(str(j + 1) for j in positions)
+    shown = ", ".join(f"'{labels[j]}'" for j in positions)
+    return f"column {shown}" if len(positions) == 1 else f"columns {shown}"
 
 
-def _as_matrix(transition: object) -> np.ndarray:
+def _as_matrix(transition: object, labels: Sequence[object] | None = None) -> np.ndarray:
     try:
         matrix = np.array(transition, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -86,16 +91,19 @@ def _as_matrix(transition: object) -> np.ndarray:
         raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
     sums = matrix.sum(axis=1)
     if not (np.all(np.isfinite(matrix)) and np.all(matrix >= 0) and np.all(np.abs(sums - 1.0) <= ROW_TOLERANCE)):
-        problems = transition_problems(matrix)  # row by row, with messages (numpy's sum may round differently)
+        # row by row, with messages (numpy's sum may round differently)
+        names = None if labels is None else [str(x) for x in labels]
+        problems = transition_problems(matrix, names)
         if problems:
             raise ValueError(problems[0])
     return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
 
 
-def stationary_distribution(transition: np.ndarray) -> np.ndarray:
+def stationary_distribution(transition: np.ndarray, labels: Sequence[object] | None = None) -> np.ndarray:
     """The unique stationary distribution π of a row-stochastic matrix (π P = π).
 
-    Raises ValueError when it is not unique (more than one closed class of states).
+    Raises ValueError when it is not unique (more than one closed class of states); the message
+    names the states by ``labels`` (without, counts them from 1).
     """
     k = transition.shape[0]
     n_comp, comp = connected_components(transition > 0, directed=True, connection="strong")
@@ -106,10 +114,15 @@ def stationary_distribution(transition: np.ndarray) -> np.ndarray:
         if not leaves:
             closed.append(c)
     if len(closed) != 1:
-        groups = [sorted(int(i) + 1 for i in np.flatnonzero(comp == c)) for c in closed]
+        named = labels is not None and len(labels) == k
+        sets = [
+            "{" + ", ".join(f"'{labels[i]}'" if named else str(i + 1) for i in np.flatnonzero(comp == c)) + "}"
+            for c in closed
+        ]
+        groups = ", ".join(sets[:-1]) + " and " + sets[-1]
         raise ValueError(
             "this chain has no unique stationary distribution: it has "
-            f"{len(closed)} closed groups of states {groups} that never leave each other;"
+            f"{len(closed)} closed groups of states that never leave each other ({groups});"
             " give an initial distribution, or add transitions that connect them"
         )
     members = np.flatnonzero(comp == closed[0])
@@ -160,7 +173,7 @@ class MarkovChainPrior:
         length: int = 100,
         labels: Sequence[object] | None = None,
     ) -> None:
-        matrix = _as_matrix(transition)
+        matrix = _as_matrix(transition, labels)
         k = matrix.shape[0]
         if not is_whole(length):
             raise ValueError(f"length must be a whole number of entries; got {length!r}")
@@ -169,8 +182,16 @@ class MarkovChainPrior:
         length = int(length)
         if length > MAX_LENGTH:
             raise ValueError(f"length {length} is over the limit of {MAX_LENGTH} entries per user")
+        if labels is None:
+            names = tuple(str(i) for i in range(k))
+        else:
+            names = tuple(str(x) for x in labels)
+            if len(names) != k:
+                raise ValueError(f"{len(names)} labels given for {k} states")
+            if len(set(names)) != k:
+                raise ValueError("state labels must be distinct")
         if initial is None:
-            init = stationary_distribution(matrix)
+            init = stationary_distribution(matrix, None if labels is None else names)
             stationary_initial = True
         else:
             try:
@@ -185,14 +206,6 @@ class MarkovChainPrior:
                 raise ValueError(f"the initial distribution sums to {init.sum():.6g}; it must sum to 1")
             init = init / init.sum()
             stationary_initial = False
-        if labels is None:
-            names = tuple(str(i) for i in range(k))
-        else:
-            names = tuple(str(x) for x in labels)
-            if len(names) != k:
-                raise ValueError(f"{len(names)} labels given for {k} states")
-            if len(set(names)) != k:
-                raise ValueError("state labels must be distinct")
         matrix.setflags(write=False)
         init.setflags(write=False)
         object.__setattr__(self, "transition", matrix)

@@ -77,9 +77,9 @@ def test_the_editor_and_the_prior_share_one_row_check() -> None:
     rows = [[0.5, 0.6], [float("nan"), 1.0], [-0.5, 1.5]]
     problems = transition_problems(rows, ["a", "b", "c"])
     assert problems == [
-        "row 1 (from state 'a') sums to 1.1; rows must sum to 1",
-        "row 2 (from state 'b') has cells that are empty or not a finite number in columns 1",
-        "row 3 (from state 'c') has negative entries in columns 1; probabilities cannot be negative",
+        "row 'a' sums to 1.1; rows must sum to 1",
+        "row 'b' has cells that are empty or not a finite number in column 'a'",
+        "row 'c' has negative entries in column 'a'; probabilities cannot be negative",
     ]
     with pytest.raises(ValueError, match="row 1 sums to 1.1; rows must sum to 1"):
         MarkovChainPrior([[0.5, 0.6], [0.5, 0.5]])

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from app_ui.charts import fmt
 from puffer_core import InfluenceCurve, MarkovChainPrior, calibrate, certify, compose, group_dp, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
+ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
 PLAN = "app_pages/plan.py"
 
@@ -130,3 +138,119 @@ def test_out_of_range_link_values_are_ignored_not_crashing() -> None:
     at = open_page(PLAN, {"E": "0", "k": "1000", "prior": "gp", "ell": "50"})
     assert not problems(at) and not errors(at)
     assert metric(at, "Common window b")
+
+
+# --------------------------------------------------------------------------- issue 11: report and script
+
+
+@pytest.fixture
+def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """What the page handed to the report/script download pair on its last run."""
+    import app_ui.report
+
+    seen: dict[str, object] = {}
+    original = app_ui.report.offer_exports
+
+    def spy(report: object, script: str, stem: str, key: str) -> None:
+        seen.update(report=report, script=script, stem=stem)
+        original(report, script, stem, key)
+
+    monkeypatch.setattr(app_ui.report, "offer_exports", spy)
+    return seen
+
+
+def _run_script(source: str, folder: Path) -> dict[str, str]:
+    """Run an exported script as a user would (puffer_core importable) and read its ``name = value`` lines."""
+    path = folder / "calibrate.py"
+    path.write_text(source, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=folder, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return dict(line.split(" = ", 1) for line in run.stdout.splitlines())
+
+
+def _assert_page_matches(at, printed: dict[str, str]) -> None:
+    assert metric(at, "Optimal window b*") == printed["optimal_b"]
+    assert metric(at, "a(b*)") == fmt(float(printed["a_at_optimal_b"]))
+    assert metric(at, "Per-entry ε_DP") == fmt(float(printed["eps_dp"]))
+    assert metric(at, "Budget per release vs group DP") == f"{float(printed['budget_vs_group_dp']):.3g}×"
+    assert metric(at, "Guaranteed ε_puffer") == fmt(float(printed["certified_eps_puffer"]))
+    assert metric(at, "At window b") == printed["certified_b"]
+    assert metric(at, "a(b)") == fmt(float(printed["certified_a"]))
+    assert metric(at, "Group DP would say") == fmt(float(printed["group_dp_eps_puffer"]))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"p": "0", "q": "0", "T": "20", "eps": "0.5"},  # the group-DP fallback
+        {"prior": "matrix", "P": "1,0,0;0,0.5,0.5;0,0.5,0.5", "init": "0.2,0.5,0.3", "T": "40", "eps": "4"},
+        {"prior": "theta", "theta": "0.8,0.8;0.9,0.7", "T": "30", "epsdp": "0.3"},
+        {"prior": "gaussian", "n": "12", "ell": "2"},
+    ],
+)
+def test_calibrate_script_recomputes_the_page(
+    query: dict[str, str], exports: dict[str, object], tmp_path: Path
+) -> None:
+    at = open_page(CALIBRATE, query)
+    assert not problems(at) and not errors(at)
+    assert exports["stem"] == "calibrate"
+    assert {"Download report (HTML)", "Download script (Python)"} <= {b.label for b in at.download_button}
+    printed = _run_script(str(exports["script"]), tmp_path)
+    _assert_page_matches(at, printed)
+
+
+def test_calibrate_report_holds_every_setting_and_the_numbers(exports: dict[str, object]) -> None:
+    at = open_page(CALIBRATE, {"p": "0.85", "q": "0.75", "T": "60", "eps": "2", "epsdp": "0.2"})
+    page = exports["report"]()  # built only when the button is clicked
+    assert page.count("plotly.js v") == 1 and page.count('class="plotly-graph-div"') == 2
+    for setting in ("binary chain p = 0.85, q = 0.75, T = 60", "target ε_puffer", "per-entry ε_DP to certify"):
+        assert setting in page
+    assert f"per-entry ε_DP = {metric(at, 'Per-entry ε_DP')} at b* = {metric(at, 'Optimal window b*')}" in page
+    assert f"ε_puffer = {metric(at, 'Guaranteed ε_puffer')} Pufferfish private" in page
+    assert "— (a(b) ≥ ε_puffer)" in page and ">nan<" not in page  # b where no ε_DP works, said in words
+
+
+def test_calibrate_chart_axes_follow_the_b_axis_choice() -> None:
+    at = open_page(CALIBRATE, {"p": "0", "q": "0", "T": "100"})  # one usable point: b = T = 100
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["xaxis"]["dtick"] == 1 and layout["xaxis"]["range"] == [99.5, 100.5]  # no b = 99.5 tick
+    at = open_page(CALIBRATE, {"T": "1000", "bx": "log"})
+    for chart in at.get("plotly_chart"):
+        layout = json.loads(chart.proto.spec)["layout"]
+        assert layout["xaxis"]["type"] == "log"
+    at.radio(key="w_cal_b_axis").set_value("zoom").run()
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["xaxis"]["range"][1] < 100
+    assert at.query_params["bx"] == "zoom"
+
+
+# --------------------------------------------------------------------------- issue 13: the robust Θ
+
+
+def test_calibrate_against_the_robust_theta(exports: dict[str, object], tmp_path: Path) -> None:
+    from puffer_core import load_sequences, prior_spread
+
+    at = open_page("app_pages/curves.py")
+    at.radio(key="w_kind").set_value("matrix").run()
+    at.selectbox(key="w_preset").set_value("Fitted from data").run()
+    at.button(key="w_load_preset").click().run()
+    at.switch_page(CALIBRATE).run()
+    assert not problems(at) and not errors(at)
+    fit_shown = metric(at, "Per-entry ε_DP")
+    at.toggle(key="w_cal_unc_on").set_value(True).run()
+    at.number_input(key="w_cal_unc_draws").set_value(8).run()
+    assert not problems(at) and not errors(at)
+    data = load_sequences(ROOT / "assets" / "checkins.csv", user="user", time="time", state="state", group="country")
+    spread = prior_spread(data, draws=8, seed=0)
+    robust = calibrate(spread.robust, 1.0)
+    assert metric(at, "Per-entry ε_DP") == f"{robust.eps_dp:.4g}"
+    comparison = tables(at)[0].set_index("")
+    assert comparison.columns.tolist() == ["fitted chain", "robust Θ"]
+    assert comparison.loc["ε_DP at ε_puffer = 1"].tolist() == [fit_shown, f"{robust.eps_dp:.4g}"]
+    assert comparison.loc["a(1)", "robust Θ"] == f"{spread.robust.a[0]:.4g}"
+    assert float(fit_shown) >= robust.eps_dp  # allowing for the estimation error never buys more budget
+    printed = _run_script(str(exports["script"]), tmp_path)  # Θ written out in the script, member by member
+    _assert_page_matches(at, printed)
+    assert "Prior uncertainty" in exports["report"]()

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from app_ui.charts import PALETTE, Band, Trace, ledger_figure, line_figure, signal_end, zoom_limit
 from puffer_core import MarkovChainPrior, influence_curve
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
 CURVES = "app_pages/curves.py"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
 def test_home_says_what_it_is_for_and_links_every_page() -> None:
@@ -97,7 +102,7 @@ def test_a_bad_matrix_edit_gives_row_errors_and_normalise_fixes_it() -> None:
     at.run()
     assert not problems(at)
     messages = errors(at)
-    assert any("Row 1 (from state '0') sums to 0.7" in m for m in messages)
+    assert any("Row '0' sums to 0.7" in m for m in messages)
     assert any("No curve for this prior" in m for m in messages)
     at.button(key="w_normalise").click().run()
     assert not problems(at)
@@ -109,7 +114,7 @@ def test_a_bad_matrix_edit_gives_row_errors_and_normalise_fixes_it() -> None:
 def test_a_bad_matrix_in_a_link_gives_an_error_not_a_traceback() -> None:
     at = open_page(CURVES, {"prior": "matrix", "P": "0.5,0.6;0.2,0.8"})
     assert not problems(at)
-    assert any("Row 1 (from state '0') sums to 1.1" in m for m in errors(at))
+    assert any("Row '0' sums to 1.1" in m for m in errors(at))
     at = open_page(CURVES, {"prior": "matrix", "P": "1,0;0,1"})
     assert not problems(at)
     assert any("no unique stationary distribution" in m for m in errors(at))
@@ -178,3 +183,250 @@ def test_matrix_edits_survive_switching_pages() -> None:
     assert not problems(at) and not errors(at)
     assert at.data_editor[0].value.to_numpy()[0].tolist() == [0.6, 0.3, 0.1]
     assert math.isclose(float(at.query_params["P"].split(";")[0].split(",")[0]), 0.6)
+
+
+# --------------------------------------------------------------------------- issue 11: words, no silent changes
+
+
+def _edit(at, key: str, rows: dict) -> None:
+    at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+    at.run()
+
+
+def _matrix_page():
+    at = open_page(CURVES)
+    at.radio(key="w_kind").set_value("matrix").run()
+    return at
+
+
+def test_messages_name_rows_and_columns_by_the_states_shown() -> None:
+    at = _matrix_page()
+    _edit(at, "w_matrix_0", {2: {"0": None}})  # clear the cell in row "2", column "0"
+    assert not problems(at)
+    assert "Row '2' has cells that are empty or not a finite number in column '0'." in errors(at)
+    assert not any("Row 3" in m or "columns 1" in m for m in errors(at))
+
+
+def test_closed_groups_name_the_states_and_an_initial_distribution_can_be_given() -> None:
+    at = open_page(CURVES, {"prior": "matrix", "P": "1,0;0,1"})  # p = q = 1: two closed groups
+    assert not problems(at)
+    message = next(m for m in errors(at) if "no unique stationary distribution" in m)
+    assert "({'0'} and {'1'})" in message and "[[1], [2]]" not in message
+    assert any("Give one" in i.value for i in at.info)
+    at.radio(key="w_initial_mode_0").set_value("given").run()
+    assert not problems(at) and not errors(at)
+    expected = influence_curve(MarkovChainPrior([[1, 0], [0, 1]], initial=[0.5, 0.5], length=100))
+    assert metric(at, "a(1)") == ("∞" if math.isinf(expected.a[0]) else f"{expected.a[0]:.4g}")
+    assert at.query_params["init"] == "0.5,0.5"
+    version = at.session_state["settings"]["initial_version"]
+    _edit(at, f"w_initial_{version}", {0: {"Pr(first entry)": 0.3}, 1: {"Pr(first entry)": 0.6}})
+    assert "The initial distribution sums to 0.9; it must sum to 1." in errors(at)
+    _edit(at, f"w_initial_{version}", {0: {"Pr(first entry)": 0.3}, 1: {"Pr(first entry)": 0.7}})
+    assert not errors(at)
+    expected = influence_curve(MarkovChainPrior([[1, 0], [0, 1]], initial=[0.3, 0.7], length=100))
+    shown = tables(at)[0].iloc[:, 1].tolist()
+    assert shown == ["∞" if math.isinf(a) else f"{a:.4g}" if a else "0" for a in expected.a]
+
+
+def test_an_initial_distribution_from_a_link_and_a_wrong_one_is_ignored() -> None:
+    at = open_page(CURVES, {"prior": "matrix", "P": "0.9,0.1;0.2,0.8", "init": "1,0"})
+    assert not problems(at) and not errors(at)
+    expected = influence_curve(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], initial=[1, 0], length=100))
+    assert metric(at, "a(1)") == f"{expected.a[0]:.4g}"
+    at = open_page(CURVES, {"prior": "matrix", "P": "0.9,0.1;0.2,0.8", "init": "0.2,0.3,0.5"})
+    assert not problems(at) and not errors(at)
+    assert any("`init` (3 numbers for 2 states)" in w.value for w in at.warning)
+
+
+def test_typed_values_are_kept_as_typed_and_reported_not_clipped() -> None:
+    at = _matrix_page()
+    config = at.data_editor[0].proto.columns
+    assert "min_value" not in config and "max_value" not in config  # the grid cannot clip what is typed
+    _edit(at, "w_matrix_0", {0: {"1": -0.3}})
+    assert at.session_state["settings"]["matrix"][0] == (0.8, -0.3, 0.1)  # stored as typed
+    assert "Row '0' has negative entries in column '1'; probabilities cannot be negative." in errors(at)
+    _edit(at, "w_matrix_0", {0: {"1": 2.0}})
+    assert at.session_state["settings"]["matrix"][0] == (0.8, 2.0, 0.1)
+    assert "Row '0' sums to 2.9; rows must sum to 1." in errors(at)
+
+
+def test_normalise_rows_says_what_it_changed() -> None:
+    at = _matrix_page()
+    _edit(at, "w_matrix_0", {0: {"0": None}, 1: {"1": 0.6}})  # row 0: 0.1 + 0.1; row 1: 0.1 + 0.6 + 0.1
+    at.button(key="w_normalise").click().run()
+    assert not problems(at) and not errors(at)
+    infos, warnings = [i.value for i in at.info], [w.value for w in at.warning]
+    assert "Empty cells were set to 0: row '0', column '0'." in warnings
+    assert "Each entry of rows '0' and '1' was divided by its row's sum (0.2 and 0.8), so every row sums to 1." in infos
+    fixed = at.data_editor[0].value.to_numpy()
+    assert np.allclose(fixed[0], [0.0, 0.5, 0.5]) and np.allclose(fixed[1], [0.125, 0.75, 0.125])
+    at.button(key="w_normalise").click().run()
+    assert "Every row already sums to 1: nothing was changed." in [i.value for i in at.info]
+
+
+def test_normalise_rows_leaves_a_row_it_cannot_fix_and_says_why() -> None:
+    at = _matrix_page()
+    _edit(at, "w_matrix_0", {2: {"0": -0.5}})
+    at.button(key="w_normalise").click().run()
+    assert "Row '2' was left as it is: it holds a negative number. Fill it in first." in [w.value for w in at.warning]
+    assert at.session_state["settings"]["matrix"][2] == (-0.5, 0.1, 0.8)
+
+
+def test_theta_values_out_of_range_are_reported_not_clipped() -> None:
+    at = open_page(CURVES)
+    at.radio(key="w_kind").set_value("theta").run()
+    _edit(at, "w_theta_0", {0: {"p": 1.5}})
+    assert not problems(at)
+    assert "Row 1: p = 1.5 is not a probability; p and q must be between 0 and 1." in errors(at)
+
+
+def test_a_twenty_state_matrix_shows_every_column_in_two_grids() -> None:
+    stay, move = 0.81, 0.01
+    rows = ";".join(",".join(str(stay if i == j else move) for j in range(20)) for i in range(20))
+    at = open_page(CURVES, {"prior": "matrix", "P": rows, "T": "30"})
+    assert not problems(at) and not errors(at)
+    left, right = at.data_editor[0].value, at.data_editor[1].value
+    assert list(left.columns) + list(right.columns) == [str(i) for i in range(20)]
+    assert len(left) == len(right) == 20
+    _edit(at, "w_matrix_0_part1", {3: {"15": 0.5}})  # row '3', column '15' in the second part
+    assert "Row '3' sums to 1.49; rows must sum to 1." in errors(at)
+    assert at.session_state["settings"]["matrix"][3][15] == 0.5
+
+
+# --------------------------------------------------------------------------- issue 11: charts
+
+
+def _layout(at, index: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)["layout"]
+
+
+def _data(at, index: int = 0) -> list[dict]:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)["data"]
+
+
+def _array(value: object) -> np.ndarray:
+    """A plotly array from a chart's JSON (plain, or base64 ``bdata`` with its dtype)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def test_b_axis_zoom_log_and_all() -> None:
+    at = open_page(CURVES, {"T": "1000"})
+    assert not problems(at)
+    layout = _layout(at)
+    assert layout["xaxis"]["range"][1] < 100 and layout["xaxis"]["tickformat"] == ",d"  # zoomed; whole b ticks
+    assert float(layout["xaxis"]["dtick"]).is_integer()
+    assert any("Showing b ≤" in c.value and "of 1,000" in c.value for c in at.caption)
+    at.radio(key="w_b_axis").set_value("log").run()
+    at.toggle(key="w_log").set_value(True).run()
+    layout = _layout(at)
+    assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
+    assert layout["xaxis"]["tickvals"][:4] == [1, 2, 5, 10]
+    assert at.query_params["bx"] == "log" and at.query_params["log"] == "1"
+    at.radio(key="w_b_axis").set_value("all").run()
+    layout = _layout(at)
+    assert layout["xaxis"].get("type", "linear") == "linear" and layout["xaxis"]["range"][1] > 1000
+    assert not any("Showing b ≤" in c.value for c in at.caption)
+
+
+def test_every_series_has_its_own_colour_dash_and_marker() -> None:
+    at = open_page(CURVES, {"prior": "gaussian", "n": "12", "overlay": "0.5,2,3"})
+    assert not problems(at)
+    lines = [t for t in _data(at) if t.get("mode") == "lines+markers"]
+    assert len(lines) == 4
+    styles = [(t["line"]["color"], t["line"]["dash"], t["marker"]["symbol"]) for t in lines]
+    for part in range(3):
+        assert len({s[part] for s in styles}) == 4, styles
+    assert {s[0] for s in styles} <= set(PALETTE)
+
+
+def test_infinite_values_keep_their_triangles_whatever_markers_show() -> None:
+    at = open_page(CURVES, {"p": "0", "q": "0", "T": "300", "bx": "all"})
+    assert not problems(at)
+    triangles = [t for t in _data(at) if t.get("marker", {}).get("symbol") == "triangle-up"]
+    assert len(triangles) == 1 and _array(triangles[0]["x"]).tolist() == list(range(1, 300))  # every b < T is ∞
+
+
+def test_chart_helpers_zoom_ticks_and_ledger_log_scale() -> None:
+    b = np.arange(1, 1001, dtype=float)
+    fading = Trace("fading", b, 5 * 0.5 ** (b - 1))
+    assert signal_end([fading]) == 9  # 5·0.5^8 ≈ 0.0195 > 0.01 nats ≥ 5·0.5^9 (and both below 1% of 5)
+    assert zoom_limit([fading]) == math.ceil(9 * 1.15 + 1)
+    huge = Trace("huge", b, 1e6 * 0.5 ** (b - 1))  # 1% of a(1) is 10⁴ nats: still far from faded
+    assert signal_end([huge]) == max(x for x in range(1, 1001) if 1e6 * 0.5 ** (x - 1) > 0.01) == 27
+    assert zoom_limit([Trace("flat", b, np.ones_like(b))]) is None  # the signal fills the axis: no zoom
+    assert zoom_limit([fading], also=[40]) == math.ceil(40 * 1.15 + 1)  # an optimum stays in view
+    single, _ = line_figure([Trace("one", np.array([100.0]), np.array([0.01]))], "b", "ε", integer_x=True)
+    assert single.layout.xaxis.dtick == 1 and list(single.layout.xaxis.range) == [99.5, 100.5]
+    releases = np.arange(1, 366, dtype=float)
+    fig, _ = ledger_figure([Trace("group DP", releases, 400 * releases), Trace("Thm", releases, releases)], log_y=True)
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.dtick == 50  # not 365 ticks
+    band, _ = line_figure([fading], "b", "a", bands=[Band("band", b, 0 * b, b)])
+    assert band.data[1].fill == "tonexty" and band.data[2].name == "fading"  # the band is drawn under the lines
+
+
+# --------------------------------------------------------------------------- issue 13: prior uncertainty
+
+
+def _fitted_chain():
+    at = open_page(CURVES)
+    at.radio(key="w_kind").set_value("matrix").run()
+    at.selectbox(key="w_preset").set_value("Fitted from data").run()
+    at.button(key="w_load_preset").click().run()
+    assert not problems(at) and not errors(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def checkins_spread():
+    from puffer_core import load_sequences, prior_spread
+
+    data = load_sequences(ASSETS / "checkins.csv", user="user", time="time", state="state", group="country")
+    return prior_spread(data, draws=10, seed=3)
+
+
+def test_prior_uncertainty_draws_a_band_and_names_the_rows_behind_it(checkins_spread) -> None:
+    at = _fitted_chain()
+    at.toggle(key="w_unc_on").set_value(True).run()
+    at.number_input(key="w_unc_draws").set_value(10).run()
+    at.number_input(key="w_unc_seed").set_value(3).run()
+    assert not problems(at) and not errors(at)
+    robust = checkins_spread.robust
+    assert metric(at, "a(1), robust Θ") == f"{robust.a[0]:.4g}"
+    assert metric(at, "Spread of a(1)") == f"{checkins_spread.spread()[0]:.4g}"
+    curves, rows = tables(at)[0], tables(at)[1]
+    assert list(curves.columns) == ["b", "fitted chain", "robust Θ (fit + 10 draws)", "draws 5%", "draws 95%"]
+    assert curves["robust Θ (fit + 10 draws)"].tolist()[:5] == [f"{a:.4g}" for a in robust.a[:5]]
+    shown_fit = [float(x) for x in curves["fitted chain"]]
+    shown_robust = [float(x) for x in curves["robust Θ (fit + 10 draws)"]]
+    assert all(r >= f - 5e-4 * f for r, f in zip(shown_robust, shown_fit))  # Θ holds the fit: never below it
+    expected = checkins_spread.rows()
+    assert rows["state"].tolist() == expected["state"].tolist()
+    assert rows["visits"].tolist() == expected["visits"].tolist()
+    band = [t for t in _data(at) if t.get("fill") == "tonexty"]
+    assert len(band) == 1 and band[0]["name"] == "5%–95% of the 10 draws' curves"
+    low, high = checkins_spread.band(0.05, 0.95)
+    assert np.allclose(_array(band[0]["y"])[: len(low)], low)
+    assert any("shaded" in c.value.lower() for c in at.caption)
+
+
+def test_prior_uncertainty_is_offered_only_for_the_chain_as_fitted() -> None:
+    at = open_page(CURVES)
+    at.radio(key="w_kind").set_value("matrix").run()
+    assert any("Prior uncertainty is offered for a chain fitted to data" in c.value for c in at.caption)
+    at = _fitted_chain()
+    assert at.toggle(key="w_unc_on").value is False
+    _edit(at, "w_matrix_1", {0: {"Bar": 0.5}})
+    assert any("edited after it was fitted" in c.value for c in at.caption)
+    assert not [t for t in at.toggle if t.key == "w_unc_on"]
+
+
+def test_prior_uncertainty_refused_up_front_when_too_large() -> None:
+    at = _fitted_chain()
+    at.number_input(key="w_length").set_value(2_000).run()
+    at.session_state["settings"]["draws"] = 200  # 201 × 1,999 × 12² numbers per table: over the limit
+    at.toggle(key="w_unc_on").set_value(True).run()
+    assert not problems(at)
+    assert at.number_input(key="w_unc_draws").value == 200
+    assert any("over the limit" in m and "use at most" in m for m in errors(at))

@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 START_TIMEOUT = 60.0
+WIDTHS = (1400, 390)  # a laptop and a phone: every page is looked at at both
+HEIGHT = 1000
+MAX_HEIGHT = 16_000  # a phone stacks the columns: its pages are long
 
 
 def _unavailable(reason: str) -> None:
@@ -157,3 +160,56 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path:
+    """A PNG of the whole page at ``width`` px, saved as ``<name>.png`` (``<name>-<width>.png`` below 1400 px).
+
+    The viewport is set to ``width`` and stretched to the content's height first, then put back to
+    1400 × 1000.  Streamlit lays the page out again for the new width (a phone stacks the columns
+    and hides the sidebar) without rerunning the script, so what it shows is the same state.
+    """
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    time.sleep(0.6)
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    page.set_viewport_size({"width": width, "height": int(min(max(HEIGHT, height + 40), MAX_HEIGHT))})
+    time.sleep(0.8)
+    path = folder / (f"{name}.png" if width == WIDTHS[0] else f"{name}-{width}.png")
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+    return path
+
+
+def snap_widths(page: Any, folder: Path, name: str, widths: Sequence[int] = WIDTHS) -> list[Path]:
+    """:func:`snap` at every width in ``widths`` (default: 1400 and 390 px)."""
+    return [snap(page, folder, name, width) for width in widths]
+
+
+def horizontal_overflow(page: Any) -> list[str]:
+    """What sticks out to the right of the main area at the current width (test ids or tags), if anything.
+
+    Tables scroll inside their own frame and charts resize, so anything listed makes the whole page
+    scroll sideways.
+    """
+    return page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]');
+            if (!main) return [];
+            const right = main.getBoundingClientRect().right + 1;
+            const out = [];
+            for (const el of main.querySelectorAll('[data-testid]')) {
+                const box = el.getBoundingClientRect();
+                if (box.width > 0 && box.right > right) out.push(el.getAttribute('data-testid'));
+            }
+            return [...new Set(out)];
+        }"""
+    )
+
+
+@pytest.fixture
+def screenshots(screenshot_dir: Path) -> Callable[[Any, str], list[Path]]:
+    """``screenshots(page, name)``: the page at 1400 and at 390 px width, saved to ``screenshots/``."""
+    return lambda page, name: snap_widths(page, screenshot_dir, name)

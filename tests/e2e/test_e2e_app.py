@@ -1,11 +1,15 @@
 """End to end: `streamlit run app.py` in real headless Chromium (see conftest.py).
 
-Every test saves PNG screenshots of what it saw to ``screenshots/`` (ignored by git).
+Every test saves PNG screenshots of what it saw to ``screenshots/`` (ignored by git); the Influence
+curves and Calibrate pages are saved at 1400 px and at 390 px width.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +17,15 @@ from typing import Any
 import pytest
 
 from puffer_core import MarkovChainPrior, influence_curve
-from tests.e2e.conftest import _free_port, start_streamlit, stop, wait_for_health
+from tests.e2e.conftest import (
+    _free_port,
+    horizontal_overflow,
+    snap,
+    snap_widths,
+    start_streamlit,
+    stop,
+    wait_for_health,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_CSV = ROOT / "assets" / "checkins.csv"
@@ -38,20 +50,6 @@ def open_page(page: Any, app_url: str, path: str = "") -> None:
     page.goto(f"{app_url}/{path}")
     page.wait_for_selector(APP)
     wait_idle(page)
-
-
-def snap(page: Any, folder: Path, name: str) -> Path:
-    """A PNG of the whole page (the viewport is stretched to the content's height first)."""
-    height = page.evaluate(
-        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-        " return m ? m.scrollHeight : document.body.scrollHeight; }"
-    )
-    page.set_viewport_size({"width": 1400, "height": int(min(max(1000, height + 40), 8000))})
-    time.sleep(0.8)
-    path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    return path
 
 
 def alerts(page: Any) -> list[str]:
@@ -90,7 +88,7 @@ def test_moving_a_slider_changes_the_plotted_values(page: Any, app_url: str, scr
     assert "p=0.8" in page.url
     # the sidebar is filled after the page ran: it names the prior just drawn, not the previous one
     assert "p = 0.8, q = 0.8" in page.locator('[data-testid="stSidebarUserContent"]').inner_text()
-    snap(page, screenshot_dir, "02_curves")
+    snap_widths(page, screenshot_dir, "02_curves")
 
 
 def test_every_page_renders_and_is_saved(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -99,7 +97,10 @@ def test_every_page_renders_and_is_saved(page: Any, app_url: str, screenshot_dir
         page.wait_for_selector(".js-plotly-plot")
         assert not page.locator('[data-testid="stException"]').count(), path
         assert not alerts(page), path
-        snap(page, screenshot_dir, f"{number:02d}_{path}")
+        if path == "calibrate":
+            snap_widths(page, screenshot_dir, f"{number:02d}_{path}")
+        else:
+            snap(page, screenshot_dir, f"{number:02d}_{path}")
 
 
 def test_curves_page_other_priors(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -107,11 +108,11 @@ def test_curves_page_other_priors(page: Any, app_url: str, screenshot_dir: Path)
     page.wait_for_selector(".js-plotly-plot")
     traces = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
     assert traces == ["ℓ = 1", "ℓ = 0.5", "ℓ = 2", "ℓ = 3", "ℓ = 5"]
-    snap(page, screenshot_dir, "06_curves_gaussian")
+    snap_widths(page, screenshot_dir, "06_curves_gaussian")
     open_page(page, app_url, "curves?prior=matrix&P=0.5,0.6;0.2,0.8")
-    assert any("Row 1 (from state '0') sums to 1.1" in text for text in alerts(page))
+    assert any("Row '0' sums to 1.1" in text for text in alerts(page))
     assert not page.locator('[data-testid="stException"]').count()
-    snap(page, screenshot_dir, "07_curves_bad_matrix")
+    snap_widths(page, screenshot_dir, "07_curves_bad_matrix")
 
 
 def _choose_upload(page: Any, app_url: str) -> None:
@@ -181,3 +182,129 @@ def test_a_shared_link_opened_first_on_a_fresh_server(browser: Any, tmp_path: Pa
                 context.close()
         finally:
             stop(process)
+
+
+PLOT_LAYOUT = "(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i]; return gd.layout; }"
+
+
+def test_log_axes_on_a_long_chain(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    """T = 1,000: on a linear b axis the curve would sit in the left 5%; log b and log a(b) spread it out."""
+    open_page(page, app_url, "curves?p=0.9&q=0.8&T=1000&bx=log&log=1")
+    page.wait_for_selector(".js-plotly-plot")
+    layout = page.evaluate(PLOT_LAYOUT, 0)
+    assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
+    ticks = layout["xaxis"]["tickvals"]
+    assert ticks[:4] == [1, 2, 5, 10] and all(float(t).is_integer() for t in ticks)  # whole b only
+    assert page.get_by_role("radio", name="Log b").is_checked()
+    snap_widths(page, screenshot_dir, "10_curves_log_axes")
+    page.get_by_text("Zoom to the signal").click()
+    wait_idle(page)
+    layout = page.evaluate(PLOT_LAYOUT, 0)
+    assert layout["xaxis"]["type"] == "linear"
+    assert layout["xaxis"]["range"][1] < 200  # zoomed to where a(b) is above 1% of a(1)
+    assert "bx=zoom" in page.url or "bx=" not in page.url
+    assert any("Showing b ≤" in c for c in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+
+
+def _download(page: Any, name: str) -> Path:
+    with page.expect_download() as download:
+        page.get_by_role("button", name=name).click()
+    return Path(download.value.path())
+
+
+def _metric(page: Any, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_calibrate_report_and_script_downloads(page: Any, app_url: str, screenshot_dir: Path, tmp_path: Path) -> None:
+    open_page(page, app_url, "calibrate?p=0.85&q=0.75&T=60&eps=2&epsdp=0.2")
+    page.wait_for_selector(".js-plotly-plot")
+    shown = {label: _metric(page, label) for label in ("Optimal window b*", "Per-entry ε_DP", "Guaranteed ε_puffer")}
+    report = _download(page, "Download report (HTML)").read_text(encoding="utf-8")
+    assert report.count("plotly.js v") == 1 and "<script src=" not in report  # opens offline
+    assert "binary chain p = 0.85, q = 0.75, T = 60" in report
+    assert f"per-entry ε_DP = {shown['Per-entry ε_DP']} at b* = {shown['Optimal window b*']}" in report
+    assert f"ε_puffer = {shown['Guaranteed ε_puffer']} Pufferfish private" in report
+    script = _download(page, "Download script (Python)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # puffer_core as if installed
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    printed = dict(line.split(" = ", 1) for line in run.stdout.splitlines())
+    assert printed["optimal_b"] == shown["Optimal window b*"]
+    assert f"{float(printed['eps_dp']):.4g}" == shown["Per-entry ε_DP"]
+    assert f"{float(printed['certified_eps_puffer']):.4g}" == shown["Guaranteed ε_puffer"]
+    report_page = page.context.new_page()  # the report itself renders its charts without a server
+    try:
+        report_page.goto(f"file://{_saved(report, tmp_path)}")
+        report_page.wait_for_selector(".js-plotly-plot")
+        assert report_page.locator(".js-plotly-plot").count() == 2
+        snap(report_page, screenshot_dir, "11_calibrate_report")
+    finally:
+        report_page.close()
+    assert not horizontal_overflow(page)
+    snap_widths(page, screenshot_dir, "12_calibrate_exports")
+
+
+def _saved(text: str, folder: Path) -> Path:
+    path = folder / "calibrate-report.html"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+EDITOR_SCROLLS = (
+    "() => Array.from(document.querySelectorAll('[data-testid=\"stDataFrame\"] .dvn-scroller'))"
+    ".map(el => el.scrollWidth - el.clientWidth)"
+)
+
+
+def test_a_twenty_state_matrix_shows_every_column(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    stay, move = 0.81, 0.01
+    rows = ";".join(",".join(str(stay if i == j else move) for j in range(20)) for i in range(20))
+    open_page(page, app_url, f"curves?prior=matrix&T=30&P={rows}")
+    page.wait_for_selector(".js-plotly-plot")
+    assert not alerts(page)
+    page.locator('[data-testid="stDataFrame"] .dvn-scroller').first.wait_for()
+    assert max(page.evaluate(EDITOR_SCROLLS)) <= 1  # every grid (both parts of the matrix too) fits: no sideways scroll
+    assert not horizontal_overflow(page)
+    snap_widths(page, screenshot_dir, "13_curves_twenty_states")
+
+
+def test_prior_uncertainty_of_a_fitted_chain(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "curves?prior=matrix")
+    page.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name="Fitted from data").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Load into the editor").click()
+    wait_idle(page)
+    page.get_by_text("Show the spread of the fit to").click()
+    page.get_by_text("The rows that drive the spread").wait_for(timeout=120_000)
+    wait_idle(page)
+    names = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
+    assert "robust Θ (fit + 20 draws)" in names and "5%–95% of the 20 draws' curves" in names
+    assert not alerts(page)
+    assert not horizontal_overflow(page)
+    snap_widths(page, screenshot_dir, "14_curves_uncertainty")
+    page.get_by_role("link", name="Calibrate").first.click()
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    assert page.get_by_text("Robust Θ against the fitted chain alone").is_visible()
+    snap_widths(page, screenshot_dir, "15_calibrate_uncertainty")
+
+
+def test_a_negative_number_typed_in_the_matrix_is_kept_and_reported(page: Any, app_url: str) -> None:
+    """Typed in the real grid: −0.3 used to be stored as 0.3 (the column clipped to [0, 1]); now it is kept."""
+    open_page(page, app_url, "curves?prior=matrix")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.wait_for()
+    box = grid.bounding_box()
+    page.mouse.dblclick(box["x"] + box["width"] - 12, box["y"] + 35 + 17)  # edit row '0', last column '2'
+    time.sleep(0.5)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("-0.3", delay=80)
+    page.keyboard.press("Enter")
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    wait_idle(page)
+    expected = "Row '0' has negative entries in column '2'; probabilities cannot be negative."
+    assert expected in alerts(page)
+    assert "P=0.8,0.1,-0.3" in page.url.replace("%2C", ",").replace("%3B", ";")
