@@ -19,6 +19,7 @@ from app_ui.attacks import (
     notes,
 )
 from app_ui.charts import show_table
+from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.streams import build_prior, chain_priors
 from puffer_core.prior_kinds import PRIOR_KINDS
@@ -43,7 +44,7 @@ state.show_ignored_link_settings()
 
 # the user's prior (Influence curves page), when the attacker can use it
 kind = PRIOR_KINDS[values["prior_kind"]]
-params = tuple((p.key, values.get(p.key, p.default)) for p in kind.parameters)
+params = parameters_of(kind, values)
 description = kind.description(values)
 try:
     user_chains = chain_priors(build_prior(kind.name, params))

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_ui import page_path, state
 from app_ui.charts import csv_download, fmt, show_figure, show_problems
-from app_ui.priors import prior_summary
+from app_ui.priors import parameters_of, prior_summary
 from app_ui.report import offer_exports
 from app_ui.streams import (
     MAX_STEP_EPS,
@@ -130,7 +130,7 @@ def _schedule_controls(length: int):
 if current is not None:
     curve = current.curve
     kind = PRIOR_KINDS[values["prior_kind"]]
-    params = tuple((p.key, values.get(p.key, p.default)) for p in kind.parameters)
+    params = parameters_of(kind, values)
     chains = chain_priors(build_prior(kind.name, params))
     length = curve.length
     if chains is None:
@@ -161,12 +161,14 @@ if current is not None:
         with st.spinner("Computing the leakage over time…"):
             numbers = stream_numbers(kind.name, params, schedule.eps)  # cached: the view below reuses it
         refusal = None
+        can_shorten = False  # a shorter chain would be enumerated
         if chains is None:
             refusal = "the exact audit needs a Markov chain prior"
         elif mechanism == "histogram" and min(schedule.eps) == 0:
             refusal = "the noisy histogram needs ε_t > 0 at every step (randomized response at ε = 0 releases nothing)"
         else:
             refusal = exact_stream_refusal(chains[0].n_states, length, len(chains), mechanism)
+            can_shorten = refusal is not None
         exact = None
         if refusal is None:
             with st.spinner("Enumerating every sequence for the exact leakage…"):
@@ -205,12 +207,12 @@ if current is not None:
             view = stream_view(kind.name, params, schedule.eps, mechanism, exact is not None, values["stream_log"])
         show_figure(view.figure, view.notes, key="stream_chart")
         if exact is None:
-            shorter = None if chains is None else largest_exact_length(chains[0].n_states, len(chains), mechanism)
+            shorter = largest_exact_length(chains[0].n_states, len(chains), mechanism) if can_shorten else None
             text = f"No exact leakage: {refusal}."
-            if shorter is not None and shorter < length and "needs" not in refusal:
+            if shorter is not None:
                 text += f" A stream of T ≤ {shorter} steps over these states is small enough."
             st.caption(text)
-            if shorter is not None and shorter < length and "needs" not in refusal:
+            if shorter is not None:
                 st.button(
                     f"Shorten the prior to T = {shorter} (changes the prior on every page)",
                     on_click=_shorten,

@@ -302,14 +302,16 @@ def _generic(note: str) -> str:
     return "too many sequences to enumerate" if "sequences" in note else note
 
 
-# the ladder: each series on its own sub-line of the prior's row, so equal values stay visible
+# the ladder: each series on its own sub-line of the prior's row, so equal values stay visible;
+# colours from the Okabe–Ito palette (safe for colour-blind readers), a distinct symbol each
 LADDER = (
-    ("attack", "attack (lower bound)", "circle", 12, -0.24),
-    ("exact", "exact (truth)", "diamond", 12, -0.12),
-    ("TPL", "TPL", "triangle-up", 12, 0.0),
-    ("[C]", "[C] bound", "square", 10, 0.12),
-    ("group DP", "group DP", "x", 10, 0.24),
+    ("attack", "attack (lower bound)", "circle", "#D55E00", -0.3),
+    ("exact", "exact (truth)", "diamond", "#009E73", -0.15),
+    ("TPL", "TPL", "triangle-up", "#0072B2", 0.0),
+    ("[C]", "[C] bound", "square", "#CC79A7", 0.15),
+    ("group DP", "group DP", "x", "#444444", 0.3),
 )
+ROW_HEIGHT = 84  # px per prior: five sub-lines 12 px apart
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
@@ -334,13 +336,13 @@ def attack_figure(rows: Sequence[AttackRow]) -> go.Figure:
                     x=[r.lower, r.bound],
                     y=[i, i],
                     mode="lines",
-                    line={"color": "rgba(120,120,120,0.3)", "width": 26},
+                    line={"color": "rgba(120,120,120,0.22)", "width": 0.75 * ROW_HEIGHT},
                     hoverinfo="skip",
                     showlegend=False,
                 )
             )
     shown = []
-    for column, name, symbol, size, offset in LADDER:
+    for column, name, symbol, colour, offset in LADDER:
         values = table[column].to_numpy(dtype=float)
         keep = np.isfinite(values) & (values > 0)
         if not keep.any():
@@ -352,7 +354,7 @@ def attack_figure(rows: Sequence[AttackRow]) -> go.Figure:
                 y=np.flatnonzero(keep) + offset,
                 mode="markers",
                 name=name,
-                marker={"symbol": symbol, "size": size, "line": {"width": 1, "color": "white"}},
+                marker={"symbol": symbol, "size": 11, "color": colour, "line": {"width": 1, "color": "white"}},
                 customdata=[fmt(v) for v in values[keep]],
                 text=[r.short for r, k in zip(rows, keep) if k],
                 hovertemplate=f"%{{text}}<br>{name} = %{{customdata}}<extra></extra>",
@@ -375,7 +377,7 @@ def attack_figure(rows: Sequence[AttackRow]) -> go.Figure:
         zeroline=False,
     )
     fig.update_layout(
-        height=110 + 56 * len(rows),
+        height=110 + ROW_HEIGHT * len(rows),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
         hovermode="closest",
@@ -514,7 +516,7 @@ def attack_report(export: AttackExport) -> str:
             "The attacker's posterior log-odds shift for the output it found is exact, so it is a lower bound on"
             " the true leakage; the truth lies between it and the tightest reported bound (docs/math.md §11).",
             attack_figure(rows),
-            attack_table(rows),
+            attack_table(rows).astype(object).fillna("—"),  # empty cells: not computed (see the note)
             tuple(notes(rows)),
         ),
         Section("In words", "; ".join(f"{r.short}: {r.description}" for r in rows if r.description) + "."),

@@ -383,6 +383,8 @@ def stream_figure(numbers: StreamNumbers, exact: StreamAudit | None, log_y: bool
         height=440,
     )
     fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}, margin={"b": 10})
+    if np.allclose(numbers.translation.per_entry, numbers.group_dp, rtol=1e-12, atol=0):
+        notes.append("The [C] bound equals group DP here (its best window is the whole stream): the lines coincide.")
     if t.size <= 30:
         fig.update_xaxes(dtick=1)
     return fig, notes
