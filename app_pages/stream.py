@@ -187,7 +187,7 @@ if current is not None:
             help="The largest log-odds shift over every sequence and output (tiny chains only).",
         )
         sentences = [numbers.summary]
-        if numbers.group_dp > numbers.tighter:
+        if numbers.group_dp > numbers.tighter * (1 + 1e-9):
             ratio = numbers.group_dp / numbers.tighter
             sentences.append(f"Group DP says {fmt(numbers.group_dp)}, {ratio:.3g}× as much.")
         if exact is not None and exact.eps > 0:

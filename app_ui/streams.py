@@ -268,10 +268,7 @@ def stream_numbers(kind: str, params: Params, eps: tuple[float, ...]) -> StreamN
     if chains is None:
         translation = translation_bound(curve, eps)
         group = group_dp_bound(eps)
-        summary = (
-            f"TPL needs a Markov chain prior, so only the [C] bound applies: ε = {fmt(translation.eps_puffer)},"
-            f" against {fmt(group)} for group DP ({group / translation.eps_puffer:.3g}× as large)."
-        )
+        summary = f"TPL needs a Markov chain prior, so the [C] bound is the one: ε = {fmt(translation.eps_puffer)}."
         return StreamNumbers(np.array(eps), None, translation, group, summary)
     bounds = stream_bounds(chains if len(chains) > 1 else chains[0], eps, curve=curve)
     return StreamNumbers(np.array(eps), bounds.temporal, bounds.translation, bounds.group_dp, bounds.describe())
@@ -385,7 +382,7 @@ def stream_figure(numbers: StreamNumbers, exact: StreamAudit | None, log_y: bool
     fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}, margin={"b": 10})
     if np.allclose(numbers.translation.per_entry, numbers.group_dp, rtol=1e-12, atol=0):
         notes.append("The [C] bound equals group DP here (its best window is the whole stream): the lines coincide.")
-    if t.size <= 30:
+    if t.size <= 12:
         fig.update_xaxes(dtick=1)
     return fig, notes
 
