@@ -22,6 +22,8 @@ BLURBS = {
     "plan": "A ledger of releases: what the whole series spends, and how to split a total budget.",
     "simulate": "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
     "classroom": "Watch privacy collapse run by run, and audit a tiny chain exactly.",
+    "stream": "A release at every time step: TPL beside the [C] bound, group DP and the exact truth, and a planner.",
+    "attack": "Attack a release: a lower bound from an attacker ≤ the truth ≤ the reported bound, with the seed.",
 }
 
 for name, blurb in BLURBS.items():

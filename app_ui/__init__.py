@@ -23,6 +23,8 @@ PAGES: dict[str, tuple[str, str]] = {
     "plan": ("Plan & compose", ":material/event_note:"),
     "simulate": ("Simulate", ":material/science:"),
     "classroom": ("Classroom", ":material/school:"),
+    "stream": ("Streams", ":material/timeline:"),
+    "attack": ("How tight is my bound?", ":material/target:"),
 }
 
 

@@ -1,0 +1,87 @@
+"""The ε where TPL's supremum turns infinite (docs/math.md §10), checked against the supremum itself
+(the library's fixed-point code, which shares nothing with the threshold), the recursion run for many
+steps, a plain loop over every pair of rows, and Cao et al.'s matrix by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from puffer_core import MarkovChainPrior
+from puffer_core.stream import backward_matrix, leakage_supremum, temporal_privacy_leakage, tpl_supremum
+from puffer_core.stream_limits import excluded_mass, tpl_divergence_threshold
+from tests.brute_stream import random_prior
+
+
+def brute_m(Q: list[list[float]], secrets: list[bool]) -> float:
+    """max over ordered pairs of secret rows (i, i') of the mass row i puts where row i' is 0."""
+    k = len(Q)
+    best = 0.0
+    for i in range(k):
+        for ip in range(k):
+            if i != ip and secrets[i] and secrets[ip]:
+                best = max(best, sum(Q[i][j] for j in range(k) if Q[ip][j] == 0))
+    return best
+
+
+def test_cao_matrix_by_hand():
+    # row 1 puts 0.8 on state 0, where row 2 is 0 (docs/math.md §10's reference example)
+    m, pair = excluded_mass(np.array([[0.8, 0.2], [0.0, 1.0]]), np.array([True, True]))
+    assert m == pytest.approx(0.8) and pair == (0, 1)
+    assert leakage_supremum([[0.8, 0.2], [0.0, 1.0]], -math.log(m) * 0.999) < math.inf
+    assert leakage_supremum([[0.8, 0.2], [0.0, 1.0]], -math.log(m) * 1.001) == math.inf
+
+
+def test_full_support_is_always_finite_and_a_deterministic_cycle_never():
+    full = tpl_divergence_threshold(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], None, 10))
+    assert full.eps == math.inf and full.m == 0 and full.pair is None
+    assert tpl_supremum(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], None, 10), 20.0) < math.inf
+    cycle = MarkovChainPrior([[0, 1, 0], [0, 0, 1], [1, 0, 0]], None, 10)
+    limit = tpl_divergence_threshold(cycle)
+    assert limit.eps == 0.0 and limit.m == pytest.approx(1.0)
+    assert tpl_supremum(cycle, 1e-3) == math.inf
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_threshold_separates_finite_from_infinite_suprema(seed):
+    rng = np.random.default_rng(700 + seed)
+    k = 2 + seed % 4
+    prior = random_prior(rng, k, 50, zeros=True)
+    limit = tpl_divergence_threshold(prior)
+    secrets = (np.asarray(prior.initial) > 0).tolist()
+    expected = max(
+        brute_m(backward_matrix(prior).tolist(), secrets), brute_m(prior.transition.tolist(), secrets)
+    )
+    assert limit.m == pytest.approx(expected, abs=1e-15)
+    if limit.eps == math.inf:
+        assert tpl_supremum(prior, 15.0) < math.inf
+        return
+    if limit.eps > 1e-9:
+        below = limit.eps * (1 - 1e-6)
+        assert tpl_supremum(prior, below) < math.inf
+    above = limit.eps * (1 + 1e-6) + 1e-9
+    assert tpl_supremum(prior, above) == math.inf
+    # 0.1 above the threshold the recursion climbs by about 0.1 a step (log(e^ε·m) = ε − threshold)
+    eps = limit.eps + 0.1
+    longer = temporal_privacy_leakage(prior.with_length(4000), eps).max_tpl
+    assert longer - temporal_privacy_leakage(prior.with_length(2000), eps).max_tpl > 50
+
+
+def test_a_set_of_priors_takes_the_smallest_threshold():
+    sparse = MarkovChainPrior([[0.7, 0.3], [0.0, 1.0]], None, 20)
+    # [[0.7, 0.3], [0, 1]] has one absorbing state: stationary π = (0, 1), no pair of secrets
+    dense = MarkovChainPrior([[0.6, 0.4], [0.5, 0.5]], None, 20)
+    lone = MarkovChainPrior([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.5, 0.0, 0.5]], None, 20)
+    assert tpl_divergence_threshold(sparse).eps == math.inf  # one state only carries mass
+    assert tpl_divergence_threshold([dense, dense]).eps == math.inf
+    pair = tpl_divergence_threshold([lone.with_length(20), lone])
+    assert pair.eps == pytest.approx(-math.log(0.5)) and pair.prior_index == 0
+
+
+def test_refuses_non_stationary_priors_and_other_things():
+    with pytest.raises(ValueError, match="stationary initial distribution"):
+        tpl_divergence_threshold(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], [1.0, 0.0], 10))
+    with pytest.raises(ValueError, match="MarkovChainPrior"):
+        tpl_divergence_threshold([])
