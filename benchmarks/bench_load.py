@@ -10,11 +10,15 @@ set and its own scenario setting (never another session's).
 
 One command per table (each starts its own servers on free ports, and stops them):
 
-    python benchmarks/bench_load.py                 # N = 1, 10, 30: distinct/same values, no pause/3 s pause, first load
+    python benchmarks/bench_load.py                 # N = 1, 10, 30; distinct/same values; no pause/3 s pause
     python benchmarks/bench_load.py --processes 2   # the same through deploy/run.sh: 2 processes behind HAProxy
     python benchmarks/bench_load.py --scaling       # throughput of 1 vs 2 processes (30 sessions, no pause)
     python benchmarks/bench_load.py --soak 200      # memory: 200 sessions opened and closed in turn
+    python benchmarks/bench_load.py --steady 300    # one session, cached reruns: server CPU per rerun
     python benchmarks/bench_load.py --url http://host:8501 --pid 1234   # a server that is already running
+
+``--steady`` prints the server's pid first, so a profiler can be attached while it runs
+(e.g. ``py-spy record --pid PID --format raw``).
 
 Columns: p50/p95/max seconds per click (nearest rank); server CPU per rerun = CPU seconds of the
 server processes (/proc/<pid>/stat; the proxy included) during the clicks / number of clicks;
@@ -54,6 +58,7 @@ CLICKS = 5  # clicks per session in every scenario
 SETTING = "w_q"  # set once per session before the clicks (untimed): q of the binary chain (a slider)
 SHOWN_CLICK = "Sequence length T"  # the metric that must show the session's own T after each click
 SHOWN_SETTING = "q = {:g}"  # the sidebar text that must show the session's own q
+SOAK_VALUES = 40  # the soak's sessions cycle through this many values of CLICK (so the caches fill, then stop)
 
 
 def click_value(session: int, click: int, same: bool) -> int:
@@ -119,6 +124,7 @@ class Servers:
     pids: list[int]
     label: str
     _stop: list = field(default_factory=list)
+    processes: list[str] = field(default_factory=list)  # each app process's own URL (to warm them up)
 
     def cpu(self) -> float:
         return sum(cpu_seconds(p) for p in self.pids)
@@ -144,7 +150,7 @@ def one_process(env: dict[str, str]) -> Servers:
         os.environ.update(saved)
     url = f"http://127.0.0.1:{port}"
     wait_for_health(url, process)
-    return Servers(url, [process.pid], "1 process (streamlit run app.py)", [lambda: stop(process), log.close])
+    return Servers(url, [process.pid], "1 process (streamlit run app.py)", [lambda: stop(process), log.close], [url])
 
 
 def behind_proxy(count: int, env: dict[str, str]) -> Servers:
@@ -186,7 +192,8 @@ def behind_proxy(count: int, env: dict[str, str]) -> Servers:
         launcher.wait(timeout=30)
         log.close()
 
-    return Servers(url, pids, f"{count} processes behind HAProxy (deploy/run.sh {count})", [_stop])
+    label = f"{count} processes behind HAProxy (deploy/run.sh {count})"
+    return Servers(url, pids, label, [_stop], [f"http://127.0.0.1:{first + i}" for i in range(count)])
 
 
 def _port_is_free(port: int) -> bool:
@@ -237,8 +244,9 @@ class Result:
 
 
 HEADER = (
-    "| scenario | sessions | clicks | p50 s | p95 s | max s | server CPU/click ms | server cores |"
-    " client CPU/click ms | others' cores | server RSS MB | wrong |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    "| scenario | sessions | runs | p50 s | p95 s | max s | server CPU/run ms | server cores |"
+    " client CPU/run ms | others' cores | server RSS MB | wrong |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
 
@@ -278,7 +286,8 @@ async def first_load(servers: Servers, count: int) -> Result:
     wall, server, client, others = meter.stop()
     await asyncio.gather(*(s.close() for s in sessions))
     wrong = [w for r in runs for w in check(r, None, None)]
-    return Result("first page load", count, [r.seconds for r in runs], wall, server, client, others, servers.rss(), wrong)
+    times = [r.seconds for r in runs]
+    return Result("first page load", count, times, wall, server, client, others, servers.rss(), wrong)
 
 
 async def clicks(servers: Servers, count: int, same: bool, pause: float, scenario: int) -> Result:
@@ -310,14 +319,16 @@ async def clicks(servers: Servers, count: int, same: bool, pause: float, scenari
     await asyncio.gather(*(student(i, s) for i, s in enumerate(sessions)))
     wall, server, client, others = meter.stop()
     await asyncio.gather(*(s.close() for s in sessions))
-    name = f"{'same values (cache hits)' if same else 'distinct values'}, {'no pause' if not pause else f'{pause:g} s pause'}"
+    name = "same values (cache hits)" if same else "distinct values"
+    name += f", {pause:g} s pause" if pause else ", no pause"
     return Result(name, count, times, wall, server, client, others, servers.rss(), wrong)
 
 
 async def warm_up(servers: Servers) -> None:
-    """The first script run of a fresh server imports the app (about a second): not a student's load."""
-    async with Session(servers.url, PAGE):
-        pass
+    """The first script run of a fresh process imports the app (about a second): not a student's load."""
+    for url in servers.processes or [servers.url]:
+        async with Session(url, PAGE):
+            pass
 
 
 async def table(servers: Servers, sizes: Sequence[int], pauses: Sequence[float], scenario0: int = 0) -> list[Result]:
@@ -337,32 +348,65 @@ async def table(servers: Servers, sizes: Sequence[int], pauses: Sequence[float],
 
 
 async def soak(servers: Servers, count: int, settle: float) -> None:
+    """Sessions opened, clicked once and closed, one after the other.
+
+    The clicks cycle through SOAK_VALUES values: the first sessions fill the app's caches (bounded),
+    the later ones show whether memory keeps growing.  Streamlit keeps a closed session's state
+    for reconnection (at most 128 sessions, 2 minutes: ``server.disconnectedSessionTTL``);
+    ``settle`` waits past that.
+    """
     await warm_up(servers)
-    before, peak0 = servers.rss(), servers.rss("VmHWM")
+    print("| moment | server RSS MB | peak RSS MB |\n|---|---:|---:|")
+    print(f"| after one session (warm) | {servers.rss():.0f} | {servers.rss('VmHWM'):.0f} |", flush=True)
     start = time.perf_counter()
     wrong = []
     for i in range(count):
         async with Session(servers.url, PAGE) as session:
-            value = click_value(i, 0, False)
+            value = click_value(i % SOAK_VALUES, 0, False)
             wrong += check(await session.rerun({CLICK: value}), value, None)
-    after = servers.rss()
-    print("| moment | server RSS MB | peak RSS MB |\n|---|---:|---:|")
-    print(f"| after one session (warm) | {before:.0f} | {peak0:.0f} |")
-    print(f"| after {count} sessions opened, clicked once and closed in turn | {after:.0f} | {servers.rss('VmHWM'):.0f} |")
+        if (i + 1) % max(1, count // 4) == 0 or i + 1 == count:
+            print(f"| after {i + 1} sessions | {servers.rss():.0f} | {servers.rss('VmHWM'):.0f} |", flush=True)
     if settle > 0:
         await asyncio.sleep(settle)
         async with Session(servers.url, PAGE):  # storing a closed session expires the stale ones
             pass
         print(f"| {settle:.0f} s later, after one more session | {servers.rss():.0f} | {servers.rss('VmHWM'):.0f} |")
-    print(f"\n{count} sessions in {time.perf_counter() - start:.0f} s; wrong: {len(wrong)}")
+    print(
+        f"\n{count} sessions opened, clicked once ({SOAK_VALUES} values in turn) and closed, one after the other,"
+        f" in {time.perf_counter() - start:.0f} s; wrong: {len(wrong)}"
+    )
     for w in wrong[:5]:
         print("  ", w)
 
 
+async def steady(servers: Servers, count: int) -> None:
+    """One session alternating between two cached values: the server's own cost of a rerun."""
+    print(f"server pids: {' '.join(map(str, servers.pids))}", flush=True)
+    async with Session(servers.url, PAGE) as session:
+        for click in range(2):
+            await session.rerun({CLICK: click_value(0, click, True)})
+        meter = Meter(servers)
+        meter.start()
+        times, wrong = [], []
+        for i in range(count):
+            value = click_value(0, i % 2, True)
+            run = await session.rerun({CLICK: value})
+            times.append(run.seconds)
+            wrong += check(run, value, None)
+        wall, server, client, others = meter.stop()
+    times.sort()
+    print("| cached reruns | median s | server CPU/rerun ms | client CPU/rerun ms | others' cores | wrong |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    print(
+        f"| {count} | {times[len(times) // 2]:.3f} | {1000 * server / count:.1f} | {1000 * client / count:.1f} |"
+        f" {others / wall:.2f} | {len(wrong)} |"
+    )
+
+
 async def scaling(counts: Sequence[int], env: dict[str, str], rounds: int) -> None:
     print(
-        "| processes | round | distinct: clicks/s | p50 s | p95 s | same: clicks/s | p50 s | p95 s | others' cores | wrong |"
-        "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| processes | round | distinct: clicks/s | p50 s | p95 s | same: clicks/s | p50 s | p95 s |"
+        " server cores | others' cores | wrong |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     rates: dict[int, list[tuple[float, float]]] = {c: [] for c in counts}
     scenario = 0
@@ -383,10 +427,11 @@ async def scaling(counts: Sequence[int], env: dict[str, str], rounds: int) -> No
                 t = sorted(x.times)
                 return t[max(0, math.ceil(q * len(t)) - 1)]
 
-            others = (distinct.others + same.others) / (distinct.wall + same.wall)
+            wall = distinct.wall + same.wall
+            cores, others = (distinct.server_cpu + same.server_cpu) / wall, (distinct.others + same.others) / wall
             print(
                 f"| {count} | {r + 1} | {rate[0]:.1f} | {p(distinct, 0.5):.2f} | {p(distinct, 0.95):.2f} |"
-                f" {rate[1]:.1f} | {p(same, 0.5):.2f} | {p(same, 0.95):.2f} | {others:.2f} |"
+                f" {rate[1]:.1f} | {p(same, 0.5):.2f} | {p(same, 0.95):.2f} | {cores:.2f} | {others:.2f} |"
                 f" {len(distinct.wrong) + len(same.wrong)} |",
                 flush=True,
             )
@@ -413,6 +458,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1, help="with --scaling: alternate 1, 2, 2, 1 … this many rounds")
     parser.add_argument("--soak", type=int, default=0, help="open and close this many sessions in turn; report RSS")
     parser.add_argument("--settle", type=float, default=0.0, help="with --soak: wait this long, then measure again")
+    parser.add_argument("--steady", type=int, default=0, help="one session, this many cached reruns")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server processes")
     parser.add_argument("--scenario", type=int, default=0, help="first scenario number (new q values for --url)")
     args = parser.parse_args()
@@ -434,6 +480,8 @@ def main() -> int:
         print(f"Server: {servers.label}; page /{PAGE}, each click sets {CLICK}; env {env or '—'}\n")
         if args.soak:
             asyncio.run(soak(servers, args.soak, args.settle))
+        elif args.steady:
+            asyncio.run(steady(servers, args.steady))
         else:
             print(HEADER)
             results = asyncio.run(table(servers, args.sessions, args.pauses, args.scenario))

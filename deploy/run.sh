@@ -23,6 +23,7 @@ export PUFFER_PORT=${PUFFER_PORT:-8501}
 export PUFFER_BIND=${PUFFER_BIND:-0.0.0.0}
 APP_PORT=${PUFFER_APP_PORT:-8601}
 PYTHON=${PYTHON:-python}
+export PATH="$PATH:/usr/sbin:/usr/local/sbin"  # where Debian puts haproxy
 if ! command -v haproxy >/dev/null 2>&1; then
     echo "deploy/run.sh needs HAProxy: apt-get install -y haproxy" >&2
     exit 3

@@ -146,7 +146,7 @@ class Session:
 
     # ------------------------------------------------------------------ HTTP
 
-    def _http(
+    def request(
         self,
         method: str,
         path: str,
@@ -176,7 +176,9 @@ class Session:
     async def open(self) -> Run:
         """Load the page as a new tab does: health check (cookies), websocket, first script run."""
         start = time.perf_counter()
-        await asyncio.to_thread(self._http, "GET", "/_stcore/health")
+        status = await asyncio.to_thread(self.request, "GET", "/_stcore/health")
+        if status != 200:
+            raise ProtocolError(f"{self.base_url}/_stcore/health answered HTTP {status}")
         ws_url = "ws" + self.base_url[len("http") :] + "/_stcore/stream"
         protocols = ["streamlit", self.cookies.get(XSRF_COOKIE, "")] if XSRF_COOKIE in self.cookies else ["streamlit"]
         headers = {"Origin": self.base_url}
@@ -338,7 +340,7 @@ class Session:
         if xsrf and XSRF_COOKIE in sent:
             headers["X-Xsrftoken"] = sent[XSRF_COOKIE]
         path = urllib.parse.urlparse(urls.upload_url).path or urls.upload_url
-        return self._http("PUT", path, body, headers, base_url=base_url, cookies=cookies)
+        return self.request("PUT", path, body, headers, base_url=base_url, cookies=cookies)
 
     async def upload(self, key: str, name: str, content: bytes, mime: str = "text/csv") -> Run:
         """Upload ``content`` as ``name`` into the file uploader ``key``, as the browser does; the rerun."""

@@ -94,7 +94,7 @@ def _port_of(pid: int) -> int:
 
 @pytest.fixture(scope="session")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    if shutil.which("haproxy") is None:
+    if shutil.which("haproxy", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/usr/local/sbin") is None:
         _unavailable("HAProxy is not installed (apt-get install -y haproxy)")
     proxy_port = _free_ports(1)
     first = _free_ports(2)

@@ -54,7 +54,10 @@ def test_the_cookie_spreads_browsers_and_each_session_keeps_its_own_values(deplo
             placed = [s.cookies.get(AFFINITY_COOKIE) for s in sessions]
             assert set(placed) == set(deployment.apps), f"browsers were placed on {placed}"
             for round_ in range(2):  # everyone clicks at once, twice, with values of their own
-                chosen = [(round(0.55 + 0.05 * i, 2), round(0.9 - 0.02 * round_, 2), 20 + 7 * i + round_) for i in range(SESSIONS)]
+                chosen = [
+                    (round(0.55 + 0.05 * i, 2), round(0.9 - 0.02 * round_, 2), 20 + 7 * i + round_)
+                    for i in range(SESSIONS)
+                ]
                 runs = await asyncio.gather(
                     *(s.rerun({"w_p": p, "w_q": q, "w_length": t}) for s, (p, q, t) in zip(sessions, chosen))
                 )
@@ -118,7 +121,7 @@ def test_the_xsrf_cookie_of_one_process_is_accepted_by_the_other(deployment: Dep
 
     async def scenario() -> None:
         first = Session(deployment.apps["app1"], "curves")
-        first._http("GET", "/_stcore/health")
+        assert first.request("GET", "/_stcore/health") == 200
         token = _xsrf_token(first.cookies[XSRF_COOKIE])
         session = Session(deployment.apps["app2"], "curves")
         session.cookies = dict(first.cookies)
