@@ -33,10 +33,10 @@ def test_the_image_holds_every_file_the_app_runs_on() -> None:
     needed = [
         path
         for path in tracked
-        if path.endswith((".py", ".csv", ".svg", ".txt", ".cfg", ".sh"))
+        if path.endswith((".py", ".csv", ".svg", ".txt", ".cfg", ".sh", ".toml"))
         and path.split("/")[0] not in {"tests", "benchmarks", "notebooks", ".ci"}
     ]
-    assert "app.py" in needed and "deploy/run.sh" in needed and "requirements.txt" in needed
+    assert {"app.py", "deploy/run.sh", "requirements.txt", ".streamlit/config.toml"} <= set(needed)
     assert any(p.startswith("puffer_core/") for p in needed) and any(p.startswith("assets/") for p in needed)
     left_out = [path for path in needed if _ignored(path, patterns)]
     assert not left_out, f"the image would lack {left_out}"
