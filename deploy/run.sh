@@ -44,9 +44,10 @@ export STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION=true
 
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pufferfish-lab.XXXXXX")
 PIDS=()
+WAITER=
 cleanup() {
     trap - EXIT INT TERM
-    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in ${WAITER:+"$WAITER"} "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
     rm -rf "$RUN_DIR"
 }
@@ -64,8 +65,9 @@ for i in $(seq 1 "$N"); do
     echo "    server app$i 127.0.0.1:$port cookie app$i check inter 2s fall 3 rise 1" >> "$CONFIG"
 done
 
-# wait until every process answers its health check, then open the proxy
-"$PYTHON" - "$APP_PORT" "$N" <<'PY'
+# wait until every process answers its health check, then open the proxy (in the background,
+# so that a signal stops this script at once)
+"$PYTHON" - "$APP_PORT" "$N" <<'PY' &
 import sys, time, urllib.request
 first, count = int(sys.argv[1]), int(sys.argv[2])
 deadline = time.monotonic() + 120
@@ -81,6 +83,9 @@ for port in range(first, first + count):
             sys.exit(f"app process on port {port} did not start within 120 s")
         time.sleep(0.2)
 PY
+WAITER=$!
+wait "$WAITER"
+WAITER=
 haproxy -db -f "$CONFIG" > >(sed -u "s/^/[proxy] /") 2>&1 &
 PIDS+=($!)
 echo "$!" > "$RUN_DIR/proxy.pid"
