@@ -431,8 +431,12 @@ def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationR
     fig, notes = line_figure(traces, "b (entries hidden around the secret)", "a(b)", log_y=log_curve, height=320)
     show_figure(fig, notes, key="sim_theta_chart")
     changes = words.changes_frame(robust, fitted, metric, release)
-    _table(changes)
-    rows = spread.rows().head(5)
+    if changes.empty:
+        st.caption("No mechanism's ε_DP per entry or accuracy changed.")
+    else:
+        _table(changes)
+        st.caption("Mechanisms and ε_puffer not listed did not change (the same seed draws the same noise).")
+    rows = spread.rows().head(3)
     rows_text = ", ".join(
         f"{r.state} ({int(r.visits):,} transitions seen)" for r in rows.itertuples(index=False)
     )
@@ -482,6 +486,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     table_heading = f"{table_metric} by ε_puffer and mechanism (release {release}, like [C] Tables 2–5)"
     st.markdown(f"**{table_heading}**")
     by_eps = result.table(table_metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
+    by_eps.columns.name = None
     _table(by_eps)
 
     prior = _prior(loaded, chosen)
@@ -500,11 +505,13 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     elif agree:
         st.success(agree)
 
+    notes = tuple(line.replace("**", "") for line in note) or ((agree,) if agree else ())
     sections = [
-        Section(table_heading, caption, None, by_eps),
-        *[Section(f"{metric} (release {release})", figure=fig) for metric, fig in zip(shown, figures)],
-        Section(best_heading, "Ties: mechanisms whose 95% interval overlaps the best one's.", None, best,
-                tuple(line.replace("**", "") for line in note) or ((agree,) if agree else ())),
+        Section(f"Results (release {release})", caption, figures[0]),
+        *[Section(f"{metric} (release {release})", figure=fig) for metric, fig in zip(shown[1:], figures[1:])],
+        Section(table_heading, table=by_eps),
+        Section(best_heading, "Ties: mechanisms whose 95% interval overlaps the best one's.", table=best),
+        Section("What this shows" if note else "Against the paper's ordering", notes=notes),
     ]
     if fitted is not None:
         sections += _uncertainty(loaded, chosen, result, fitted, table_metric, release)
