@@ -362,13 +362,8 @@ def _repair_hint(table: Table, mapping: dict[str, Any], drop_missing: bool, drop
 def _repair_report(repair: Repair) -> None:
     if not repair.dropped:
         return
-    parts = []
-    if repair.missing_dropped:
-        parts.append(f"{repair.missing_dropped:,} row(s) with an empty cell")
-    if repair.duplicates_dropped:
-        parts.append(f"{repair.duplicates_dropped:,} repeated row(s)")
     st.info(
-        f"Dropped {' and '.join(parts)}: {repair.rows_kept:,} of {repair.rows_read:,} rows kept."
+        f"Dropped {repair.describe()}: {repair.rows_kept:,} of {repair.rows_read:,} rows kept."
         " The file itself is unchanged."
     )
 

@@ -352,12 +352,9 @@ def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any
         out["data source"] = builtin.source
         out["data licence"] = builtin.licence
     out["columns"] = {role: name for role, name in loaded.columns.items() if name is not None}
-    if loaded.repair is not None:
-        repair = loaded.repair
-        out["repair"] = (
-            f"{repair.missing_dropped} row(s) with an empty cell and {repair.duplicates_dropped} repeated row(s)"
-            f" dropped; {repair.rows_kept} of {repair.rows_read} rows kept"
-        )
+    repair = loaded.repair
+    if repair is not None:
+        out["repair"] = f"{repair.describe() or 'no row'} dropped; {repair.rows_kept} of {repair.rows_read} rows kept"
     seqs = loaded.sequences
     out["users, entries, states"] = f"{seqs.n_users}, {seqs.n_entries}, {seqs.n_states}"
     out["prior"] = prior_words(chosen)

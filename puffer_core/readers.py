@@ -351,6 +351,15 @@ class Repair:
     def rows_kept(self) -> int:
         return self.rows_read - self.dropped
 
+    def describe(self) -> str:
+        """What was dropped, in words ("2 row(s) with an empty cell and 1 repeated row(s)"); "" when nothing."""
+        parts = []
+        if self.missing_dropped:
+            parts.append(f"{self.missing_dropped:,} row(s) with an empty cell")
+        if self.duplicates_dropped:
+            parts.append(f"{self.duplicates_dropped:,} repeated row(s)")
+        return " and ".join(parts)
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -444,24 +453,15 @@ def load_with_repair(
         frame = frame[~drop].reset_index(drop=True)
         if frame.empty:
             raise DataError(
-                f"every row of {label} was dropped ({_dropped_words(repair)}); no data is left to load"
+                f"every row of {label} was dropped ({repair.describe()}); no data is left to load"
             )
     try:
         sequences = build_sequences(frame, wanted, label, max_states)
     except DataError as exc:
         if not repair.dropped:
             raise
-        raise DataError(f"{exc} (Data rows are counted after the {_dropped_words(repair)} were dropped.)") from None
+        raise DataError(f"{exc} (Data rows are counted after the {repair.describe()} were dropped.)") from None
     return Loaded(sequences, repair)
-
-
-def _dropped_words(repair: Repair) -> str:
-    parts = []
-    if repair.missing_dropped:
-        parts.append(f"{repair.missing_dropped:,} row(s) with an empty cell")
-    if repair.duplicates_dropped:
-        parts.append(f"{repair.duplicates_dropped:,} repeated row(s)")
-    return " and ".join(parts)
 
 
 def load_sequences(

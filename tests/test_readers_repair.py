@@ -52,6 +52,8 @@ def test_both_repairs_give_the_hand_cleaned_table_and_the_counts() -> None:
     assert loaded.repair == Repair(rows_read=8, missing=2, duplicates=2, drop_missing=True, drop_duplicates=True)
     assert (loaded.repair.missing_dropped, loaded.repair.duplicates_dropped) == (2, 2)
     assert loaded.repair.dropped == 4 and loaded.repair.rows_kept == 4
+    assert loaded.repair.describe() == "2 row(s) with an empty cell and 2 repeated row(s)"
+    assert find_repairs(DIRTY).describe() == ""
     assert load_sequences(DIRTY, drop_missing=True, drop_duplicates=True).n_entries == 4
 
 
