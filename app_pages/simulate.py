@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,8 @@ METRIC_HELP = {
     "L1": "L1 count error: how many entries the released ranking misses, summed over ranks",
 }
 MAX_TRIALS_UI = 5000
+MEMO_ENTRIES = 200  # figures and tables of the results shown, kept for the session
+T = TypeVar("T")
 DEFAULT_DRAWS = 20  # posterior draws in Θ: enough to see the spread, quick at every validated size
 MAX_DRAWS_UI = 200
 COMPOSITION_NAMES = {Composition.THEOREM_6_2: "[C] Theorem 6.2", Composition.ADDITIVE: "additive ([S] Thm III.7)"}
@@ -330,12 +333,25 @@ def _explanation(key: tuple[Any, ...], result: SimulationResult, metric: str, re
     return cache[key]
 
 
-def _table(frame: pd.DataFrame) -> None:
-    """A static table that wraps its text to the page's width (no sideways scrolling); numbers right-aligned."""
+def _memo(key: tuple[Any, ...], build: Callable[[], T]) -> T:
+    """What ``build`` returns, kept for the session under ``key`` (a result's figures and tables are built once)."""
+    cache = st.session_state.setdefault("sim_memo", {})
+    if key not in cache:
+        if len(cache) > MEMO_ENTRIES:
+            cache.clear()
+        cache[key] = build()
+    return cache[key]
+
+
+def _styler(frame: pd.DataFrame) -> Any:
     numeric = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
     # "!important": the table's own stylesheet aligns every cell left
-    styler = display_table(frame).style.set_properties(subset=numeric, **{"text-align": "right !important"})
-    st.table(styler, hide_index=True)
+    return display_table(frame).style.set_properties(subset=numeric, **{"text-align": "right !important"})
+
+
+def _table(frame: pd.DataFrame, key: tuple[Any, ...]) -> None:
+    """A static table that wraps its text to the page's width (no sideways scrolling); numbers right-aligned."""
+    st.table(_memo(("styler", *key), lambda: _styler(frame)), hide_index=True)
 
 
 def _styled(fig: go.Figure, styles: dict[str, tuple[str, str]]) -> go.Figure:
@@ -387,6 +403,15 @@ def _ledger_traces(part: pd.DataFrame, styles: dict[str, tuple[str, str]]) -> li
     return traces
 
 
+def _ledger_figure(
+    part: pd.DataFrame, styles: dict[str, tuple[str, str]], log_y: bool
+) -> tuple[go.Figure, list[str], list[str]]:
+    """The ledger chart of one ε_puffer, its notes, and the groups of lines drawn on top of each other."""
+    traces = _ledger_traces(part, styles)
+    fig, notes = ledger_figure(traces, log_y=log_y, height=360)
+    return _styled(fig, styles), notes, _coinciding(traces)
+
+
 def _coinciding(traces: list[Trace]) -> list[str]:
     """Groups of traces with the same values at every release (drawn on top of each other), as text."""
     groups: list[list[Trace]] = []
@@ -412,13 +437,8 @@ def _totals(part: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationResult, fitted: SimulationResult,
-                 metric: str, release: int) -> list[Section]:
-    """What the robust set Θ changed: a(b) of the fit, of Θ and the draws' band; ε_DP and the metric; the rows."""
-    st.markdown("**Prior uncertainty: what the robust set Θ changed**")
-    spread = _spread(loaded, chosen)
-    summary = words.changes_summary(robust, fitted, chosen["draws"])
-    st.markdown(summary)
+def _theta_figure(spread: PriorSpread, log_y: bool) -> tuple[go.Figure, list[str]]:
+    """a(b) of the fitted prior, of Θ (calibrated with) and the draws' 5%–95% band."""
     b = np.asarray(spread.robust.b, dtype=float)
     low, high = spread.band()
     traces = [
@@ -427,14 +447,25 @@ def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationR
         Trace("draws: 5% quantile", b, low, dash="dot", width=1.5, markers=False),
         Trace("draws: 95% quantile", b, high, dash="dot", width=1.5, markers=False),
     ]
+    return line_figure(traces, "b (entries hidden around the secret)", "a(b)", log_y=log_y, height=320)
+
+
+def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationResult, fitted: SimulationResult,
+                 metric: str, release: int, signature: tuple[Any, ...]) -> list[Section]:
+    """What the robust set Θ changed: a(b) of the fit, of Θ and the draws' band; ε_DP and the metric; the rows."""
+    st.markdown("**Prior uncertainty: what the robust set Θ changed**")
+    spread = _spread(loaded, chosen)
+    summary = _memo((signature, "theta words"), lambda: words.changes_summary(robust, fitted, chosen["draws"]))
+    st.markdown(summary)
     log_curve = st.toggle("Log scale (y)", key="w_sim_theta_log", persist_state="session")
-    fig, notes = line_figure(traces, "b (entries hidden around the secret)", "a(b)", log_y=log_curve, height=320)
+    fig, notes = _memo((signature, "theta chart", log_curve), lambda: _theta_figure(spread, log_curve))
     show_figure(fig, notes, key="sim_theta_chart")
-    changes = words.changes_frame(robust, fitted, metric, release)
+    key = (signature, "theta table", metric, release)
+    changes = _memo(key, lambda: words.changes_frame(robust, fitted, metric, release))
     if changes.empty:
         st.caption("No mechanism's ε_DP per entry or accuracy changed.")
     else:
-        _table(changes)
+        _table(changes, key)
         st.caption("Mechanisms and ε_puffer not listed did not change (the same seed draws the same noise).")
     rows = spread.rows().head(3)
     rows_text = ", ".join(
@@ -446,6 +477,13 @@ def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationR
     )
     st.caption(rows_note)
     return [Section("Prior uncertainty: what the robust set Θ changed", summary, fig, changes, (rows_note,))]
+
+
+def _by_eps(result: SimulationResult, metric: str, release: int) -> pd.DataFrame:
+    """One metric's means: a row per ε_puffer, a column per mechanism (like [C] Tables 2–5)."""
+    frame = result.table(metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
+    frame.columns.name = None
+    return frame
 
 
 def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationResult | None, chosen: dict[str, Any],
@@ -472,7 +510,10 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     figures = []
     columns = st.columns(2)
     for i, metric in enumerate(shown):
-        fig = _styled(interval_figure(rows[rows["metric"] == metric], metric, "ε_puffer per release"), styles)
+        fig = _memo(
+            (signature, "interval", metric, release),
+            lambda m=metric: _styled(interval_figure(rows[rows["metric"] == m], m, "ε_puffer per release"), styles),
+        )
         figures.append(fig)
         with columns[i % 2]:
             st.plotly_chart(fig, key=f"sim_chart_{metric}", config={"displaylogo": False})
@@ -485,16 +526,15 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     table_metric = shown[0]
     table_heading = f"{table_metric} by ε_puffer and mechanism (release {release}, like [C] Tables 2–5)"
     st.markdown(f"**{table_heading}**")
-    by_eps = result.table(table_metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
-    by_eps.columns.name = None
-    _table(by_eps)
+    by_eps = _memo((signature, "table", table_metric, release), lambda: _by_eps(result, table_metric, release))
+    _table(by_eps, (signature, "table", table_metric, release))
 
     prior = _prior(loaded, chosen)
     explanation = _explanation((signature, table_metric, release), result, table_metric, release, prior)
-    best = words.best_frame(explanation)
+    best = _memo((signature, "best", table_metric, release), lambda: words.best_frame(explanation))
     best_heading = f"Best mechanism per ε_puffer on these data ({table_metric}, release {release})"
     st.markdown(f"**{best_heading}**")
-    _table(best)
+    _table(best, (signature, "best", table_metric, release))
     st.caption("Ties: mechanisms whose 95% interval overlaps the best one's cannot be told apart with these trials.")
     note = words.what_this_shows(explanation)
     agree = words.agreement(explanation, chosen["mechanisms"])
@@ -514,10 +554,13 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         Section("What this shows" if note else "Against the paper's ordering", notes=notes),
     ]
     if fitted is not None:
-        sections += _uncertainty(loaded, chosen, result, fitted, table_metric, release)
-    sections += _ledger(result, chosen, styles)
+        sections += _uncertainty(loaded, chosen, result, fitted, table_metric, release, signature)
+    sections += _ledger(result, chosen, styles, signature)
 
-    json_report = simulation_report(loaded, chosen, result.settings, words.prior_words(chosen) if fitted else None)
+    json_report = _memo(
+        (signature, "json"),
+        lambda: simulation_report(loaded, chosen, result.settings, words.prior_words(chosen) if fitted else None),
+    )
     st.markdown("**Take it with you**: a report (every setting, the tables, the charts and the note) and a script"
                 " that recomputes these numbers with puffer_core")
     report_key = (signature, table_metric, release, st.session_state.get("w_sim_ledger_eps"),
@@ -547,11 +590,13 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         )
 
 
-def _ledger(result: SimulationResult, chosen: dict[str, Any], styles: dict[str, tuple[str, str]]) -> list[Section]:
+def _ledger(
+    result: SimulationResult, chosen: dict[str, Any], styles: dict[str, tuple[str, str]], signature: tuple[Any, ...]
+) -> list[Section]:
     st.markdown("**Privacy ledger**: what the releases spend, per mechanism")
     ledger = result.ledger
-    calibration = _calibration_table(ledger, int(result.settings["t_max"]))
-    _table(calibration)
+    calibration = _memo((signature, "calibration"), lambda: _calibration_table(ledger, int(result.settings["t_max"])))
+    _table(calibration, (signature, "calibration"))
     sections = [Section("Privacy ledger: how each mechanism is calibrated", table=calibration)]
     if chosen["releases"] == 1:
         st.caption("One release: set Releases above 1 to see how the budget adds up over time.")
@@ -572,17 +617,15 @@ def _ledger(result: SimulationResult, chosen: dict[str, Any], styles: dict[str, 
         help="Group DP's total grows far faster than the others; a log scale keeps every line readable.",
     )
     part = ledger[ledger["eps_puffer"] == eps_choice]
-    fig, notes = ledger_figure(_ledger_traces(part, styles), log_y=log_y, height=360)
-    _styled(fig, styles)
+    fig, notes, same = _memo((signature, "ledger", eps_choice, log_y), lambda: _ledger_figure(part, styles, log_y))
     show_figure(fig, notes, key="sim_ledger_chart")
-    same = _coinciding(_ledger_traces(part, styles))
     if same:
         st.caption("Lines drawn on top of each other (equal totals): " + "; ".join(same) + ".")
     releases = chosen["releases"]
     heading = f"Cumulative ε_puffer after each release at ε_puffer = {eps_choice:g} per release"
-    totals = _totals(part)
+    totals = _memo((signature, "totals", eps_choice), lambda: _totals(part))
     st.markdown(f"**After {releases} releases** at ε_puffer = {eps_choice:g} each")
-    _table(totals)
+    _table(totals, (signature, "totals", eps_choice))
     st.caption(
         "Composed ε_puffer: the mechanism's own accounting ([C] Theorem 6.2, or the sum for MQM). Naive sum:"
         " releases × ε_puffer. Group DP accounting: what group DP over whole sequences certifies for the same"
