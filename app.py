@@ -30,5 +30,8 @@ navigation.run()
 with sidebar:  # filled after the page ran, so it shows what the page just set
     st.caption(f"**Prior in use:** {describe_prior(settings())}")
     data = st.session_state.get("dataset")
-    if isinstance(data, LoadedData):
-        st.caption(f"**Data loaded:** {data.name} ({data.sequences.n_users:,} users)")
+    failed = st.session_state.get("dataset_failed")
+    if failed is not None:  # the last upload was refused: no data is loaded, whatever was loaded before
+        st.caption(f"**Data:** none loaded; the file '{failed}' could not be used.")
+    elif isinstance(data, LoadedData):
+        st.caption(f"**Data loaded:** {data.description} ({data.sequences.n_users:,} users)")

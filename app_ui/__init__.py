@@ -4,6 +4,7 @@
 - :mod:`app_ui.priors` — the prior chosen on the Influence curves page and its cached a(b) curve.
 - :mod:`app_ui.data_picker` — the demo datasets and uploads: pick, map the columns, load once.
 - :mod:`app_ui.charts` — number formatting, line charts, tables and downloads.
+- :mod:`app_ui.simulate_text` — the Simulate page's words for its findings, its report settings and its script.
 
 Nothing here computes a formula: every number comes from :mod:`puffer_core`.
 """

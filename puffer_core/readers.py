@@ -12,6 +12,14 @@ CSV may be comma-, semicolon- or tab-separated, gzip-compressed, and encoded in 
 without a byte-order mark), UTF-16 or Latin-1.  Everything that can be wrong with an input
 raises :class:`~puffer_core.errors.DataError` with a message that says what is wrong and what
 was found.  Uploaded data is read from memory only; nothing is written to disk.
+
+Repair is explicit and counted.  By default one empty cell or one repeated row in the chosen
+columns rejects the input.  ``drop_missing`` drops the rows with an empty cell in the user, time,
+state or group column; ``drop_duplicates`` drops the rows that repeat an earlier row exactly in
+those columns (the same entry recorded twice).  :func:`load_with_repair` returns the sequences
+with a :class:`Repair` that says how many rows were read, found and dropped, and
+:func:`find_repairs` counts what the options would drop without loading.  Rows that repeat a
+(user, time) pair with another state are a conflict, not a copy, and are still refused.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -311,31 +320,65 @@ def read_columns(source: object) -> list[str]:
     return list(_csv_header(data, _csv_options(data, label), label))
 
 
-def load_sequences(
-    source: object,
-    user: str = "user",
-    time: str = "time",
-    state: str = "state",
-    group: str | None = None,
-    max_rows: int = MAX_ROWS,
-    max_states: int = MAX_STATES,
-) -> Sequences:
-    """Read one row per entry and build every user's state sequence (docs/math.md §1).
+@dataclass(frozen=True)
+class Repair:
+    """What the reading path found and dropped before building the sequences (module docstring).
 
-    ``source`` is a path to a ``.csv`` or ``.parquet`` file, a file-like object such as
-    Streamlit's ``UploadedFile`` (CSV or Parquet; Parquet is recognised by its ``PAR1``
-    magic bytes or a ``.parquet``/``.pq`` name), raw bytes, a pandas DataFrame, or a
-    :class:`Table` from :func:`read_table` (not read again).  CSV may be comma-, semicolon- or
-    tab-separated, gzip-compressed, UTF-8, UTF-16 or Latin-1.  ``user``, ``time``, ``state`` and
-    ``group`` name the columns; times may be numbers or date/time strings (only their order
-    within a user matters).
-
-    Raises DataError when a column is missing or named twice, the input is empty or unreadable,
-    times cannot be parsed, values are missing, a user has two entries at the same time, there
-    are fewer than 2 states, or the input exceeds ``max_rows`` rows or ``max_states`` states.
+    ``missing``: rows with an empty cell in a chosen column.  ``duplicates``: rows without an
+    empty cell that repeat an earlier row exactly in the chosen columns.  ``drop_missing`` and
+    ``drop_duplicates`` say which of them were dropped.
     """
-    max_rows = check_whole("max_rows", max_rows)
-    max_states = check_whole("max_states", max_states, minimum=2)
+
+    rows_read: int
+    missing: int
+    duplicates: int
+    drop_missing: bool = False
+    drop_duplicates: bool = False
+
+    @property
+    def missing_dropped(self) -> int:
+        return self.missing if self.drop_missing else 0
+
+    @property
+    def duplicates_dropped(self) -> int:
+        return self.duplicates if self.drop_duplicates else 0
+
+    @property
+    def dropped(self) -> int:
+        return self.missing_dropped + self.duplicates_dropped
+
+    @property
+    def rows_kept(self) -> int:
+        return self.rows_read - self.dropped
+
+    def describe(self) -> str:
+        """What was dropped, in words ("2 row(s) with an empty cell and 1 repeated row(s)"); "" when nothing."""
+        parts = []
+        if self.missing_dropped:
+            parts.append(f"{self.missing_dropped:,} row(s) with an empty cell")
+        if self.duplicates_dropped:
+            parts.append(f"{self.duplicates_dropped:,} repeated row(s)")
+        return " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Sequences read by :func:`load_with_repair`, and what the repair dropped on the way."""
+
+    sequences: Sequences
+    repair: Repair
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return value
+
+
+def _chosen_rows(
+    source: object, user: str, time: str, state: str, group: str | None, max_rows: int
+) -> tuple[pd.DataFrame, dict[str, str], str]:
+    """The chosen columns of ``source`` under their roles, the roles' names, and the label for messages."""
     wanted = {"user": user, "time": time, "state": state}
     if group is not None:
         wanted["group"] = group
@@ -349,4 +392,104 @@ def load_sequences(
     if table.n_rows > max_rows:
         raise DataError(f"{table.label} has more than {max_rows:,} rows; the limit is {max_rows:,} rows")
     frame = pd.DataFrame({role: table.frame[position] for role, position in found.items()})
-    return build_sequences(frame, wanted, table.label, max_states)
+    return frame, wanted, table.label
+
+
+def _problem_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the rows with an empty cell, and of the complete rows repeating an earlier complete row."""
+    missing = frame.isna().any(axis=1).to_numpy()
+    duplicate = np.zeros(len(frame), dtype=bool)
+    complete = ~missing
+    duplicate[complete] = frame[complete].duplicated(keep="first").to_numpy()
+    return missing, duplicate
+
+
+def find_repairs(
+    source: object,
+    user: str = "user",
+    time: str = "time",
+    state: str = "state",
+    group: str | None = None,
+    max_rows: int = MAX_ROWS,
+) -> Repair:
+    """How many rows of ``source`` have an empty cell, and how many repeat an earlier row, in the chosen columns.
+
+    Arguments as in :func:`load_sequences`; nothing is dropped (the returned :class:`Repair`
+    has both options off) and the sequences are not built.  Raises DataError when the source
+    cannot be read or a column is missing.
+    """
+    frame, _, _ = _chosen_rows(source, user, time, state, group, check_whole("max_rows", max_rows))
+    missing, duplicate = _problem_rows(frame)
+    return Repair(len(frame), int(missing.sum()), int(duplicate.sum()))
+
+
+def load_with_repair(
+    source: object,
+    user: str = "user",
+    time: str = "time",
+    state: str = "state",
+    group: str | None = None,
+    drop_missing: bool = False,
+    drop_duplicates: bool = False,
+    max_rows: int = MAX_ROWS,
+    max_states: int = MAX_STATES,
+) -> Loaded:
+    """:func:`load_sequences` with the repair options, returning the sequences and the :class:`Repair` counts.
+
+    ``drop_missing``: drop the rows with an empty cell in a chosen column (else they are
+    refused).  ``drop_duplicates``: drop the rows that repeat an earlier row exactly in the
+    chosen columns (else the repeated (user, time) pair is refused).  Raises DataError like
+    :func:`load_sequences`, and when the repair leaves no row.
+    """
+    max_rows = check_whole("max_rows", max_rows)
+    max_states = check_whole("max_states", max_states, minimum=2)
+    drop_missing = _check_flag("drop_missing", drop_missing)
+    drop_duplicates = _check_flag("drop_duplicates", drop_duplicates)
+    frame, wanted, label = _chosen_rows(source, user, time, state, group, max_rows)
+    missing, duplicate = _problem_rows(frame)
+    repair = Repair(len(frame), int(missing.sum()), int(duplicate.sum()), drop_missing, drop_duplicates)
+    if repair.dropped:
+        drop = (missing & drop_missing) | (duplicate & drop_duplicates)
+        frame = frame[~drop].reset_index(drop=True)
+        if frame.empty:
+            raise DataError(
+                f"every row of {label} was dropped ({repair.describe()}); no data is left to load"
+            )
+    try:
+        sequences = build_sequences(frame, wanted, label, max_states)
+    except DataError as exc:
+        if not repair.dropped:
+            raise
+        raise DataError(f"{exc} (Data rows are counted after the {repair.describe()} were dropped.)") from None
+    return Loaded(sequences, repair)
+
+
+def load_sequences(
+    source: object,
+    user: str = "user",
+    time: str = "time",
+    state: str = "state",
+    group: str | None = None,
+    max_rows: int = MAX_ROWS,
+    max_states: int = MAX_STATES,
+    drop_missing: bool = False,
+    drop_duplicates: bool = False,
+) -> Sequences:
+    """Read one row per entry and build every user's state sequence (docs/math.md §1).
+
+    ``source`` is a path to a ``.csv`` or ``.parquet`` file, a file-like object such as
+    Streamlit's ``UploadedFile`` (CSV or Parquet; Parquet is recognised by its ``PAR1``
+    magic bytes or a ``.parquet``/``.pq`` name), raw bytes, a pandas DataFrame, or a
+    :class:`Table` from :func:`read_table` (not read again).  CSV may be comma-, semicolon- or
+    tab-separated, gzip-compressed, UTF-8, UTF-16 or Latin-1.  ``user``, ``time``, ``state`` and
+    ``group`` name the columns; times may be numbers or date/time strings (only their order
+    within a user matters).  ``drop_missing`` and ``drop_duplicates`` repair the input as in
+    :func:`load_with_repair` (which also says how many rows were dropped).
+
+    Raises DataError when a column is missing or named twice, the input is empty or unreadable,
+    times cannot be parsed, values are missing, a user has two entries at the same time, there
+    are fewer than 2 states, or the input exceeds ``max_rows`` rows or ``max_states`` states.
+    """
+    return load_with_repair(
+        source, user, time, state, group, drop_missing, drop_duplicates, max_rows, max_states
+    ).sequences

@@ -1,0 +1,141 @@
+"""End to end on the Simulate page: the real Seattle weather from the picker, and a data-repair flow.
+
+Screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_e2e_app import alerts, open_page, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
+SIDEBAR = '[data-testid="stSidebarUserContent"]'
+MAIN = '[data-testid="stMain"]'
+DIRTY = (
+    b"user,time,state,zone\n"
+    b"u1,1,home,Oslo\nu1,2,work,Oslo\nu1,2,work,Oslo\nu1,3,home,Oslo\nu1,4,,Oslo\n"
+    b"u2,1,work,Rome\nu2,2,home,Rome\nu2,3,work,Rome\nu2,3,work,Rome\nu2,4,home,Rome\n"
+    b"u3,1,home,Oslo\nu3,2,home,Oslo\n,3,work,Oslo\nu3,4,work,Oslo\nu3,5,home,Oslo\n"
+)
+
+
+def snap(page: Any, folder: Path, name: str, width: int = 1400) -> Path:
+    """A PNG of the whole page at ``width`` px (the viewport is stretched to the content's height first)."""
+    page.set_viewport_size({"width": width, "height": 1000})
+    time.sleep(0.6)
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    page.set_viewport_size({"width": width, "height": int(min(max(1000, height + 40), 12000))})
+    time.sleep(0.8)
+    path = folder / f"{name}-{width}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    time.sleep(0.3)
+    return path
+
+
+def no_horizontal_scroll(page: Any) -> list[str]:
+    """The tables on the page that are wider than the space they have (they would scroll sideways)."""
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=\"stTable\"]'))"
+        ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)"
+        ".map(t => t.innerText.slice(0, 60))"
+    )
+
+
+def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
+    page: Any, app_url: str, screenshot_dir: Path
+) -> None:
+    open_page(page, app_url, "simulate")
+    page.locator(MAIN).get_by_text(SEATTLE).click()
+    wait_idle(page)
+    main = page.locator(MAIN)
+    assert main.get_by_text("Public domain: NOAA data").is_visible()
+    assert main.get_by_text("month (48 users)").is_visible()
+    assert "one sequence per month (48 users)" in page.locator(SIDEBAR).inner_text()
+    page.get_by_role("button", name="Run the simulation").click()
+    page.get_by_role("heading", name="Results").wait_for(timeout=120_000)
+    wait_idle(page)
+    assert not page.locator('[data-testid="stException"]').count()
+    assert not alerts(page)
+    note = main.locator(".st-key-sim_note")
+    assert note.is_visible()
+    assert "falls back to group DP" in note.inner_text()
+    assert "Best mechanism per ε_puffer on these data" in main.inner_text()
+    assert not no_horizontal_scroll(page)
+    snap(page, screenshot_dir, "20_simulate_seattle")
+    snap(page, screenshot_dir, "20_simulate_seattle", width=390)
+
+    # twelve monthly releases: the ledger chart, on a log scale at a click
+    releases = page.get_by_role("spinbutton", name="Releases")
+    releases.fill("12")
+    releases.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Run the simulation").click()
+    page.get_by_text("After 12 releases").wait_for(timeout=120_000)
+    wait_idle(page)
+    chart = main.locator(".stPlotlyChart").last
+    chart.scroll_into_view_if_needed()
+    assert page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).pop().layout.yaxis.type") in (
+        "linear",
+        "-",
+    )
+    main.get_by_text("Log scale (y)").last.click()
+    wait_idle(page)
+    assert page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).pop().layout.yaxis.type") == (
+        "log"
+    )
+    assert not no_horizontal_scroll(page)
+    snap(page, screenshot_dir, "21_simulate_seattle_ledger")
+    snap(page, screenshot_dir, "21_simulate_seattle_ledger", width=390)
+
+
+def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
+    page: Any, app_url: str, screenshot_dir: Path
+) -> None:
+    open_page(page, app_url, "simulate")
+    main = page.locator(MAIN)
+    main.get_by_text("Upload a CSV or Parquet file").click()
+    wait_idle(page)
+    uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    uploader.set_input_files({"name": "dirty.csv", "mimeType": "text/csv", "buffer": DIRTY})
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    wait_idle(page)
+    assert any("missing values" in m for m in alerts(page)), alerts(page)
+    hint = main.get_by_text("To load the rest of the file")
+    assert hint.is_visible() and "2 row(s) have an empty cell" in hint.inner_text()
+    assert "could not be used" in page.locator(SIDEBAR).inner_text()
+    main.locator("label").filter(has_text="Drop rows with an empty cell").click()
+    wait_idle(page)
+    assert any("repeat a (user, time) pair" in m for m in alerts(page)), alerts(page)
+    main.locator("label").filter(has_text="Drop rows that repeat an earlier row exactly").click()
+    page.get_by_text("2. What to release").wait_for(timeout=30_000)
+    wait_idle(page)
+    assert not alerts(page)
+    assert "Dropped 2 row(s) with an empty cell and 2 repeated row(s): 11 of 15 rows kept." in main.inner_text()
+    # the group is suggested from the text column 'zone', and used once confirmed
+    main.get_by_role("button", name="Use 'zone' as the group").click()
+    wait_idle(page)
+    groups = page.locator('[data-testid="stMetric"]').filter(has_text="Groups")
+    assert "2" in groups.inner_text()
+    assert "dirty.csv (3 users)" in page.locator(SIDEBAR).inner_text()
+    main.get_by_text("Preview of dirty.csv").click()
+    wait_idle(page)
+    snap(page, screenshot_dir, "22_simulate_repair")
+    snap(page, screenshot_dir, "22_simulate_repair", width=390)
+
+    uploader.set_input_files({"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,x,A\n"})
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    wait_idle(page)
+    sidebar = page.locator(SIDEBAR).inner_text()
+    assert "none loaded; the file 'broken.csv' could not be used" in sidebar
+    assert "dirty.csv" not in sidebar
