@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import PAGES, page_path
+from app_ui.docs import show_sources
 
 st.title("Pufferfish Lab")
 st.markdown(
@@ -22,6 +23,7 @@ BLURBS = {
     "plan": "A ledger of releases: what the whole series spends, and how to split a total budget.",
     "simulate": "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
     "classroom": "Watch privacy collapse run by run, and audit a tiny chain exactly.",
+    "about": "The glossary (ε_DP, ε_puffer, a(b), Θ, MQM, …), every formula the app uses, and the papers.",
 }
 
 for name, blurb in BLURBS.items():
@@ -30,8 +32,4 @@ for name, blurb in BLURBS.items():
         st.page_link(page_path(name), label=f"**{title}**", icon=icon)
         st.caption(blurb)
 
-st.caption(
-    "Papers: [C] Composition for Pufferfish privacy (a(b)-influence curves, Theorem 6.2);"
-    " [S] composition of inferential privacy for time series (MQM); [P] the Pufferfish framework."
-    " The formulas the app uses are in docs/math.md."
-)
+show_sources(["C", "S", "P"], lead="The papers Pufferfish Lab implements")

@@ -23,6 +23,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "plan": ("Plan & compose", ":material/event_note:"),
     "simulate": ("Simulate", ":material/science:"),
     "classroom": ("Classroom", ":material/school:"),
+    "about": ("About the math", ":material/menu_book:"),
 }
 
 
