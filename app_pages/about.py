@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui.docs import in_app, read_doc, sections
+from app_ui.docs import doc_body, in_app, sections
 
 st.title("About the math")
 st.markdown(
@@ -15,27 +15,24 @@ st.markdown(
     " folder of the repository."
 )
 
-glossary_intro, glossary_parts = sections(read_doc("glossary.md"), level=1)
 st.header("Glossary", anchor="glossary")
 st.caption("docs/glossary.md")
-for _, body in glossary_parts or [("", glossary_intro)]:
-    st.markdown(in_app(body))
+st.markdown(in_app(doc_body("glossary.md")))
 
 st.header("The mathematics", anchor="math")
 st.caption("docs/math.md: open a section to read it.")
-preamble, math_parts = sections(read_doc("math.md"))
-_, math_intro = sections(preamble, level=1)
-st.markdown(in_app(math_intro[0][1] if math_intro else preamble).replace("\n---", ""))
-for heading, body in math_parts:
+intro, parts = sections(doc_body("math.md"))
+st.markdown(in_app(intro.removesuffix("---").strip()))
+for heading, body in parts:
     with st.expander(heading):
         st.markdown(in_app(body.removesuffix("---").strip()))
 
 st.header("References", anchor="references")
 st.caption("docs/references.md")
-intro, parts = sections(next(iter(sections(read_doc("references.md"), level=1)[1]), ("", ""))[1])
+intro, parts = sections(doc_body("references.md"))
 st.markdown(in_app(intro))
 for heading, body in parts:
-    if heading.startswith("What the app"):  # the long tables: item by item, where math.md restates it
+    if heading.startswith("What the app"):  # the long tables, item by item: in an expander
         with st.expander(heading):
             st.markdown(in_app(body))
     else:

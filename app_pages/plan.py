@@ -82,19 +82,18 @@ def _load_ledger() -> None:
     try:
         loaded = read_ledger_csv(upload.getvalue(), f"'{upload.name}'")
     except ValueError as exc:
-        st.session_state["ledger_upload_message"] = ("error", f"{exc}. The ledger was not changed.")
+        st.session_state["ledger_upload_message"] = ("error", f"{exc}. The ledger was not changed.", upload.file_id)
         return
     values.update(ledger=loaded.rows, ledger_base=loaded.rows)
     values["ledger_version"] = values.get("ledger_version", 0) + 1
     k_note = " (the file gives no k: the k for the top-k rankings is unchanged)"
     if loaded.k is not None:
         values["ledger_k"] = loaded.k
-        st.session_state["w_ledger_k"] = loaded.k
+        st.session_state.pop("w_ledger_k", None)  # the input starts again from the settings' k
         k_note = f", with k = {loaded.k} for the top-k rankings"
-    st.session_state["ledger_upload_message"] = (
-        "success",
-        f"Loaded {len(loaded.rows)} releases from '{upload.name}'{k_note}.",
-    )
+    count = f"{len(loaded.rows)} release{'s' if len(loaded.rows) != 1 else ''}"
+    message = f"Loaded {count} from '{upload.name}'{k_note}."
+    st.session_state["ledger_upload_message"] = ("success", message, upload.file_id)
 
 
 if current is not None:
@@ -146,7 +145,10 @@ if current is not None:
         if rows:
             table = ledger_table(curve, rows, values["ledger_k"])
             if problems:
-                st.caption(f"The numbers below leave out the {len(problems)} row(s) with a problem.")
+                st.caption(
+                    f"The numbers below leave out the {len(problems)} row(s) with a problem, and so do the link,"
+                    " the downloads and the report."
+                )
             st.markdown(ledger_summary(table))
             log_y = st.toggle("Log scale", value=True, key="w_ledger_log", persist_state="session")
             fig, notes = ledger_chart(table, log_y)
@@ -164,16 +166,21 @@ if current is not None:
             )
             csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
         with st.expander("Load a ledger from a CSV file", icon=":material/upload_file:"):
-            st.file_uploader(
+            upload = st.file_uploader(
                 "A ledger CSV (as downloaded above: columns release, mechanism, ε_puffer, and k)",
                 type=["csv", "txt"],
                 key=UPLOAD_KEY,
                 on_change=_load_ledger,
                 help=f"At most {MAX_RELEASES} releases. The file replaces the ledger above; it is not stored.",
             )
-        message = st.session_state.pop("ledger_upload_message", None)
+        # a refused file stays refused while it is in the uploader; a loaded one is announced once
+        message = st.session_state.get("ledger_upload_message")
         if message is not None:
-            (st.error if message[0] == "error" else st.success)(message[1])
+            kind, text, file_id = message
+            if upload is not None and upload.file_id == file_id:
+                (st.error if kind == "error" else st.success)(text)
+            if kind == "success" or upload is None or upload.file_id != file_id:
+                del st.session_state["ledger_upload_message"]
         st.caption(
             "MQM releases are not in this ledger: they add up ([S] Theorem III.7) and cannot be mixed"
             " with curve-calibrated releases; the Simulate page keeps their ledger separately."

@@ -9,6 +9,7 @@ Relative links between the files (``[math.md](math.md)``) do not resolve inside 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 
@@ -21,6 +22,7 @@ DOCS = ROOT / "docs"
 ANCHORS: dict[str, str] = {"glossary.md": "glossary", "math.md": "math", "references.md": "references"}
 ABOUT = "about"
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_YEAR = re.compile(r"(?<![\d.:])(?:19|20)\d\d(?!\d|\.\d)")
 _REFERENCE = re.compile(r"^\*\*\[([A-Z]+)\]\*\*\s+(.+?)\.\s+\*(.+?)\*", flags=re.MULTILINE)
 
 
@@ -33,6 +35,12 @@ def read_doc(name: str) -> str:
     """The text of ``docs/<name>`` (re-read when the file changes)."""
     path = DOCS / name
     return _read(name, path.stat().st_mtime)
+
+
+def doc_body(name: str) -> str:
+    """The text of ``docs/<name>`` under its title (the page shows its own heading instead)."""
+    preamble, parts = sections(read_doc(name), level=1)
+    return parts[0][1] if parts else preamble
 
 
 def in_app(text: str) -> str:
@@ -49,7 +57,7 @@ def in_app(text: str) -> str:
         file = target.split("#", 1)[0]
         if file in ANCHORS:
             return f"[{label}](#{ANCHORS[file]})"
-        return f"{label} (`docs/{file}` in the repository)"
+        return f"{label} (`{posixpath.normpath('docs/' + file)}` in the repository)"
 
     lines = [("#" + line if re.match(r"#{1,5} ", line) else line) for line in _LINK.sub(replace, text).splitlines()]
     return "\n".join(lines)
@@ -78,12 +86,13 @@ def _author(name: str) -> str:
 
 def papers() -> dict[str, str]:
     """Each paper key with a short reference: "[S] Song & Chaudhuri, *Composition Properties of …* (2017)"."""
+    text = read_doc("references.md")
     out = {}
-    for key, authors, title in _REFERENCE.findall(read_doc("references.md")):
+    for key, authors, title in _REFERENCE.findall(text):
         names = [a for a in re.sub(r"\s*\([^)]*\)", "", authors).split(",") if a.strip()]
         who = _author(names[0]) + (f" & {_author(names[1])}" if len(names) == 2 else " et al." if names else "")
-        after = read_doc("references.md").split(title, 1)[1]
-        year = re.search(r"\b(19|20)\d\d\b", after)
+        entry = text.split(title, 1)[1].split("**[", 1)[0]
+        year = _YEAR.search(entry)  # the first year after the title (not the digits of an arXiv number)
         out[key] = f"{who}, *{title.rstrip('.')}*" + (f" ({year.group(0)})" if year else "")
     return out
 

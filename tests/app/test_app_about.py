@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_ui.docs import in_app, papers
 from tests.app.conftest import errors, open_page, problems
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,3 +102,21 @@ def test_home_links_to_the_about_page_and_names_no_missing_file() -> None:
     assert "MATH" + ".md" not in text
     at.switch_page(ABOUT).run()
     assert not problems(at) and at.title[0].value == "About the math"
+
+
+def test_links_between_the_docs_become_links_within_the_page() -> None:
+    text = "See [`math.md`](math.md), [refs](references.md#the-papers), [code](../tests/brute.py), [web](https://x.org)."
+    assert in_app(text) == (
+        "See [`math.md`](#math), [refs](#references), code (`tests/brute.py` in the repository),"
+        " [web](https://x.org)."
+    )
+    assert in_app("## §2. Title\n### §2.1 Sub") == "### §2. Title\n#### §2.1 Sub"  # under the page's own headings
+
+
+def test_every_paper_key_has_a_short_reference_with_its_year() -> None:
+    references = (REPO / "docs" / "references.md").read_text(encoding="utf-8")
+    keys = set(re.findall(r"^\*\*\[([A-Z]+)\]\*\*", references, flags=re.MULTILINE))
+    short = papers()
+    assert set(short) == keys and {"C", "S", "P", "D", "TPL"} <= keys
+    assert short["S"] == "Song & Chaudhuri, *Composition Properties of Inferential Privacy for Time-Series Data* (2017)"
+    assert short["C"].endswith("(2026)") and short["D"].endswith("(2024)")  # not the digits of arXiv numbers

@@ -178,6 +178,7 @@ def test_ledger_rows_are_checked_as_they_are_edited() -> None:
         "Release 13: choose a mechanism in the Mechanism column.",
     ]
     assert any("leave out the 4 row(s) with a problem" in c.value for c in at.caption)
+    assert any(c.value == "Rows without a name are called by their place in the ledger: release 4." for c in at.caption)
     ledger = _ledger(at)
     assert len(ledger) == 9 and ledger["release"].iloc[0] == "release 4"  # a row without a name is numbered
 
@@ -266,6 +267,10 @@ def test_a_malformed_csv_is_refused_with_a_clear_message(content: bytes, message
     shown = errors(at)
     assert len(shown) == 1 and message in shown[0] and shown[0].endswith("The ledger was not changed."), shown
     assert len(_ledger(at)) == 12
+    at.run()  # while the refused file is in the uploader, the page keeps saying why
+    assert errors(at) == shown
+    at.file_uploader(key=UPLOAD).set_value(None).run()
+    assert not errors(at)
 
 
 def test_a_csv_in_excel_s_european_form_loads() -> None:
@@ -341,3 +346,27 @@ def test_the_report_has_every_setting_the_numbers_and_both_charts(downloads: dic
     ):
         assert text in report, text
     assert "MATH" + ".md" not in report
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        {"prior": "gaussian", "n": "12", "ell": "2"},
+        {"prior": "theta", "theta": "0.8,0.8;0.9,0.7", "T": "30"},
+        {"prior": "matrix", "P": "0.8,0.2,0;0.1,0.8,0.1;0,0.3,0.7", "labels": "home|work|gym", "T": "40"},
+    ],
+)
+def test_the_script_rebuilds_every_kind_of_prior(downloads: dict[str, bytes], tmp_path: Path, link: dict) -> None:
+    at = open_page(PLAN, link)
+    assert not problems(at) and not errors(at) and not at.warning
+    script = tmp_path / "plan.py"
+    script.write_bytes(_download(at, downloads, "Download script (Python)"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    printed, values = _printed(run.stdout)
+    shown = _ledger(at)
+    assert [fmt(float(v)) for v in printed["cumulative_theorem_6_2"]] == list(shown["cumulative (Thm 6.2)"])
+    assert metric(at, "Per-release ε_DP") == fmt(values["planner_eps_dp"])

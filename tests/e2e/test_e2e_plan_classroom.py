@@ -100,23 +100,34 @@ def test_home_links_to_the_about_page(page: Any, app_url: str, screenshot_dir: P
     main = page.locator('[data-testid="stMain"]')
     assert "MATH" + ".md" not in main.inner_text()
     _snap(page, screenshot_dir, "21_home")
-    main.get_by_role("link", name="About the math", exact=True).click()
+    main.get_by_role("link", name="About the math", exact=True).first.click()
     _idle(page)
     assert page.get_by_role("heading", name="About the math").is_visible()
 
 
-def _edit_ledger(page: Any) -> None:
-    """Set Feb's ε_puffer to 0.25 in the ledger editor and k to 4, as a user would."""
-    editor = page.locator('[data-testid="stDataFrame"]').first
-    box = editor.bounding_box()
-    page.mouse.click(box["x"] + 80, box["y"] + 35 * 2 + 17)  # the release cell of row 2 (Feb)
-    page.keyboard.press("ArrowRight")  # ε_puffer
+NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could break
+
+
+def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None:
+    """Type ``text`` into the editor cell at (x, y), ``right`` columns further right, as a user would."""
+    page.keyboard.press("Escape")
+    page.mouse.click(x, y)
+    time.sleep(0.3)
+    for _ in range(right):
+        page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
     time.sleep(0.3)
     page.keyboard.press("Control+a")
-    page.keyboard.type("0.25", delay=40)
+    page.keyboard.type(text, delay=40)
     page.keyboard.press("Enter")
     _idle(page)
+
+
+def _edit_ledger(page: Any) -> None:
+    """Rename Jan, set Feb's ε_puffer to 0.25 in the ledger editor and k to 4."""
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    _type_into(page, box["x"] + 80, box["y"] + 35 + 17, NAME)  # the release cell of row 1
+    _type_into(page, box["x"] + 80, box["y"] + 35 * 2 + 17, "0.25", right=1)  # ε_puffer of row 2
     k = page.get_by_label("k for the top-k rankings")
     k.fill("4")
     k.press("Enter")
@@ -133,7 +144,7 @@ def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
     link = tab.url
     assert "ledger=" in link and "topk=4" in link
     editor, table, summary = _cells(tab, 0), _cells(tab, 1), _summary(tab)
-    assert editor[3:5] == ["Feb", "0.25"]
+    assert editor[0] == NAME and editor[3:5] == ["Feb", "0.25"]
     assert tab.evaluate(OVERFLOW)[1] <= 1  # the results table fits the page: no horizontal scrolling
     csv = _download(tab, "Download the ledger (CSV)")
     first.close()
