@@ -264,8 +264,8 @@ with laplace_tab:
             {
                 "releases": ks,
                 "Lap(1) exact": plain,
-                "k × one release": kx * plain[0],
-                "excess over k × one": plain - kx * plain[0],
+                "k × one": kx * plain[0],
+                "excess": plain - kx * plain[0],
                 "calibrated exact": calibrated,
                 "Theorem 6.2 bound": bound,
             }

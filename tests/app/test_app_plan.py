@@ -291,18 +291,23 @@ def _printed(output: str) -> tuple[pd.DataFrame, dict[str, float]]:
     return ledger, {name: float(value) for name, value in values.items()}
 
 
+def _run_script(text: bytes, folder: Path) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Run the exported script as a user would (its own process, the repository on the path); what it printed."""
+    script = folder / "plan.py"
+    script.write_bytes(text)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=folder, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    return _printed(run.stdout)
+
+
 def test_the_exported_script_prints_the_page_s_numbers(downloads: dict[str, bytes], tmp_path: Path) -> None:
     at = _edited(open_page(PLAN))
     at.number_input(key="w_plan_total").set_value(4.0).run()
     at.number_input(key="w_plan_releases").set_value(7).run()
-    script = tmp_path / "plan.py"
-    script.write_bytes(_download(at, downloads, "Download script (Python)"))
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
-    )
-    assert run.returncode == 0, run.stderr
-    printed, values = _printed(run.stdout)
+    printed, values = _run_script(_download(at, downloads, "Download script (Python)"), tmp_path)
     shown = _ledger(at)
     assert list(printed["release"]) == list(shown["release"])
     for column, name in [
@@ -359,14 +364,7 @@ def test_the_report_has_every_setting_the_numbers_and_both_charts(downloads: dic
 def test_the_script_rebuilds_every_kind_of_prior(downloads: dict[str, bytes], tmp_path: Path, link: dict) -> None:
     at = open_page(PLAN, link)
     assert not problems(at) and not errors(at) and not at.warning
-    script = tmp_path / "plan.py"
-    script.write_bytes(_download(at, downloads, "Download script (Python)"))
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
-    )
-    assert run.returncode == 0, run.stderr
-    printed, values = _printed(run.stdout)
+    printed, values = _run_script(_download(at, downloads, "Download script (Python)"), tmp_path)
     shown = _ledger(at)
     assert [fmt(float(v)) for v in printed["cumulative_theorem_6_2"]] == list(shown["cumulative (Thm 6.2)"])
     assert metric(at, "Per-release ε_DP") == fmt(values["planner_eps_dp"])
