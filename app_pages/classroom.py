@@ -7,15 +7,22 @@ import pandas as pd
 import streamlit as st
 
 from app_ui.charts import Trace, csv_download, fmt, line_figure, show_figure, show_problems, show_table
+from app_ui.classroom_views import (
+    EXAMPLES,
+    example_model,
+    excess_delta,
+    laplace_reading,
+    output_text,
+    posterior_chart,
+    readable,
+    reveal_sentence,
+)
+from app_ui.docs import show_sources
 from puffer_core import MarkovChainPrior, certify, cumulative, group_dp_cumulative, influence_curve, pufferfish_laplace
 from puffer_core.audit import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
-    appendix_j_example,
     composability,
-    example_1,
-    example_2,
-    example_3,
     expected_runs_to_reveal,
     laplace_sum_leakage,
     leakage_by_runs,
@@ -46,70 +53,10 @@ collapse_tab, laplace_tab, chain_tab = st.tabs(
 # --------------------------------------------------------------------------- models
 
 
-def _example_model(name: str) -> tuple[FiniteModel, tuple]:
-    """The construction with the parameters set on the page, and those parameters."""
-    if name == "[C] Example 1":
-        prob_first = st.slider("Pr[s1]", 0.05, 0.95, 0.5, 0.05, key="w_ex1_prob", persist_state="session")
-        return example_1(prob_first=prob_first), (prob_first,)
-    if name == "[C] Example 2":
-        n = st.slider("Number of fair bits n", 3, 6, 3, key="w_ex2_n", persist_state="session")
-        return example_2(n), (n,)
-    if name == "[C] Example 3":
-        cols = st.columns(2)
-        low_t, high_t = cols[0].slider(
-            "Pr[U_T | s1] ranges over", 0.05, 0.95, (0.35, 0.65), 0.05, key="w_ex3_t", persist_state="session"
-        )
-        low_f, high_f = cols[1].slider(
-            "Pr[U_F | ¬s1] ranges over", 0.05, 0.95, (0.4, 0.6), 0.05, key="w_ex3_f", persist_state="session"
-        )
-        return example_3(low_t, high_t, low_f, high_f), (low_t, high_t, low_f, high_f)
-    return appendix_j_example(), ()
-
-
-EXAMPLES: dict[str, str] = {
-    "[C] Example 1": "One prior; every output is equally likely under both secrets, yet two different"
-    " outputs reveal the dataset.",
-    "[C] Example 2": "n fair bits; each output alone says nothing about any bit, one output of each type"
-    " reveals them all.",
-    "[C] Example 3": "Many priors Θ; each run leaks a finite ε, two different outputs reveal the secret.",
-    "[P] Appendix J": "Two bits; one run leaks nothing, two runs can leak everything (ε = ∞).",
-}
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _exact_eps(_model: FiniteModel, key: tuple, max_k: int) -> list[float]:
     """The exact ε of k = 1..max_k runs (``key`` identifies the model for the cache)."""
     return leakage_by_runs(_model, max_k)
-
-
-def _true_secret_posterior(trace: pd.DataFrame) -> pd.DataFrame:
-    """Posterior of the secret that actually holds, one column per (prior, pair), one row per run."""
-    frame = trace[trace["truth"] != "neither"].copy()
-    frame["posterior of the truth"] = np.where(frame["truth"] == "i", frame["posterior_i"], frame["posterior_j"])
-    frame["line"] = frame["pair"] + " | " + frame["prior"]
-    return frame.pivot_table(index="run", columns="line", values="posterior of the truth", sort=False)
-
-
-def _posterior_chart(trace: pd.DataFrame, step: int, key: str) -> None:
-    wide = _true_secret_posterior(trace)
-    wide = wide.loc[wide.index <= step]
-    traces = [
-        Trace(str(column), wide.index.to_numpy(dtype=float), wide[column].to_numpy(dtype=float))
-        for column in wide.columns[:8]
-    ]
-    fig, notes = line_figure(
-        traces,
-        x_title="runs seen by the attacker",
-        y_title="posterior of the true secret",
-        y_name="posterior",
-        x_name="run",
-        y_range=(0.0, 1.05),
-        height=330,
-    )
-    fig.update_xaxes(range=[-0.3, MAX_RUNS + 0.3], dtick=1)
-    show_figure(fig, notes, key=key)
-    if len(wide.columns) > 8:
-        st.caption(f"Showing 8 of {len(wide.columns)} (secret pair, prior) lines.")
 
 
 def _step(delta: int | None) -> None:
@@ -121,7 +68,7 @@ with collapse_tab:
     name = st.selectbox("Construction", list(EXAMPLES), key="w_example", persist_state="session")
     st.caption(EXAMPLES[name])
     try:
-        model, params = _example_model(name)
+        model, params = example_model(name)
     except ValueError as exc:
         st.error(f"This construction cannot be built: {exc}")
         model, params = None, ()
@@ -132,7 +79,7 @@ with collapse_tab:
             list(model.datasets),
             key="w_true",
             persist_state="session",
-            format_func=str,
+            format_func=readable,
         )
         seed = cols[1].number_input("Random seed", 0, 10_000, 0, key="w_seed_cls", persist_state="session")
         rr_eps = cols[2].number_input(
@@ -171,7 +118,6 @@ with collapse_tab:
             left, right = st.columns(2, gap="large")
             with left:
                 st.subheader("The construction")
-                revealed = collapse_trace[(collapse_trace["run"] == step) & collapse_trace["revealed"]]
                 expected = expected_runs_to_reveal(model, true_dataset)
                 m1, m2, m3 = st.columns(3)
                 m1.metric("ε of one run", fmt(collapse_eps[0]))
@@ -181,16 +127,17 @@ with collapse_tab:
                     fmt(expected),
                     help="Exact expected number of runs until the attacker is certain of the true secret.",
                 )
-                _posterior_chart(collapse_trace, step, key="collapse_chart")
-                if step and not revealed.empty:
-                    st.warning(f"After {step} runs the attacker is **certain** of the secret: privacy collapsed.")
+                posterior_chart(collapse_trace, step, MAX_RUNS, key="collapse_chart")
+                collapsed = reveal_sentence(collapse_trace, step)
+                if collapsed is not None:
+                    st.warning(collapsed)
                 nfc = composability(model)
                 st.caption(
                     f"Composability test ([C] Theorem 5.1): the smallest ε for which linear composition"
                     f" could hold is {fmt(nfc.eps)}."
                 )
             with right:
-                st.subheader("Randomized response on the same secret")
+                st.subheader("Randomized response")
                 m1, m2, m3 = st.columns(3)
                 m1.metric("ε of one run", fmt(rr_eps_k[0]))
                 m2.metric("ε of two runs", fmt(rr_eps_k[1]))
@@ -199,7 +146,7 @@ with collapse_tab:
                     fmt(rr_eps_k[-1]),
                     help="k runs of an ε-DP answer leak at most k·ε: the leakage stays bounded.",
                 )
-                _posterior_chart(rr_trace, step, key="rr_chart")
+                posterior_chart(rr_trace, step, MAX_RUNS, key="rr_chart")
                 st.caption(
                     f"Truthful with probability e^ε/(1+e^ε); each run moves the odds by at most e^{rr_eps:g}."
                     f" Composability test: ε = {fmt(composability(rr_model).eps)}."
@@ -227,15 +174,21 @@ with collapse_tab:
             )
             show_figure(fig, notes, key="eps_runs_chart")
             seen = collapse_trace[(collapse_trace["run"] >= 1) & (collapse_trace["run"] <= step)]
-            outputs = seen.drop_duplicates("run")[["run", "output"]].astype({"output": str})
+            outputs = seen.drop_duplicates("run")[["run", "output"]]
             if not outputs.empty:
-                st.dataframe(outputs, hide_index=True, key="collapse_outputs")
+                st.dataframe(
+                    outputs.assign(output=[output_text(o) for o in outputs["output"]]),
+                    hide_index=True,
+                    key="collapse_outputs",
+                    width="content",
+                    column_config={"output": st.column_config.TextColumn("output seen by the attacker")},
+                )
             d1, d2 = st.columns(2)
             with d1:
                 csv_download(
                     pd.concat(
                         [collapse_trace.assign(mechanism=name), rr_trace.assign(mechanism="randomized response")]
-                    ).astype({"output": str}),
+                    ).assign(output=lambda f: [None if o is None else output_text(o) for o in f["output"]]),
                     "posterior_traces.csv",
                     "Download the posterior traces (CSV)",
                     key="w_download_traces",
@@ -254,10 +207,11 @@ with collapse_tab:
 with laplace_tab:
     st.markdown(
         "Two entries X₁ → X₂ with Pr(X₂ = 1 | X₁ = 1) = p and Pr(X₂ = 1 | X₁ = 0) = q; the secret is X₁."
-        " Releasing **X₁ + X₂ + Lap(1)** twice leaks more than twice what one release leaks ([S] Theorem"
-        " III.4): Pufferfish leakage does not simply add up, so a per-release budget cannot be trusted."
-        " The same query answered by a per-entry DP mechanism calibrated through a(b) stays under the"
-        " bound of [C] Theorem 6.2, release after release."
+        " One release of **X₁ + X₂ + Lap(1)** is ε-Pufferfish private, with ε its exact leakage below. If"
+        " Pufferfish privacy composed linearly, k releases would leak at most k × ε. [S] Theorem III.4 shows"
+        " that it does not: with p = 0.9 and q = 0.01, two releases leak more than 2ε. The same query"
+        " answered by a per-entry DP mechanism calibrated through a(b) stays under the bound of [C]"
+        " Theorem 6.2, release after release (docs/math.md §4, §8)."
     )
     cols = st.columns(4)
     p = cols[0].slider("p = Pr(X₂ = 1 | X₁ = 1)", 0.01, 0.99, 0.9, 0.01, key="w_lap_p", persist_state="session")
@@ -285,10 +239,12 @@ with laplace_tab:
             m2.metric(
                 "Lap(1): ε of two releases",
                 fmt(plain[1]),
-                delta=f"{plain[1] - 2 * plain[0]:+.4f} vs 2 × one release",
+                delta=excess_delta(plain),
                 delta_color="inverse",
+                help="The delta is how much more (+) or less (−) two releases leak than twice one release, in nats.",
             )
         m3.metric("Calibrated Laplace scale", fmt(scale), help=f"1/ε_DP with ε_DP = {fmt(cal.eps_dp)}.")
+        st.markdown(laplace_reading(p, q, plain))
         kx = ks.astype(float)
         fig, notes = line_figure(
             [
@@ -305,7 +261,14 @@ with laplace_tab:
         fig.update_xaxes(dtick=1)
         show_figure(fig, notes, key="laplace_chart")
         table = pd.DataFrame(
-            {"releases": ks, "Lap(1) exact": plain, "calibrated exact": calibrated, "Theorem 6.2 bound": bound}
+            {
+                "releases": ks,
+                "Lap(1) exact": plain,
+                "k × one": kx * plain[0],
+                "excess": plain - kx * plain[0],
+                "calibrated exact": calibrated,
+                "Theorem 6.2 bound": bound,
+            }
         )
         show_table(table, key="laplace_table")
         csv_download(table, "laplace_two_nodes.csv", "Download (CSV)", key="w_download_laplace")
@@ -398,3 +361,5 @@ with chain_tab:
                 show_figure(fig, notes, key="tiny_chart")
                 show_table(table, key="tiny_table")
                 csv_download(table, "tiny_chain_audit.csv", "Download (CSV)", key="w_download_tiny")
+
+show_sources(["C", "S", "P"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import PAGES, page_path
+from app_ui.docs import show_sources
 
 st.title("Pufferfish Lab")
 st.markdown(
@@ -24,6 +25,7 @@ BLURBS = {
     "classroom": "Watch privacy collapse run by run, and audit a tiny chain exactly.",
     "stream": "A release at every time step: TPL beside the [C] bound, group DP and the exact truth, and a planner.",
     "attack": "Attack a release: a lower bound from an attacker ≤ the truth ≤ the reported bound, with the seed.",
+    "about": "The glossary (ε_DP, ε_puffer, a(b), Θ, MQM, …), every formula the app uses, and the papers.",
 }
 
 for name, blurb in BLURBS.items():
@@ -32,8 +34,4 @@ for name, blurb in BLURBS.items():
         st.page_link(page_path(name), label=f"**{title}**", icon=icon)
         st.caption(blurb)
 
-st.caption(
-    "Papers: [C] Composition for Pufferfish privacy (a(b)-influence curves, Theorem 6.2);"
-    " [S] composition of inferential privacy for time series (MQM); [P] the Pufferfish framework."
-    " The formulas the app uses are in docs/math.md."
-)
+show_sources(["C", "S", "P"], lead="The papers Pufferfish Lab implements")

@@ -2,31 +2,66 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from app_ui import state
-from app_ui.charts import Trace, csv_download, fmt, ledger_figure, line_figure, show_figure, show_problems, show_table
-from app_ui.priors import prior_summary
-from puffer_core import Accountant, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
-from puffer_core.events import Composition
-from puffer_core.mechanisms import MECHANISMS, Mechanism
+from app_ui.charts import csv_download, display_table, fmt, show_figure, show_problems
+from app_ui.docs import show_sources
+from app_ui.ledger import (
+    DEFAULT_LEDGER,
+    LABELS,
+    LEDGER,
+    LEDGER_K,
+    MAX_NAME,
+    MAX_RELEASES,
+    editor_frame,
+    read_ledger_csv,
+    rows_from_editor,
+)
+from app_ui.plan_exports import (
+    ledger_chart,
+    ledger_summary,
+    ledger_table,
+    planner_chart,
+    planner_horizon,
+    planner_summary,
+    planner_table,
+    report,
+    script,
+)
+from app_ui.priors import parameters_of, prior_summary
+from app_ui.report import offer_exports
+from puffer_core import group_dp, plan
+from puffer_core.prior_kinds import PRIOR_KINDS
 
 values = state.settings()
-QUERY_LABELS = {"topk": "top-k ranking", "histogram": "histogram"}
-NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
-# a ledger composes by Theorem 6.2: its rows use the curve-calibrated mechanisms, each for the query its
-# release answers as it is (the registry's first query)
-LEDGER_QUERIES: dict[str, str] = {
-    name: spec.queries[0] for name, spec in MECHANISMS.items() if spec.composition is Composition.THEOREM_6_2
+UPLOAD_KEY = "w_ledger_upload"
+# the results table as shown: the running totals first (what a narrow screen shows), short headers (the CSV
+# keeps the long ones)
+SHOWN = {
+    "release": st.column_config.TextColumn("release"),
+    "cumulative (Thm 6.2)": st.column_config.TextColumn(
+        "total, Thm 6.2", alignment="right", help="ε_puffer of the releases so far, [C] Theorem 6.2."
+    ),
+    "cumulative (naive sum)": st.column_config.TextColumn(
+        "total, naive", alignment="right", help="The sum of the releases' own ε_puffer."
+    ),
+    "cumulative (group DP)": st.column_config.TextColumn(
+        "total, group DP", alignment="right", help="Group-DP accounting: T·Σ ε_DP."
+    ),
+    "ε_DP per entry": st.column_config.TextColumn("ε_DP", alignment="right", help="Per-entry ε_DP of the release."),
+    "b": st.column_config.NumberColumn("b", help="The curve point's window b."),
+    "a(b)": st.column_config.TextColumn("a(b)", alignment="right"),
+    "noise": st.column_config.TextColumn("noise"),
 }
-LEDGER_MECHANISMS: dict[str, str] = {
-    name: f"{MECHANISMS[name].label} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
-}
-BY_LABEL = {label: name for name, label in LEDGER_MECHANISMS.items()}
+ROW_PX = 35  # the height of a table row
+MAX_SHOWN_ROWS = 15  # taller tables scroll
+
+
+def _height(rows: int, extra: int = 1) -> int:
+    """A table's height in pixels: every row up to MAX_SHOWN_ROWS, plus the header (and the editor's + row)."""
+    return (min(rows, MAX_SHOWN_ROWS) + extra) * ROW_PX + 3
+
 
 st.title("Plan & compose")
 st.markdown(
@@ -39,33 +74,26 @@ state.show_ignored_link_settings()
 current = prior_summary()
 
 
-def _default_ledger() -> tuple[tuple[str, str, float], ...]:
-    months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-    return tuple((month, LEDGER_MECHANISMS["pufferfish_exponential"], 0.5) for month in months)
-
-
-def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
-    # curve-calibrated mechanisms only: no MQM priors needed; a histogram is one query (L1 sensitivity 2)
-    return make_mechanism(name, eps, curve, [], query=LEDGER_QUERIES[name], k=k)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _planner_comparison(curve: InfluenceCurve, total_eps: float, horizon: int) -> pd.DataFrame:
-    """Per-release ε_DP for k = 1..horizon releases sharing ``total_eps``: the planner, E/k each, group DP."""
-    releases = np.arange(1, horizon + 1)
-    return pd.DataFrame(
-        {
-            "releases": releases,
-            "planner ε_DP": [plan(curve, total_eps, int(n)).eps_dp for n in releases],
-            "split ε_DP": [calibrate(curve, total_eps / n).eps_dp for n in releases],
-            "group DP ε_DP": [group_dp(curve, total_eps / n).eps_dp for n in releases],
-        }
-    )
-
-
-def _noise(mechanism: Mechanism) -> str:
-    text = f"{NOISE_LABELS[mechanism.noise]}({mechanism.noise_scale:.3g}) per count"
-    return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
+def _load_ledger() -> None:
+    """A ledger CSV was uploaded: make it the ledger (and its k), or keep the ledger and say why not."""
+    upload = st.session_state.get(UPLOAD_KEY)
+    if upload is None:
+        return
+    try:
+        loaded = read_ledger_csv(upload.getvalue(), f"'{upload.name}'")
+    except ValueError as exc:
+        st.session_state["ledger_upload_message"] = ("error", f"{exc}. The ledger was not changed.", upload.file_id)
+        return
+    values.update(ledger=loaded.rows, ledger_base=loaded.rows)
+    values["ledger_version"] = values.get("ledger_version", 0) + 1
+    k_note = " (the file gives no k: the k for the top-k rankings is unchanged)"
+    if loaded.k is not None:
+        values["ledger_k"] = loaded.k
+        st.session_state.pop("w_ledger_k", None)  # the input starts again from the settings' k
+        k_note = f", with k = {loaded.k} for the top-k rankings"
+    count = f"{len(loaded.rows)} release{'s' if len(loaded.rows) != 1 else ''}"
+    message = f"Loaded {count} from '{upload.name}'{k_note}."
+    st.session_state["ledger_upload_message"] = ("success", message, upload.file_id)
 
 
 if current is not None:
@@ -73,93 +101,90 @@ if current is not None:
     ledger_tab, planner_tab = st.tabs(["Ledger of planned releases", "Planner: split a total budget"])
 
     with ledger_tab:
-        values.setdefault("ledger", _default_ledger())
         values.setdefault("ledger_base", values["ledger"])
         values.setdefault("ledger_version", 0)
-        values.setdefault("ledger_k", 3)
         st.caption(
             "One row per release: the mechanism and the ε_puffer it must guarantee on its own. Each is"
-            " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T)."
+            " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T). Add a row with + at the"
+            " bottom of the table; select rows to delete them."
         )
         editor_key, start = state.editor_state("ledger")
-        base = pd.DataFrame(list(start), columns=["release", "mechanism", "ε_puffer"])
         edited = st.data_editor(
-            base,
+            editor_frame(start),
             key=editor_key,
             num_rows="dynamic",
             width="stretch",
+            height=_height(len(start), extra=2),
+            column_order=("release", "ε_puffer", "mechanism"),
             column_config={
-                "release": st.column_config.TextColumn("Release", help="A name: a month, a report…"),
-                "mechanism": st.column_config.SelectboxColumn(
-                    "Mechanism", options=list(LEDGER_MECHANISMS.values()), required=True, width="medium"
+                "release": st.column_config.TextColumn(
+                    "Release", help="A name: a month, a report…", max_chars=MAX_NAME, width=100
                 ),
-                "ε_puffer": st.column_config.NumberColumn("ε_puffer", min_value=0.0, format="%.4g"),
+                "mechanism": st.column_config.SelectboxColumn(
+                    "Mechanism",
+                    options=list(LABELS.values()),
+                    required=True,
+                    default=next(iter(LABELS.values())),
+                    width="medium",
+                ),
+                "ε_puffer": st.column_config.NumberColumn(
+                    "ε_puffer", format="%.4g", width=90, help="A positive number, at most 1000."
+                ),
             },
         )
-        values["ledger_k"] = int(
-            st.columns([1, 2])[0].number_input(
-                "k for the top-k rankings", 1, 50, int(values["ledger_k"]), key="w_ledger_k"
-            )
-        )
-        rows = []
-        problems = []
-        for i, (name, mechanism, eps) in enumerate(edited.itertuples(index=False, name=None)):
-            label = str(name) if isinstance(name, str) and name.strip() else f"release {i + 1}"
-            try:
-                eps = float(eps)
-            except (TypeError, ValueError):
-                eps = math.nan
-            if not math.isfinite(eps) or eps <= 0:
-                problems.append(f"{label}: ε_puffer must be a positive number")
-                continue
-            if mechanism not in BY_LABEL:
-                problems.append(f"{label}: choose a mechanism")
-                continue
-            rows.append((label, str(mechanism), eps))
-        values["ledger"] = tuple(rows)
+        state.number_input(st.columns([1, 2])[0], "k for the top-k rankings", LEDGER_K, key="w_ledger_k")
+        checked = rows_from_editor(edited)
+        rows, problems = checked.rows, checked.problems
+        values["ledger"] = rows
         show_problems(problems)
-        if not rows:
+        if checked.named:
+            st.caption(f"Rows without a name are called by their place in the ledger: {', '.join(checked.named)}.")
+        if not rows and not problems:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
-        else:
-            mechanisms = [_mechanism(BY_LABEL[m], curve, eps, values["ledger_k"]) for _, m, eps in rows]
-            accounts = [m.accounting for m in mechanisms]
-            ledger = Accountant(curve.length).ledger(accounts)  # docs/math.md §4
-            total, naive, group = ledger.eps_puffer, ledger.naive_sum, ledger.group_dp
-            names = [name for name, _, _ in rows]
-            k = np.arange(1, len(rows) + 1, dtype=float)
-            st.markdown(
-                f"After all {len(rows)} releases: **ε_puffer = {fmt(float(total[-1]))}** by Theorem 6.2,"
-                f" against {fmt(float(naive[-1]))} by adding up each release's guarantee and"
-                f" {fmt(float(group[-1]))} by group-DP accounting of the same mechanisms."
-            )
-            traces = [
-                Trace("Theorem 6.2 (composed)", k, total),
-                Trace("naive sum of per-release ε_puffer", k, naive, dash="dash"),
-                Trace("group DP accounting (T·ε_DP each)", k, group, dash="dot"),
-            ]
-            fig, notes = ledger_figure(traces, log_y=bool(st.toggle("Log scale", value=True, key="w_ledger_log")))
-            fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
+        log_y = bool(st.session_state.get("w_ledger_log", True))
+        if rows:
+            table = ledger_table(curve, rows, values["ledger_k"])
+            if problems:
+                st.caption(
+                    f"The numbers below leave out the {len(problems)} row(s) with a problem, and so do the link,"
+                    " the downloads and the report."
+                )
+            st.markdown(ledger_summary(table))
+            log_y = st.toggle("Log scale", value=True, key="w_ledger_log", persist_state="session")
+            fig, notes = ledger_chart(table, log_y)
             show_figure(fig, notes, key="ledger_chart")
-            table = pd.DataFrame(
-                {
-                    "release": names,
-                    "mechanism": [m for _, m, _ in rows],
-                    "ε_puffer": [acc.eps_puffer for acc in accounts],
-                    "ε_DP per entry": [acc.eps_dp for acc in accounts],
-                    "b": [acc.b for acc in accounts],
-                    "a(b)": [acc.a for acc in accounts],
-                    "noise": [_noise(m) for m in mechanisms],
-                    "cumulative (Thm 6.2)": total,
-                    "cumulative (naive sum)": naive,
-                    "cumulative (group DP)": group,
-                }
+            st.dataframe(
+                display_table(table[list(SHOWN)]),
+                hide_index=True,
+                key="ledger_table",
+                column_config=SHOWN,
+                width="stretch",
+                height=_height(len(table)),
             )
-            show_table(table, key="ledger_table", width="stretch")
-            csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
             st.caption(
-                "MQM releases are not in this ledger: they add up ([S] Theorem III.7) and cannot be mixed"
-                " with curve-calibrated releases; the Simulate page keeps their ledger separately."
+                "The download has the mechanism, ε_puffer and k of every release too; it loads back below."
             )
+            csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
+        with st.expander("Load a ledger from a CSV file", icon=":material/upload_file:"):
+            upload = st.file_uploader(
+                "A ledger CSV (as downloaded above: columns release, mechanism, ε_puffer, and k)",
+                type=["csv", "txt"],
+                key=UPLOAD_KEY,
+                on_change=_load_ledger,
+                help=f"At most {MAX_RELEASES} releases. The file replaces the ledger above; it is not stored.",
+            )
+        # a refused file stays refused while it is in the uploader; a loaded one is announced once
+        message = st.session_state.get("ledger_upload_message")
+        if message is not None:
+            kind, text, file_id = message
+            if upload is not None and upload.file_id == file_id:
+                (st.error if kind == "error" else st.success)(text)
+            if kind == "success" or upload is None or upload.file_id != file_id:
+                del st.session_state["ledger_upload_message"]
+        st.caption(
+            "MQM releases are not in this ledger: they add up ([S] Theorem III.7) and cannot be mixed"
+            " with curve-calibrated releases; the Simulate page keeps their ledger separately."
+        )
 
     with planner_tab:
         c1, c2 = st.columns(2)
@@ -169,7 +194,6 @@ if current is not None:
         state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
         total_eps, k_rel = values["plan_total"], values["plan_releases"]
         planned = plan(curve, total_eps, k_rel)
-        split = calibrate(curve, total_eps / k_rel)
         group_each = group_dp(curve, total_eps / k_rel)
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Per-release ε_DP", fmt(planned.eps_dp))
@@ -180,31 +204,22 @@ if current is not None:
             f"{planned.eps_dp / group_each.eps_dp:.3g}×",
             help=f"Group DP: ε_DP = E / (k·T) = {fmt(group_each.eps_dp)} per release.",
         )
-        st.markdown(
-            f"Run each of the {k_rel} releases with a per-entry **ε_DP = {fmt(planned.eps_dp)}**"
-            f" mechanism (curve point b = {planned.b}, a(b) = {fmt(planned.a)}). Each release on its"
-            f" own guarantees ε_puffer = {fmt(planned.eps_puffer)}; together they spend exactly"
-            f" {fmt(compose([planned] * k_rel))} (Theorem 6.2). Calibrating each release on its"
-            f" own at E/k = {fmt(total_eps / k_rel)} would allow only ε_DP = {fmt(split.eps_dp)},"
-            f" and group DP only {fmt(group_each.eps_dp)}."
-        )
-        table = _planner_comparison(curve, total_eps, max(24, k_rel))
-        horizon = table["releases"].to_numpy(dtype=float)
-        traces = [
-            Trace("planner (Theorem 6.2)", horizon, table["planner ε_DP"].to_numpy()),
-            Trace("each release calibrated at E/k", horizon, table["split ε_DP"].to_numpy(), dash="dash"),
-            Trace("group DP", horizon, table["group DP ε_DP"].to_numpy(), dash="dot"),
-        ]
-        fig, notes = line_figure(
-            traces,
-            x_title="number of releases k",
-            y_title="per-entry ε_DP of each release",
-            y_name="ε_DP",
-            x_name="k",
-            log_y=True,
-        )
-        fig.add_vline(x=k_rel, line_dash="dot", line_color="#7f7f7f")
-        show_figure(fig, notes, key="planner_chart")
-        csv_download(table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
+        st.markdown(planner_summary(curve, total_eps, k_rel))
+        comparison = planner_table(curve, total_eps, planner_horizon(k_rel))
+        plan_fig, plan_notes = planner_chart(comparison, k_rel)
+        show_figure(plan_fig, plan_notes, key="planner_chart")
+        csv_download(comparison, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
-state.share((*state.prior_parameters(), state.PLAN_TOTAL, state.PLAN_RELEASES))
+    st.subheader("Take this plan with you")
+    kind = PRIOR_KINDS[values["prior_kind"]]
+    parameters = parameters_of(kind, values)
+    offer_exports(
+        report(curve, current.description, parameters, rows, values["ledger_k"], log_y, total_eps, k_rel),
+        script(kind.name, parameters, current.description, rows, values["ledger_k"], total_eps, k_rel),
+        stem="plan",
+        key="w_plan_export",
+    )
+    show_sources(["C", "S"])
+
+shared = (*state.prior_parameters(), state.PLAN_TOTAL, state.PLAN_RELEASES, LEDGER_K)
+state.share(shared if values["ledger"] == DEFAULT_LEDGER else (*shared, LEDGER))

@@ -26,6 +26,7 @@ PAGES: dict[str, tuple[str, str]] = {
     "classroom": ("Classroom", ":material/school:"),
     "stream": ("Streams", ":material/timeline:"),
     "attack": ("How tight is my bound?", ":material/target:"),
+    "about": ("About the math", ":material/menu_book:"),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import streamlit as st
 
+from app_ui.ledger import LEDGER_PARAMETERS
 from puffer_core.prior_kinds import (
     KIND_CODEC,
     MAX_STATES,
@@ -65,6 +66,7 @@ SETTINGS: dict[str, Parameter] = {
         DRAW_SEED,
         CONCENTRATION,
         *(p for options in VIEW_OPTIONS.values() for p in options),
+        *LEDGER_PARAMETERS,  # the Plan & compose page's ledger (app_ui/ledger.py)
     )
 }
 IN_LINKS: dict[str, Parameter] = {p.url: p for p in SETTINGS.values() if p.url is not None}

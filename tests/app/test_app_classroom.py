@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import re
+
+import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from puffer_core.classroom import laplace_sum_counterexample
+from puffer_core.classroom import example_1, laplace_sum_counterexample, laplace_sum_leakage, posterior_trace
 from tests.app.conftest import errors, open_page, problems, tables
 
 CLASSROOM = "app_pages/classroom.py"
@@ -103,3 +108,62 @@ def test_the_runs_survive_switching_pages(classroom: AppTest) -> None:
     assert not problems(at) and not errors(at)
     assert at.selectbox(key="w_example").value == "[C] Example 3"
     assert any("Runs so far: 5" in m.value for m in at.markdown)
+
+
+# --------------------------------------------------------------------------- the words come from the data
+
+
+def _outputs(at: AppTest) -> pd.DataFrame:
+    return next(t for t in tables(at) if "output" in t.columns)
+
+
+def test_the_collapse_sentence_names_the_run_the_secret_fell(classroom: AppTest) -> None:
+    at = classroom
+    at.button(key="w_run_once").click().run()
+    assert not at.warning  # one output of Example 1 reveals nothing
+    for _ in range(5):
+        at.button(key="w_run_once").click().run()
+    trace = posterior_trace(example_1(), "A1", 12, np.random.default_rng(0))  # the page's seed 0
+    revealed = trace[trace["revealed"]]
+    first = int(revealed["run"].min())
+    assert first < 6  # with seed 0 the secret falls before the sixth run: the old sentence said "After 6 runs"
+    warning = [w.value for w in at.warning]
+    assert warning == [
+        f"Since run {first} (of the 6 so far) the attacker is **certain** of the secret: s1 (an A dataset)."
+        " Privacy collapsed."
+    ]
+    # the outputs read as the pair they are, without Python's quotes
+    outputs = _outputs(at)
+    seen = trace[(trace["run"] >= 1) & (trace["run"] <= 6)].drop_duplicates("run")["output"]
+    assert list(outputs["output"]) == [f"({a}, {b})" for a, b in seen]
+    assert not any("'" in text for text in outputs["output"])
+
+
+def test_example_2_outputs_say_what_they_hold(classroom: AppTest) -> None:
+    at = classroom
+    at.selectbox(key="w_example").set_value("[C] Example 2").run()
+    at.button(key="w_run_five").click().run()
+    outputs = _outputs(at)
+    assert all(re.fullmatch(r"type A: x₂⊕x₁ = [01], x₃⊕x₁ = [01]|type B: parity [01]", o) for o in outputs["output"])
+    assert at.selectbox(key="w_true").value == (0, 0, 0)
+    assert "'" not in at.selectbox(key="w_true").format_func(at.selectbox(key="w_true").value)
+
+
+def test_the_laplace_tab_explains_what_the_numbers_show(classroom: AppTest) -> None:
+    at = classroom
+    plain = [laplace_sum_leakage(0.9, 0.01, k) for k in range(1, 5)]
+    excess = plain[1] - 2 * plain[0]
+    assert excess > 0 and all(plain[k - 1] < k * plain[0] for k in (3, 4))  # [S] Theorem III.4's chain
+    text = next(m.value for m in at.markdown if m.value.startswith("With p = 0.9 and q = 0.01"))
+    assert f"2 releases leak {excess:.4f} nats more than 2 × one release" in text
+    assert f"{math.expm1(excess):.2%} further" in text
+    assert "At k = 3, 4 the exact leakage is below k × one release" in text
+    table = next(t for t in tables(at) if "k × one" in t.columns)
+    assert list(table["k × one"]) == [f"{k * plain[0]:.4g}" for k in range(1, 5)]
+    assert list(table["excess"])[1:] == [f"{plain[k - 1] - k * plain[0]:.4g}" for k in range(2, 5)]
+    # a chain that does not break linear composition says so
+    at.slider(key="w_lap_q").set_value(0.1).run()
+    assert not problems(at) and not errors(at)
+    text = next(m.value for m in at.markdown if m.value.startswith("With p = 0.9 and q = 0.1,"))
+    assert "stays at or below k × one release for every k shown" in text
+    assert all(laplace_sum_leakage(0.9, 0.1, k) <= k * laplace_sum_leakage(0.9, 0.1, 1) for k in range(1, 5))

@@ -1,0 +1,279 @@
+"""What the Plan & compose page computes, as tables and figures, and as a script that recomputes it.
+
+The page shows these numbers and the report (:mod:`app_ui.report`) puts them in one HTML file;
+:func:`script` writes a Python program that rebuilds the same prior with ``puffer_core``, composes
+the same ledger and plans the same budget, and prints every number in a stable form that a test
+compares with the page:
+
+    # ledger
+    release,mechanism,eps_puffer,eps_dp,b,a,cumulative_theorem_6_2,cumulative_naive_sum,cumulative_group_dp
+    Jan,pufferfish_exponential,0.5,0.0182…,21,0.117…,0.5,0.5,1.82…
+    …
+    total_theorem_6_2 = 4.70…
+    …
+    planner_eps_dp = 0.0212…
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from puffer_core import Accountant, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
+from puffer_core.mechanisms import Mechanism
+
+from .charts import Trace, fmt, ledger_figure, line_figure
+from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
+from .report import Section, html_report
+
+NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
+MAX_NAMED_TICKS = 24  # more releases than this: numbered ticks, names in the table
+
+
+def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
+    # curve-calibrated mechanisms only: no MQM priors needed; a histogram is one query (L1 sensitivity 2)
+    return make_mechanism(name, eps, curve, [], query=LEDGER_QUERIES[name], k=k)
+
+
+def _noise(mechanism: Mechanism) -> str:
+    text = f"{NOISE_LABELS[mechanism.noise]}({mechanism.noise_scale:.3g}) per count"
+    return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> pd.DataFrame:
+    """One row per release: what it is, how it is calibrated, and the running totals (docs/math.md §4).
+
+    The column ``k`` is the k of a top-k ranking (empty for a histogram); the totals are [C]
+    Theorem 6.2, the naive sum of the ε_puffer and group-DP accounting (T·Σ ε_DP).
+    """
+    mechanisms = [_mechanism(name, curve, eps, k) for _, name, eps in rows]
+    events = [m.accounting for m in mechanisms]
+    ledger = Accountant(curve.length).ledger(events)
+    return pd.DataFrame(
+        {
+            "release": [display_name(name, i) for i, (name, _, _) in enumerate(rows)],
+            "mechanism": [LABELS[name] for _, name, _ in rows],
+            "ε_puffer": [e.eps_puffer for e in events],
+            "k": pd.array([m.k if m.noise == "gumbel" else None for m in mechanisms], dtype="Int64"),
+            "ε_DP per entry": [e.eps_dp for e in events],
+            "b": [e.b for e in events],
+            "a(b)": [e.a for e in events],
+            "noise": [_noise(m) for m in mechanisms],
+            "cumulative (Thm 6.2)": ledger.eps_puffer,
+            "cumulative (naive sum)": ledger.naive_sum,
+            "cumulative (group DP)": ledger.group_dp,
+        }
+    )
+
+
+def ledger_summary(table: pd.DataFrame) -> str:
+    last = table.iloc[-1]
+    return (
+        f"After all {len(table)} releases: **ε_puffer = {fmt(float(last['cumulative (Thm 6.2)']))}** by Theorem 6.2,"
+        f" against {fmt(float(last['cumulative (naive sum)']))} by adding up each release's guarantee and"
+        f" {fmt(float(last['cumulative (group DP)']))} by group-DP accounting of the same mechanisms."
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def ledger_chart(table: pd.DataFrame, log_y: bool) -> tuple[go.Figure, list[str]]:
+    """The running totals after each release, on a log or a linear ε axis."""
+    k = np.arange(1, len(table) + 1, dtype=float)
+    traces = [
+        Trace("Theorem 6.2 (composed)", k, table["cumulative (Thm 6.2)"].to_numpy(dtype=float)),
+        Trace(
+            "naive sum of per-release ε_puffer", k, table["cumulative (naive sum)"].to_numpy(dtype=float), dash="dash"
+        ),
+        Trace("group DP accounting (T·ε_DP each)", k, table["cumulative (group DP)"].to_numpy(dtype=float), dash="dot"),
+    ]
+    fig, notes = ledger_figure(traces, log_y=log_y)
+    if len(table) <= MAX_NAMED_TICKS:
+        fig.update_xaxes(tickmode="array", tickvals=k, ticktext=list(table["release"]))
+    else:
+        fig.update_xaxes(dtick=None, tickmode="auto")
+    return fig, notes
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def planner_table(curve: InfluenceCurve, total_eps: float, horizon: int) -> pd.DataFrame:
+    """Per-release ε_DP for k = 1..horizon releases sharing ``total_eps``: the planner, E/k each, group DP."""
+    releases = np.arange(1, horizon + 1)
+    return pd.DataFrame(
+        {
+            "releases": releases,
+            "planner ε_DP": [plan(curve, total_eps, int(n)).eps_dp for n in releases],
+            "split ε_DP": [calibrate(curve, total_eps / n).eps_dp for n in releases],
+            "group DP ε_DP": [group_dp(curve, total_eps / n).eps_dp for n in releases],
+        }
+    )
+
+
+def planner_summary(curve: InfluenceCurve, total_eps: float, releases: int) -> str:
+    planned = plan(curve, total_eps, releases)
+    split = calibrate(curve, total_eps / releases)
+    group_each = group_dp(curve, total_eps / releases)
+    return (
+        f"Run each of the {releases} releases with a per-entry **ε_DP = {fmt(planned.eps_dp)}**"
+        f" mechanism (curve point b = {planned.b}, a(b) = {fmt(planned.a)}). Each release on its"
+        f" own guarantees ε_puffer = {fmt(planned.eps_puffer)}; together they spend exactly"
+        f" {fmt(compose([planned] * releases))} (Theorem 6.2). Calibrating each release on its"
+        f" own at E/k = {fmt(total_eps / releases)} would allow only ε_DP = {fmt(split.eps_dp)},"
+        f" and group DP only {fmt(group_each.eps_dp)}."
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def planner_chart(table: pd.DataFrame, releases: int) -> tuple[go.Figure, list[str]]:
+    horizon = table["releases"].to_numpy(dtype=float)
+    traces = [
+        Trace("planner (Theorem 6.2)", horizon, table["planner ε_DP"].to_numpy()),
+        Trace("each release calibrated at E/k", horizon, table["split ε_DP"].to_numpy(), dash="dash"),
+        Trace("group DP", horizon, table["group DP ε_DP"].to_numpy(), dash="dot"),
+    ]
+    fig, notes = line_figure(
+        traces,
+        x_title="number of releases k",
+        y_title="per-entry ε_DP of each release",
+        y_name="ε_DP",
+        x_name="k",
+        log_y=True,
+    )
+    fig.add_vline(x=releases, line_dash="dot", line_color="#7f7f7f")
+    return fig, notes
+
+
+def planner_horizon(releases: int) -> int:
+    """How many numbers of releases the planner's chart compares: at least 24, and the one planned."""
+    return max(24, releases)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def report(
+    curve: InfluenceCurve,
+    description: str,
+    parameters: tuple[tuple[str, object], ...],
+    rows: tuple[Row, ...],
+    k: int,
+    log_y: bool,
+    total: float,
+    releases: int,
+) -> str:
+    """The page as one HTML file: every setting, the ledger and the planner with their charts and tables."""
+    comparison = planner_table(curve, total, planner_horizon(releases))
+    plan_fig, plan_notes = planner_chart(comparison, releases)
+    summary = planner_summary(curve, total, releases).replace("**", "")
+    sections = [Section("Planner: split a total budget", summary, plan_fig, comparison, plan_notes)]
+    if rows:
+        table = ledger_table(curve, rows, k)
+        fig, notes = ledger_chart(table, log_y)
+        sections.insert(
+            0, Section("Ledger of planned releases", ledger_summary(table).replace("**", ""), fig, table, notes)
+        )
+    settings = {
+        "prior": description,
+        **{f"prior: {key}": value for key, value in parameters},
+        "k for the top-k rankings": k,
+        "planner: total budget ε_puffer": total,
+        "planner: number of releases": releases,
+    }
+    summary = (
+        f"A ledger of {len(rows)} releases composed by [C] Theorem 6.2 and a plan for {releases} releases sharing"
+        f" ε_puffer = {fmt(total)}, under the prior: {description}. Papers and formulas: docs/references.md and"
+        " docs/math.md §3–§4 in the repository."
+    )
+    return html_report("Plan & compose", summary, settings, sections)
+
+
+# --------------------------------------------------------------------------- the script
+
+_SCRIPT = '''"""Pufferfish Lab, Plan & compose: the page's numbers, recomputed with puffer_core.
+
+Prior: {description}
+Run it with the Pufferfish Lab repository on the Python path, e.g. from the repository's folder:
+    PYTHONPATH=. python {stem}.py
+It prints the ledger (one CSV row per release), its totals, and the planner's answer.
+The mathematics: docs/math.md §3 (calibration) and §4 (composition) in the repository.
+"""
+
+import csv
+import sys
+
+try:
+    from puffer_core import Accountant, calibrate, compose, group_dp, influence_curve, make_mechanism, plan
+    from puffer_core.prior_kinds import PRIOR_KINDS
+except ModuleNotFoundError:
+    sys.exit("puffer_core was not found: run this script with the Pufferfish Lab repository on PYTHONPATH")
+
+KIND = {kind!r}
+PARAMETERS = {{
+{parameters}}}
+# (release, mechanism, query, ε_puffer): each calibrated through the a(b) curve (docs/math.md §3)
+LEDGER = [
+{ledger}]
+K = {k!r}  # the k of the top-k rankings
+TOTAL = {total!r}  # the planner: total budget ε_puffer for the series
+RELEASES = {releases!r}  # the planner: number of releases
+
+curve = influence_curve(PRIOR_KINDS[KIND].prior(PARAMETERS))
+
+if LEDGER:
+    mechanisms = [make_mechanism(name, eps, curve, [], query=query, k=K) for _, name, query, eps in LEDGER]
+    events = [m.accounting for m in mechanisms]
+    ledger = Accountant(curve.length).ledger(events)  # [C] Theorem 6.2, naive sum, group DP (docs/math.md §4)
+    print("# ledger")
+    out = csv.writer(sys.stdout, lineterminator="\\n")
+    out.writerow(
+        ["release", "mechanism", "eps_puffer", "eps_dp", "b", "a",
+         "cumulative_theorem_6_2", "cumulative_naive_sum", "cumulative_group_dp"]
+    )
+    for i, ((release, name, _, _), event) in enumerate(zip(LEDGER, events)):
+        out.writerow(
+            [release, name, repr(event.eps_puffer), repr(event.eps_dp), event.b, repr(event.a),
+             repr(float(ledger.eps_puffer[i])), repr(float(ledger.naive_sum[i])), repr(float(ledger.group_dp[i]))]
+        )
+    print("# totals")
+    print(f"total_theorem_6_2 = {{float(ledger.eps_puffer[-1])!r}}")
+    print(f"total_naive_sum = {{float(ledger.naive_sum[-1])!r}}")
+    print(f"total_group_dp = {{float(ledger.group_dp[-1])!r}}")
+
+planned = plan(curve, TOTAL, RELEASES)  # one common curve point for every release (docs/math.md §4)
+print("# planner")
+print(f"planner_eps_dp = {{planned.eps_dp!r}}")
+print(f"planner_b = {{planned.b!r}}")
+print(f"planner_a = {{planned.a!r}}")
+print(f"planner_eps_puffer_each = {{planned.eps_puffer!r}}")
+print(f"planner_composed = {{compose([planned] * RELEASES)!r}}")
+print(f"split_eps_dp = {{calibrate(curve, TOTAL / RELEASES).eps_dp!r}}")
+print(f"group_dp_eps_dp = {{group_dp(curve, TOTAL / RELEASES).eps_dp!r}}")
+'''
+
+
+def script(
+    kind: str,
+    parameters: tuple[tuple[str, object], ...],
+    description: str,
+    rows: tuple[Row, ...],
+    k: int,
+    total: float,
+    releases: int,
+    stem: str = "plan",
+) -> str:
+    """A Python program that recomputes the page's ledger and plan with ``puffer_core`` and prints them."""
+    parameter_lines = "".join(f"    {key!r}: {value!r},\n" for key, value in parameters)
+    ledger_lines = "".join(
+        f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
+        for i, (name, mechanism, eps) in enumerate(rows)
+    )
+    return _SCRIPT.format(
+        description=description.replace('"""', "'''"),
+        stem=stem,
+        kind=kind,
+        parameters=parameter_lines,
+        ledger=ledger_lines,
+        k=int(k),
+        total=float(total),
+        releases=int(releases),
+    )

@@ -1,0 +1,184 @@
+"""End to end, in headless Chromium: About the math, the Plan ledger through a link, the Classroom tabs.
+
+What only a browser shows: that the About page's links stay on the page, that a link copied from
+the address bar rebuilds the same ledger in a fresh browser (a new session, nothing shared), and that
+the tables fit the page.  Every test saves screenshots at 1400 px and at 390 px (a phone) to
+``screenshots/``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+IDLE = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+WIDTHS = (1400, 390)
+# the horizontal overflow of each table on the page: 0 when it fits (glide's scroller holds the grid)
+OVERFLOW = (
+    "() => Array.from(document.querySelectorAll('[data-testid=\"stDataFrame\"]'))"
+    ".filter(e => e.offsetParent !== null)"
+    ".map(e => { const s = e.querySelector('.dvn-scroller'); return s ? s.scrollWidth - s.clientWidth : 0; })"
+)
+
+
+def _idle(page: Any, settle: float = 0.5) -> None:
+    page.wait_for_function(IDLE, timeout=60_000)
+    time.sleep(settle)
+    page.wait_for_function(IDLE, timeout=60_000)
+
+
+def _open(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    _idle(page)
+
+
+def _snap(page: Any, folder: Path, name: str) -> None:
+    """A full-page PNG at each width (the viewport is stretched to the content's height first)."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 1000})
+        time.sleep(0.6)
+        height = page.evaluate(
+            "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+            " return m ? m.scrollHeight : document.body.scrollHeight; }"
+        )
+        page.set_viewport_size({"width": width, "height": int(min(max(1000, height + 40), 12000))})
+        time.sleep(0.8)
+        page.screenshot(path=str(folder / f"{name}_{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    time.sleep(0.4)
+
+
+def _cells(page: Any, index: int) -> list[str]:
+    """The cells of the index-th table on the page, row by row (read from the grid's accessible table)."""
+    table = page.locator('[data-testid="stDataFrame"]').nth(index)
+    table.locator("td").first.wait_for(state="attached")
+    return [text.strip() for text in table.locator("td").all_inner_texts()]
+
+
+def _download(page: Any, label: str) -> bytes:
+    with page.expect_download() as info:
+        page.get_by_role("button", name=label).click()
+    return Path(info.value.path()).read_bytes()
+
+
+def _summary(page: Any) -> str:
+    return next(t for t in page.locator('[data-testid="stMarkdownContainer"]').all_inner_texts() if "After all" in t)
+
+
+def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    _open(page, f"{app_url}/about")
+    main = page.locator('[data-testid="stMain"]')
+    for heading in ("About the math", "Glossary", "The mathematics", "References"):
+        assert main.get_by_role("heading", name=heading, exact=True).first.is_visible()
+    hrefs = main.locator("a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert hrefs
+    for href in hrefs:  # nothing points at a file the app cannot serve
+        assert ".md" not in href.split("#")[0], href
+    main.get_by_role("link", name="References", exact=True).first.click()
+    time.sleep(1.0)
+    assert len(page.context.pages) == 1 and "/about" in page.url  # no new tab, still the About page
+    heading = main.get_by_role("heading", name="References", exact=True).first.bounding_box()
+    assert heading is not None and 0 <= heading["y"] < 1000  # scrolled to it
+    main.get_by_text("§4. Composition").click()
+    time.sleep(0.5)
+    assert main.get_by_text("Theorem 6.2", exact=False).first.is_visible()
+    assert not page.locator('[data-testid="stException"]').count()
+    _snap(page, screenshot_dir, "20_about")
+
+
+def test_home_links_to_the_about_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    _open(page, app_url)
+    main = page.locator('[data-testid="stMain"]')
+    assert "MATH" + ".md" not in main.inner_text()
+    _snap(page, screenshot_dir, "21_home")
+    main.get_by_role("link", name="About the math", exact=True).first.click()
+    _idle(page)
+    assert page.get_by_role("heading", name="About the math").is_visible()
+
+
+NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could break
+
+
+def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None:
+    """Type ``text`` into the editor cell at (x, y), ``right`` columns further right, as a user would."""
+    page.keyboard.press("Escape")
+    page.mouse.click(x, y)
+    time.sleep(0.3)
+    for _ in range(right):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    time.sleep(0.3)
+    page.keyboard.press("Control+a")
+    page.keyboard.type(text, delay=40)
+    page.keyboard.press("Enter")
+    _idle(page)
+
+
+def _edit_ledger(page: Any) -> None:
+    """Rename Jan, set Feb's ε_puffer to 0.25 in the ledger editor and k to 4."""
+    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
+    _type_into(page, box["x"] + 80, box["y"] + 35 + 17, NAME)  # the release cell of row 1
+    _type_into(page, box["x"] + 80, box["y"] + 35 * 2 + 17, "0.25", right=1)  # ε_puffer of row 2
+    k = page.get_by_label("k for the top-k rankings")
+    k.fill("4")
+    k.press("Enter")
+    _idle(page)
+
+
+def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
+    browser: Any, app_url: str, screenshot_dir: Path
+) -> None:
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = first.new_page()
+    _open(tab, f"{app_url}/plan")
+    _edit_ledger(tab)
+    link = tab.url
+    assert "ledger=" in link and "topk=4" in link
+    editor, table, summary = _cells(tab, 0), _cells(tab, 1), _summary(tab)
+    assert editor[0] == NAME and editor[3:5] == ["Feb", "0.25"]
+    assert tab.evaluate(OVERFLOW)[1] <= 1  # the results table fits the page: no horizontal scrolling
+    csv = _download(tab, "Download the ledger (CSV)")
+    first.close()
+
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})  # nothing shared with the first
+    again = fresh.new_page()
+    _open(again, link)
+    assert not again.locator('[data-testid="stAlertContentWarning"]').count()
+    assert _cells(again, 0) == editor and _cells(again, 1) == table and _summary(again) == summary
+    assert again.get_by_label("k for the top-k rankings").input_value() == "4"
+    assert _download(again, "Download the ledger (CSV)") == csv
+    _snap(again, screenshot_dir, "22_plan_ledger")
+    again.get_by_role("tab", name="Planner: split a total budget").click()
+    _idle(again)
+    _snap(again, screenshot_dir, "23_plan_planner")
+    fresh.close()
+
+
+def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    _open(page, f"{app_url}/classroom")
+    page.get_by_role("button", name="Run 5 more").click()
+    _idle(page)
+    warning = page.locator('[data-testid="stAlertContentWarning"]').inner_text()
+    assert "Since run 2 (of the 5 so far) the attacker is certain of the secret" in warning
+    assert "'" not in _cells(page, 0)[1]  # the outputs read (A1, B2), not ('A1', 'B2')
+    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
+    _snap(page, screenshot_dir, "24_classroom_collapse")
+    page.get_by_role("tab", name="Laplace on a two-node chain").click()
+    _idle(page)
+    assert page.get_by_text("2 releases leak 0.0123 nats more than 2 × one release", exact=False).is_visible()
+    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
+    _snap(page, screenshot_dir, "25_classroom_laplace")
+    page.get_by_role("tab", name="A tiny chain, audited exactly").click()
+    _idle(page)
+    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
+    assert not page.locator('[data-testid="stException"]').count()
+    _snap(page, screenshot_dir, "26_classroom_tiny_chain")
