@@ -239,25 +239,6 @@ def test_probabilities_that_underflow_are_refused_not_dropped():
     assert influence_curve(small).a[0] > 400
 
 
-def test_window_algorithm_matches_per_node_evaluation_on_medium_chains():
-    """Two algorithms for T < 2b+1 (sliding windows vs every node) agree where brute force cannot reach."""
-    from puffer_core import influence as inf
-
-    rng = np.random.default_rng(11)
-    for trial in range(6):
-        k = 3 + trial % 2
-        length = int(rng.integers(15, 40))
-        priors = [_random_prior(rng, k, length, zeros=trial % 2 == 0) for _ in range(1 + trial % 2)]
-        terms = [inf._ChainTerms(p, length - 1) for p in priors]
-        table = inf._StationaryTable(terms, length - 1)
-        table.ensure(np.arange(k * k))
-        lengths = np.array([length] * len(priors))
-        for b in range(length // 2, length):
-            windows = inf._truncated_windows(table.left, table.right, b, length)
-            nodes = inf._truncated_nodes(table.left, table.right, lengths, b, length)
-            assert windows == nodes or abs(windows - nodes) < 1e-12
-
-
 def test_closed_form_respects_the_chain_length():
     curve = binary_chain_curve(0.9, 0.8, 10, length=6)
     assert curve.length == 6 and np.all(curve.a[5:] == 0.0)
