@@ -85,6 +85,7 @@ class ChainTerms:
         self._struct_full = False
         self.stride = 1 + len(self.supports)  # row (d−1)·stride + j: j = 0 right, j = 1 + s for h of support s
         self._buf = np.empty((0, self.K * self.K))
+        self.attached = False
         self._all = np.ones(self.K, dtype=bool)
 
     # ------------------------------------------------------------------ growth
@@ -132,10 +133,22 @@ class ChainTerms:
     def capacity(self) -> int:
         return self._buf.shape[0] // self.stride
 
+    def attach(self, buffer: np.ndarray) -> None:
+        """Write the tables into ``buffer`` ((capacity·stride, K²), e.g. a slice of a shared arena).
+
+        Should more distances be needed than it holds, the tables move to storage of their own
+        and ``attached`` becomes False.
+        """
+        if self.n:
+            raise RuntimeError("attach a buffer before computing any distance")
+        self._buf = buffer
+        self.attached = True
+
     def _grow(self, capacity: int) -> None:
         new = np.empty((capacity * self.stride, self.K * self.K))
         new[: self.n * self.stride] = self._buf[: self.n * self.stride]
         self._buf = new
+        self.attached = False
 
     # ------------------------------------------------------------------ tables
 

@@ -197,9 +197,15 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
     """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
     plans = [_Prior(p, n_eff) for p in priors]
     _refuse_if_out_of_reach(plans, n_eff)
+    k = plans[0].K
+    arena = None
+    if len(plans) > 1:  # every prior writes its tables straight into tab[i]
+        caps = [p.need if p.expected is None else min(p.need, 2 * p.expected + 16) for p in plans]
+        arena = np.empty((len(plans), max(1, max(c * p.terms.stride for c, p in zip(caps, plans))), k * k))
+        for i, (cap, plan) in enumerate(zip(caps, plans)):
+            plan.terms.attach(arena[i, : cap * plan.terms.stride])
     for plan in plans:
         plan.build()
-    k = plans[0].K
     n_pairs = k * k
     if all(p.terms.cutoff is not None for p in plans):
         n_b = min(n_eff, 2 * max(p.D for p in plans) - 1)
@@ -219,7 +225,9 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
             shift[i], valid[i] = plan.terms.shift_pi()
     if len(plans) == 1:
         tab = plans[0].terms.stored_rows()[None]
-    else:
+    elif all(p.terms.attached for p in plans):
+        tab = arena
+    else:  # a prior outgrew its share of the arena (not expected): gather everything
         tab = np.empty((len(plans), max(1, max(p.terms.stored_rows().shape[0] for p in plans)), n_pairs))
         for i, plan in enumerate(plans):
             rows = plan.terms.stored_rows()
@@ -240,7 +248,8 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
         lm = np.full((len(plans), m, k), -1e300)
         dev = np.zeros((len(plans), m, k))
         bounded = np.ones(m, dtype=bool)
-        delta = np.zeros(m)
+        delta = np.zeros((len(plans), m))
+        moving = np.array([not p.stationary for p in plans])
         for i, plan in enumerate(plans):
             n = min(m, plan.T)
             bounded &= plan.bounded_nodes(m)
@@ -253,15 +262,13 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
             sid[i, :n] = plan.node_support[:n]
             if plan.pi is not None:
                 lp = log_or_neg(plan.pi)
-                has = marg > 0
-                inside = has & (plan.pi > 0)[None, :]
+                inside = (marg > 0) & (plan.pi > 0)[None, :]
                 dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
                 hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
                 lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
-                spread = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
-                delta[:n] = np.maximum(delta[:n], spread)
+                delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
         start_zone(best, n_b, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
-                   hpi, shift, valid, dev, delta, bounded)
+                   hpi, shift, valid, moving, dev, delta, bounded)
     return best
 def _as_priors(prior_or_priors: object) -> list:
     if isinstance(prior_or_priors, (MarkovChainPrior, GaussianProcessPrior)):

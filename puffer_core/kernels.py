@@ -205,18 +205,6 @@ def stream_marginals(
 # non-increasing, so a smaller H never helps) of the max over the priors present.
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _far_split(i, dl, dr, t, p, tab, stride, hpi, D, T, shift, add):
-    v = 0.0
-    if dl <= t - 1:
-        d = dl if dl < D[i] else D[i]
-        v += tab[i, (d - 1) * stride[i] + 1 + hpi[i], p] + shift[i, p] + add[i]
-    if t + dr <= T[i]:
-        d = dr if dr < D[i] else D[i]
-        v += tab[i, (d - 1) * stride[i], p]
-    return v
-
-
 @njit(cache=True, nogil=True)
 def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
     """min over splits of node t for pair p with t-independent terms (left = H + shift + add).
@@ -236,38 +224,52 @@ def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
     hi = min(t, b)
     d0 = min(max((b + 1) // 2, lo), hi)
     cur = np.inf
-    k = 0
-    while True:
-        moved = False
-        for side in range(2):
-            if side == 1 and k == 0:
+    # the balanced split, then both ends (a side dropped), then outwards from the balanced one
+    for step in range(-2, 2 * (hi - lo) + 2):
+        if step == -2:
+            dl = d0
+        elif step == -1:
+            if hi == d0:
                 continue
-            dl = d0 + k if side == 0 else d0 - k
-            if dl < lo or dl > hi:
+            dl = hi
+        elif step == 0:
+            if lo == d0 or lo == hi:
                 continue
-            moved = True
-            dr = b + 1 - dl
-            m = -np.inf
-            for i in range(n):
-                if valid[i, p] and t <= T[i]:
-                    v = _far_split(i, dl, dr, t, p, tab, stride, hpi, D, T, shift, add)
-                    if v > m:
-                        m = v
-            if m < cur:
-                cur = m
-                if cur <= thresh:
-                    return cur
-        if not moved:
-            return cur
-        k += 1
+            dl = lo
+        else:
+            dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
+            if dl == d0 or dl == hi or dl == lo:
+                continue
+        if dl < lo or dl > hi:
+            continue
+        dr = b + 1 - dl
+        m = -np.inf
+        for i in range(n):
+            if valid[i, p] and t <= T[i]:
+                # inlined by hand: a call passing the arrays costs more than the arithmetic
+                v = 0.0
+                if dl <= t - 1:
+                    d = dl if dl < D[i] else D[i]
+                    v += tab[i, (d - 1) * stride[i] + 1 + hpi[i], p] + shift[i, p] + add[i]
+                if t + dr <= T[i]:
+                    d = dr if dr < D[i] else D[i]
+                    v += tab[i, (d - 1) * stride[i], p]
+                if v > m:
+                    m = v
+        if m < cur:
+            cur = m
+            if cur <= thresh:
+                return cur
+    return cur
 
 
 @njit(cache=True, nogil=True)
-def _balanced(b, tab, stride, hpi, D, shift, add, valid, out):
-    """out[p] = the balanced split with both L nodes present for every prior: an upper bound on every node's value.
+def _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, out):
+    """out[p] = the balanced split's value bounding every node t ≥ lo (−inf for pairs no prior holds).
 
-    (At any node the same split, or its truncation where H reaches an end, has no larger
-    terms, and a prior absent at the node only lowers the max.)  −inf for pairs no prior holds.
+    At any node t ≥ lo the balanced split (or its truncation where H reaches an end) has no
+    larger terms: prior i contributes its left term at most, its right term only if some node
+    t ≥ lo has t + dR ≤ T[i], and nothing if it has no node ≥ lo.
     """
     dl = (b + 1) // 2
     dr = b + 1 - dl
@@ -275,6 +277,8 @@ def _balanced(b, tab, stride, hpi, D, shift, add, valid, out):
     for p in range(n_pairs):
         out[p] = -np.inf
     for i in range(D.shape[0]):
+        if T[i] < lo:
+            continue
         if D[i] == 0:
             for p in range(n_pairs):
                 if valid[i, p] and out[p] < 0.0:
@@ -282,12 +286,15 @@ def _balanced(b, tab, stride, hpi, D, shift, add, valid, out):
             continue
         left = tab[i, ((dl if dl < D[i] else D[i]) - 1) * stride[i] + 1 + hpi[i]]
         right = tab[i, ((dr if dr < D[i] else D[i]) - 1) * stride[i]]
+        has_right = lo + dr <= T[i]
         sh = shift[i]
         ok = valid[i]
         extra = add[i]
         for p in range(n_pairs):
             if ok[p]:
-                v = left[p] + sh[p] + extra + right[p]
+                v = left[p] + sh[p] + extra
+                if has_right:
+                    v += right[p]
                 if v > out[p]:
                     out[p] = v
 
@@ -314,7 +321,7 @@ def far_zone(best, n_b, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, 
             lo = max(t_lo, a)
             hi = max(t_lo, c)
         hi = min(hi, t_max)
-        _balanced(b, tab, stride, hpi, D, shift, add, valid, upper)
+        _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, upper)
         top = int(np.argmax(upper))
         if upper[top] == -np.inf:
             continue
@@ -336,18 +343,6 @@ def far_zone(best, n_b, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, 
         best[b - 1] = bb
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _start_split(i, dl, dr, t, p, x, y, tab, stride, sid, lm, D, T):
-    v = 0.0
-    if dl <= t - 1:
-        d = dl if dl < D[i] else D[i]
-        v += tab[i, (d - 1) * stride[i] + 1 + sid[i, t - d - 1], p] + lm[i, t - 1, y] - lm[i, t - 1, x]
-    if t + dr <= T[i]:
-        d = dr if dr < D[i] else D[i]
-        v += tab[i, (d - 1) * stride[i], p]
-    return v
-
-
 @njit(cache=True, nogil=True)
 def start_node(t, b, p, k, thresh, t_max, tab, stride, sid, lm, D, T):
     """Like :func:`far_node` with the terms of node t itself (non-stationary priors, docs/math.md §2.1)."""
@@ -365,85 +360,179 @@ def start_node(t, b, p, k, thresh, t_max, tab, stride, sid, lm, D, T):
     hi = min(t, b)
     d0 = min(max((b + 1) // 2, lo), hi)
     cur = np.inf
-    k_ = 0
-    while True:
-        moved = False
-        for side in range(2):
-            if side == 1 and k_ == 0:
+    for step in range(-2, 2 * (hi - lo) + 2):  # same order as far_node
+        if step == -2:
+            dl = d0
+        elif step == -1:
+            if hi == d0:
                 continue
-            dl = d0 + k_ if side == 0 else d0 - k_
-            if dl < lo or dl > hi:
+            dl = hi
+        elif step == 0:
+            if lo == d0 or lo == hi:
                 continue
-            moved = True
-            dr = b + 1 - dl
-            m = -np.inf
-            for i in range(n):
-                if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
-                    v = _start_split(i, dl, dr, t, p, x, y, tab, stride, sid, lm, D, T)
-                    if v > m:
-                        m = v
-            if m < cur:
-                cur = m
-                if cur <= thresh:
-                    return cur
-        if not moved:
-            return cur
-        k_ += 1
+            dl = lo
+        else:
+            dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
+            if dl == d0 or dl == hi or dl == lo:
+                continue
+        if dl < lo or dl > hi:
+            continue
+        dr = b + 1 - dl
+        m = -np.inf
+        for i in range(n):
+            if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
+                v = 0.0
+                if dl <= t - 1:
+                    d = dl if dl < D[i] else D[i]
+                    v += tab[i, (d - 1) * stride[i] + 1 + sid[i, t - d - 1], p] + lm[i, t - 1, y] - lm[i, t - 1, x]
+                if t + dr <= T[i]:
+                    d = dr if dr < D[i] else D[i]
+                    v += tab[i, (d - 1) * stride[i], p]
+                if v > m:
+                    m = v
+        if m < cur:
+            cur = m
+            if cur <= thresh:
+                return cur
+    return cur
+
+
+@njit(cache=True, nogil=True)
+def _sorted_above(values, floor):
+    """Indices p with values[p] > floor, by decreasing value."""
+    keep = np.flatnonzero(values > floor)
+    return keep[np.argsort(-values[keep])]
 
 
 @njit(cache=True, nogil=True)
 def start_zone(
     best, n_b, t_end, t_max, k, tab, stride, sid, lm, D, T,
-    hpi, shift, valid, dev, delta, bounded,
+    hpi, shift, valid, moving, dev, delta, bounded,
 ):
     """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = 1..n_b.
 
-    Pruning (proved in :mod:`puffer_core.influence`): where ``bounded[t−1]``, a pair's value
-    at node t is at most U[p] + max(0, dev[i, t−1, x'] − dev[i, t−1, x]) maxed over priors i,
-    with U[p] the balanced split of the stationary terms and dev = log p_t − log π; and
-    ``delta[t−1]`` bounds that deviation for every pair.
+    Pruning (proved in :mod:`puffer_core.influence`): where ``bounded[t−1]``, pair p's value at
+    node t is at most max over priors i of bal_i[p] + max(0, dev[i, t−1, x'] − dev[i, t−1, x])
+    (dev = log p_t − log π, zero for a stationary prior), bal_i prior i's value, with its
+    stationary terms and both L nodes present, of one split chosen per pair (the balanced
+    one, or the best one for the stationary priors); ``delta[i, t−1]`` bounds prior i's
+    deviation over all pairs.  Pairs are visited by decreasing bound and the visit stops once
+    the bound cannot beat the best value.
     """
     n_pairs = valid.shape[1]
     n = T.shape[0]
     zero_add = np.zeros(n)
-    upper = np.empty(n_pairs)
-    any_bounded = False
-    for t in range(1, t_end):
-        if bounded[t - 1]:
-            any_bounded = True
+    bal = np.empty((n, n_pairs))
+    fixed = np.empty(n_pairs)
+    stamp = np.full(n_pairs, -1, dtype=np.int64)
+    # nodes before ``early`` are scanned pair by pair; later ones walk a list sorted by the
+    # bound, holding the pairs within ``widest`` (their largest deviation) of the best value
+    early = min(t_end, 9)
+    widest = np.zeros(n)
+    for i in range(n):
+        for t in range(early, t_end):
+            if bounded[t - 1] and delta[i, t - 1] > widest[i]:
+                widest[i] = delta[i, t - 1]
     for b in range(1, n_b + 1):
-        order = np.empty(0, dtype=np.int64)
-        if any_bounded:
-            _balanced(b, tab, stride, hpi, D, shift, zero_add, valid, upper)
-            order = np.argsort(-upper)
-        bb = best[b - 1]
+        for i in range(n):
+            _balanced(b, 1, tab[i : i + 1], stride[i : i + 1], hpi[i : i + 1], D[i : i + 1], T[i : i + 1],
+                      shift[i : i + 1], zero_add[i : i + 1], valid[i : i + 1], bal[i])
+        for p in range(n_pairs):
+            fixed[p] = -np.inf
+        for i in range(n):
+            if not moving[i]:
+                for p in range(n_pairs):
+                    if bal[i, p] > fixed[p]:
+                        fixed[p] = bal[i, p]
+        floor = best[b - 1]
+        # where the balanced split is not good enough for the stationary priors, use their best
+        # interior split instead (any one split bounds a node, the same split for every prior)
+        for p in range(n_pairs):
+            if fixed[p] <= floor:
+                continue
+            best_dl = (b + 1) // 2
+            for dl in range(1, b + 1):
+                m = -np.inf
+                for i in range(n):
+                    if not moving[i] and valid[i, p]:
+                        v = 0.0
+                        if D[i] > 0:
+                            d = dl if dl < D[i] else D[i]
+                            v = tab[i, (d - 1) * stride[i] + 1 + hpi[i], p] + shift[i, p]
+                            d = b + 1 - dl if b + 1 - dl < D[i] else D[i]
+                            v += tab[i, (d - 1) * stride[i], p]
+                        if v > m:
+                            m = v
+                if m < fixed[p]:
+                    fixed[p] = m
+                    best_dl = dl
+            for i in range(n):
+                if moving[i]:
+                    if not valid[i, p]:
+                        bal[i, p] = -np.inf
+                    elif D[i] == 0:
+                        bal[i, p] = 0.0
+                    else:
+                        d = best_dl if best_dl < D[i] else D[i]
+                        v = tab[i, (d - 1) * stride[i] + 1 + hpi[i], p] + shift[i, p]
+                        d = b + 1 - best_dl if b + 1 - best_dl < D[i] else D[i]
+                        bal[i, p] = v + tab[i, (d - 1) * stride[i], p]
+        order_fixed = _sorted_above(fixed, floor)
+        orders = []
+        for i in range(n):
+            orders.append(_sorted_above(bal[i], floor - widest[i]) if moving[i] else np.empty(0, dtype=np.int64))
         for t in range(1, min(t_end, t_max + 1)):
-            if bounded[t - 1]:
-                if upper[order[0]] + delta[t - 1] <= bb:
-                    continue
-                for j in range(n_pairs):
-                    p = order[j]
-                    u = upper[p]
-                    if u + delta[t - 1] <= bb:
-                        break
+            key = t * (n_b + 1) + b
+            bb = best[b - 1]
+            if not bounded[t - 1] or t < early:
+                for p in range(n_pairs):
                     x = p // k
                     y = p - x * k
-                    worst = 0.0
-                    for i in range(n):
-                        if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
-                            e = dev[i, t - 1, y] - dev[i, t - 1, x]
-                            if e > worst:
-                                worst = e
-                    if u + worst <= bb:
+                    if x == y:
                         continue
+                    if bounded[t - 1]:
+                        u = fixed[p]
+                        for i in range(n):
+                            if moving[i] and t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
+                                e = dev[i, t - 1, y] - dev[i, t - 1, x]
+                                w = bal[i, p] + (e if e > 0.0 else 0.0)
+                                if w > u:
+                                    u = w
+                        if u <= bb:
+                            continue
                     v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
                     if v > bb:
                         bb = v
-            else:
-                for p in range(n_pairs):
-                    if p // k == p % k:
+                best[b - 1] = bb
+                continue
+            for j in range(order_fixed.shape[0]):
+                p = order_fixed[j]
+                if fixed[p] <= bb:
+                    break
+                stamp[p] = key
+                v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
+                if v > bb:
+                    bb = v
+            for i in range(n):
+                if not moving[i] or t > T[i]:
+                    continue
+                order = orders[i]
+                for j in range(order.shape[0]):
+                    p = order[j]
+                    u = bal[i, p]
+                    if u + delta[i, t - 1] <= bb:
+                        break
+                    if stamp[p] == key:
                         continue
+                    x = p // k
+                    y = p - x * k
+                    if lm[i, t - 1, x] < -HUGE or lm[i, t - 1, y] < -HUGE:
+                        continue
+                    e = dev[i, t - 1, y] - dev[i, t - 1, x]
+                    if u + (e if e > 0.0 else 0.0) <= bb:
+                        continue
+                    stamp[p] = key
                     v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
                     if v > bb:
                         bb = v
-        best[b - 1] = bb
+            best[b - 1] = bb
