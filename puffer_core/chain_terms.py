@@ -86,6 +86,7 @@ class ChainTerms:
         self.stride = 1 + len(self.supports)  # row (d−1)·stride + j: j = 0 right, j = 1 + s for h of support s
         self._buf = np.empty((0, self.K * self.K))
         self.attached = False
+        self._expected: int | None = None
         self._all = np.ones(self.K, dtype=bool)
 
     # ------------------------------------------------------------------ growth
@@ -95,6 +96,10 @@ class ChainTerms:
         if key not in self._keys:
             raise KeyError("h_S was asked for a support S not registered with ChainTerms")
         return self._keys[key]
+
+    def expect(self, distances: int) -> None:
+        """Size the first allocation for about this many distances (e.g. an estimated cutoff)."""
+        self._expected = max(1, int(distances))
 
     def ensure(self, n: int, expected: int | None = None) -> int:
         """Compute the tables up to distance n (or the cutoff); return how many distances are stored.
@@ -110,7 +115,8 @@ class ChainTerms:
         while self.n < n:
             d = self.n + 1
             if d > self.capacity:
-                first = expected if expected is not None and self.n == 0 else 16
+                hint = expected if expected is not None else self._expected
+                first = hint if hint is not None and self.n == 0 else 16
                 self._grow(min(n, max(d, first, 2 * self.capacity)))
             self._power = self._power @ self._transition
             if not self._struct_full:

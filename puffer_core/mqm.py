@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, marginal_profile, table_cost
+from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, estimate_cutoff, marginal_profile, table_cost
 from .priors import MarkovChainPrior, stationary_distribution
 from .validation import check_eps
 
@@ -176,8 +176,9 @@ class _Quilts:
                 self.extra = 2.0 * float(eta[self.t_c - 1 :].max()) + 1e-15
             n = min(self.T, self.t_c - 1)
             self.marg, _, _ = marginal_profile(prior, self.pi, length=max(n, 1), store=max(n, 1))
-        self._right = _Rows(lambda s, e: self._table_rows(None, s, e))
-        self._h: dict[bytes, _Rows] = {}
+        if self.T > 1:
+            self._check_tables(min(self.T - 1, 16))  # refuse hopeless sizes before any matrix product
+            self.terms.expect(estimate_cutoff(prior, self.terms.mass_rows, self.T - 1))
         self._pairs: dict[tuple[bytes, bytes], _Rows] = {}
 
     def _far_start(self, eta: np.ndarray) -> int:
@@ -214,30 +215,23 @@ class _Quilts:
         """The distance whose table row serves distance a: a itself, or the cutoff beyond it."""
         return a if self.terms.cutoff is None else np.minimum(a, self.terms.cutoff)
 
-    def _table_rows(self, support: np.ndarray | None, start: int, stop: int) -> np.ndarray:
-        """Rows for distances start+1..stop of right (support None) or h_support, clamped at the cutoff."""
-        self._check_tables(stop)
-        self.terms.ensure(stop)
-        table = self.terms.right_table if support is None else (lambda n: self.terms.h_table(n, support))
-        have = self.terms.n
-        if stop <= have:
-            return table(stop)[start:stop]
-        rows = table(have)
-        return rows[np.minimum(np.arange(start, stop), have - 1)]
-
     def right(self, n: int) -> np.ndarray:
-        """right[b-1, x·K + x'] for b = 1..n."""
-        return self._right.get(n)
+        """right[b-1, x·K + x'] for b = 1..n (past the cutoff: the cutoff row)."""
+        self._check_tables(n)
+        return self.terms.right_table(n)
 
     def h(self, n: int, support: np.ndarray) -> np.ndarray:
         """h[a-1, x·K + x'] = max_{l in support, P^a[l,x] > 0} log P^a[l,x] / P^a[l,x'], a = 1..n."""
-        key = support.tobytes()
-        if key not in self._h:
-            self._h[key] = _Rows(lambda s, e: self._table_rows(support, s, e))
-        return self._h[key].get(n)
+        self._check_tables(n)
+        return self.terms.h_table(n, support)
+
+    def _every(self, pairs: np.ndarray) -> bool:
+        return pairs.size == self.K * self.K
 
     def right_pairs(self, n: int, pairs: np.ndarray) -> np.ndarray:
         """right[b-1, p] for b = 1..n restricted to ``pairs``."""
+        if self._every(pairs):
+            return self.right(n)
         key = (b"right", pairs.tobytes())
         if key not in self._pairs:
             self._pairs[key] = _Rows(lambda s, e: self.right(e)[s:e][:, pairs])
@@ -245,6 +239,8 @@ class _Quilts:
 
     def h_pairs(self, n: int, support: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """h[a-1, p] for a = 1..n restricted to ``pairs``."""
+        if self._every(pairs):
+            return self.h(n, support)
         key = (support.tobytes(), pairs.tobytes())
         if key not in self._pairs:
             self._pairs[key] = _Rows(lambda s, e: self.h(e, support)[s:e][:, pairs])
@@ -258,7 +254,13 @@ class _Quilts:
         return self._pairs[key].get(n)
 
     def pairs_of(self, p: np.ndarray) -> np.ndarray:
-        """Flat indices x·K + x' of the pairs x ≠ x' with positive mass under the marginal p."""
+        """Flat indices x·K + x' of the pairs x ≠ x' with positive mass under the marginal p.
+
+        When every state has mass, all K² indices: the terms of x = x' are 0 and never raise a
+        max of influences, which are ≥ 0; whole tables are then used without copies.
+        """
+        if np.all(p > 0):
+            return np.arange(self.K * self.K)
         ok = (p[:, None] > 0) & (p[None, :] > 0)
         np.fill_diagonal(ok, False)
         return np.flatnonzero(ok.reshape(-1))
