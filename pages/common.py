@@ -385,9 +385,9 @@ def gaussian_curve(n: int, length_scale: float, kernel: str, gamma: float, delta
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def closed_form_curve(p: float, q: float, max_b: int) -> InfluenceCurve:
-    """[C]'s closed form for the binary chain (docs/math.md §2.2)."""
-    return binary_chain_curve(p, q, max_b)
+def closed_form_curve(p: float, q: float, max_b: int, length: int) -> InfluenceCurve:
+    """[C]'s closed form for the binary chain with sequences of ``length`` entries (docs/math.md §2.2)."""
+    return binary_chain_curve(p, q, max_b, length)
 
 
 @dataclass(frozen=True)

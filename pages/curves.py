@@ -263,7 +263,7 @@ def _traces(current: common.CurrentCurve) -> list[common.Trace]:
     if kind == "binary" and values["closed_form"]:
         max_b = (values["length"] - 1) // 2
         if max_b >= 1 and values["p"] + values["q"] < 2:
-            closed = common.closed_form_curve(float(values["p"]), float(values["q"]), int(max_b))
+            closed = common.closed_form_curve(float(values["p"]), float(values["q"]), int(max_b), int(values["length"]))
             traces.append(common.curve_trace(closed, "closed form [C] Ex. 3", dash="dash", width=2))
     if kind == "gaussian":
         for ell in values["gp_overlay"]:

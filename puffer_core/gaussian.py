@@ -51,7 +51,7 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.special import log_ndtr, ndtr
 
 from .curve import InfluenceCurve
-from .priors import GaussianProcessPrior
+from .priors import MAX_LENGTH, GaussianProcessPrior
 
 JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
 R_POINTS = 401  # r grid (both ends included), refined where the bounds need it
@@ -329,6 +329,13 @@ def _check_size(prior: GaussianProcessPrior) -> None:
 def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = None) -> InfluenceCurve:
     """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring."""
     n = prior.n
+    if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
+        raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+    if max_b is not None and max_b > MAX_LENGTH:
+        raise ValueError(
+            f"max_b = {max_b} is over the limit of {MAX_LENGTH:,}; a(b) = 0 from b = n = {n} on, so max_b = {n}"
+            " already gives the whole curve"
+        )
     n_b = n if max_b is None else int(max_b)
     _check_size(prior)
     lam = symbol_minimum(prior)

@@ -170,10 +170,10 @@ def _refuse_if_out_of_reach(plans: list[_Prior], n_eff: int) -> None:
     fits = int(min(WORK_LIMIT_SECONDS / per_distance_s, TABLE_LIMIT_BYTES / per_distance_b))
     if loose:
         advice = "give the stationary initial distribution, shorten the sequences, or pass a smaller max_b"
-    elif max(distances) >= n_eff and fits >= 1:
+    elif fits >= 1:
         advice = (
-            f"the chain mixes too slowly for a cutoff: pass max_b ≤ {fits} (a(b) for larger b is then bounded"
-            " by a(max_b)), or merge rarely used states"
+            f"pass max_b ≤ {fits} (a(b) for larger b is then bounded by a(max_b)), merge rarely used states,"
+            " or use fewer priors in Θ"
         )
     else:
         advice = "reduce the number of states (merge rarely used ones) or the number of priors in Θ"
@@ -195,9 +195,15 @@ def _human_seconds(seconds: float) -> str:
 
 def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np.ndarray:
     """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
+    k = priors[0].n_states
+    smallest = sum(table_cost(k, min(n_eff, p.length - 1, 16), 1)[0] for p in priors)
+    if smallest > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
+        raise ValueError(
+            f"this a(b) curve is out of reach: even the first 16 distances need about {_human_seconds(smallest)}"
+            f" (K = {k} states); the limit is {WORK_LIMIT_SECONDS:.0f} s — merge rarely used states"
+        )
     plans = [_Prior(p, n_eff) for p in priors]
     _refuse_if_out_of_reach(plans, n_eff)
-    k = plans[0].K
     arena = None
     if len(plans) > 1:  # every prior writes its tables straight into tab[i]
         caps = [p.need if p.expected is None else min(p.need, 2 * p.expected + 16) for p in plans]

@@ -159,6 +159,7 @@ class _Quilts:
         self.T = prior.length
         self.K = prior.n_states
         self.extra = 0.0
+        _refuse_tables(self.K, min(self.T - 1, 16), 0, 1)  # before any O(K³) work
         if prior.stationary_initial:
             self.pi: np.ndarray | None = np.asarray(prior.initial)
             self.terms = ChainTerms(prior)
@@ -201,15 +202,7 @@ class _Quilts:
         """Refuse before growing the tables to n distances when that is out of reach."""
         if self.terms.cutoff is not None or n <= self.terms.n:
             return
-        seconds, nbytes = table_cost(self.K, n - self.terms.n, len(self.terms.supports))
-        nbytes += 8.0 * self.K**2 * self.terms.n * (1 + len(self.terms.supports))
-        if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
-            raise ValueError(
-                f"MQM for this prior needs Markov quilts spanning {n} nodes, whose influence tables take"
-                f" about {seconds:.0f} s and {nbytes / 2**30:.1f} GB (K = {self.K} states; limits"
-                f" {WORK_LIMIT_SECONDS:.0f} s and {TABLE_LIMIT_BYTES / 2**30:.1f} GB); raise ε_puffer"
-                " (smaller quilts then suffice), shorten the sequences or merge rarely used states"
-            )
+        _refuse_tables(self.K, n, self.terms.n, len(self.terms.supports))
 
     def depth(self, a: np.ndarray) -> np.ndarray:
         """The distance whose table row serves distance a: a itself, or the cutoff beyond it."""
@@ -277,6 +270,19 @@ class _Quilts:
 
     def shift(self, t: int, pairs: np.ndarray) -> np.ndarray:
         return self.shift_of(self.marg[t - 1], pairs)
+
+
+def _refuse_tables(k: int, n: int, have: int, supports: int) -> None:
+    """Refuse, with the estimate, influence tables up to n distances (``have`` already stored) out of reach."""
+    seconds, nbytes = table_cost(k, max(0, n - have), supports)
+    nbytes += 8.0 * k**2 * have * (1 + supports)
+    if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
+        raise ValueError(
+            f"MQM for this prior needs Markov quilts spanning {n} nodes, whose influence tables take"
+            f" about {seconds:.0f} s and {nbytes / 2**30:.1f} GB (K = {k} states; limits"
+            f" {WORK_LIMIT_SECONDS:.0f} s and {TABLE_LIMIT_BYTES / 2**30:.1f} GB); raise ε_puffer"
+            " (smaller quilts then suffice), shorten the sequences or merge rarely used states"
+        )
 
 
 def _scores(card: np.ndarray, influence: np.ndarray, eps: float) -> np.ndarray:

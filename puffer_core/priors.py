@@ -233,7 +233,9 @@ class GaussianProcessPrior:
             raise ValueError(f"n = {self.n} is too large; at most 5000 coordinates are supported")
         for name in ("length_scale", "gamma", "delta"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{name} must be a number; got {value!r}")
+            if not np.isfinite(value):
                 raise ValueError(f"{name} must be a finite number; got {value!r}")
             if value <= 0:
                 raise ValueError(f"{name} must be positive; got {value}")
