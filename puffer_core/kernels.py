@@ -425,6 +425,8 @@ def start_zone(
     bal = np.empty((n, n_pairs))
     fixed = np.empty(n_pairs)
     stamp = np.full(n_pairs, -1, dtype=np.int64)
+    cand = np.empty(n_pairs, dtype=np.int64)
+    cand_bound = np.empty(n_pairs)
     # nodes before ``early`` are scanned pair by pair; later ones walk a list sorted by the
     # bound, holding the pairs within ``widest`` (their largest deviation) of the best value
     early = min(t_end, 9)
@@ -484,55 +486,126 @@ def start_zone(
         for t in range(1, min(t_end, t_max + 1)):
             key = t * (n_b + 1) + b
             bb = best[b - 1]
+            # 1. candidates: pairs whose bound at node t beats the best value so far
+            count = 0
             if not bounded[t - 1] or t < early:
                 for p in range(n_pairs):
                     x = p // k
                     y = p - x * k
                     if x == y:
                         continue
+                    u = np.inf
                     if bounded[t - 1]:
-                        u = fixed[p]
-                        for i in range(n):
-                            if moving[i] and t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
-                                e = dev[i, t - 1, y] - dev[i, t - 1, x]
-                                w = bal[i, p] + (e if e > 0.0 else 0.0)
-                                if w > u:
-                                    u = w
+                        u_nb = fixed[p]
+                        for i_nb in range(n):
+                            if moving[i_nb] and t <= T[i_nb] and min(lm[i_nb, t - 1, x], lm[i_nb, t - 1, y]) > -HUGE:
+                                e_nb = dev[i_nb, t - 1, y] - dev[i_nb, t - 1, x]
+                                w_nb = bal[i_nb, p] + (e_nb if e_nb > 0.0 else 0.0)
+                                if w_nb > u_nb:
+                                    u_nb = w_nb
+                        u = u_nb
                         if u <= bb:
                             continue
-                    v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
-                    if v > bb:
-                        bb = v
-                best[b - 1] = bb
-                continue
-            for j in range(order_fixed.shape[0]):
-                p = order_fixed[j]
-                if fixed[p] <= bb:
-                    break
-                stamp[p] = key
-                v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
-                if v > bb:
-                    bb = v
-            for i in range(n):
-                if not moving[i] or t > T[i]:
-                    continue
-                order = orders[i]
-                for j in range(order.shape[0]):
-                    p = order[j]
-                    u = bal[i, p]
-                    if u + delta[i, t - 1] <= bb:
+                    cand[count] = p
+                    cand_bound[count] = u
+                    count += 1
+            else:
+                for j in range(order_fixed.shape[0]):
+                    p = order_fixed[j]
+                    if fixed[p] <= bb:
                         break
-                    if stamp[p] == key:
-                        continue
+                    stamp[p] = key
                     x = p // k
                     y = p - x * k
-                    if lm[i, t - 1, x] < -HUGE or lm[i, t - 1, y] < -HUGE:
+                    u_nb = fixed[p]
+                    for i_nb in range(n):
+                        if moving[i_nb] and t <= T[i_nb] and min(lm[i_nb, t - 1, x], lm[i_nb, t - 1, y]) > -HUGE:
+                            e_nb = dev[i_nb, t - 1, y] - dev[i_nb, t - 1, x]
+                            w_nb = bal[i_nb, p] + (e_nb if e_nb > 0.0 else 0.0)
+                            if w_nb > u_nb:
+                                u_nb = w_nb
+                    cand[count] = p
+                    cand_bound[count] = u_nb
+                    count += 1
+                for i in range(n):
+                    if not moving[i] or t > T[i]:
                         continue
-                    e = dev[i, t - 1, y] - dev[i, t - 1, x]
-                    if u + (e if e > 0.0 else 0.0) <= bb:
+                    order = orders[i]
+                    for j in range(order.shape[0]):
+                        p = order[j]
+                        u = bal[i, p]
+                        if u + delta[i, t - 1] <= bb:
+                            break
+                        if stamp[p] == key:
+                            continue
+                        x = p // k
+                        y = p - x * k
+                        if lm[i, t - 1, x] < -HUGE or lm[i, t - 1, y] < -HUGE:
+                            continue
+                        e = dev[i, t - 1, y] - dev[i, t - 1, x]
+                        if u + (e if e > 0.0 else 0.0) <= bb:
+                            continue
+                        stamp[p] = key
+                        u_nb = fixed[p]
+                        for i_nb in range(n):
+                            if moving[i_nb] and t <= T[i_nb] and min(lm[i_nb, t - 1, x], lm[i_nb, t - 1, y]) > -HUGE:
+                                e_nb = dev[i_nb, t - 1, y] - dev[i_nb, t - 1, x]
+                                w_nb = bal[i_nb, p] + (e_nb if e_nb > 0.0 else 0.0)
+                                if w_nb > u_nb:
+                                    u_nb = w_nb
+                        cand[count] = p
+                        cand_bound[count] = u_nb
+                        count += 1
+            # 2. their values at node t (the body of start_node, inlined: calls cost more than the work)
+            lo = max(1, b + t - t_max)
+            hi = min(t, b)
+            d0 = min(max((b + 1) // 2, lo), hi)
+            for c in range(count):
+                if cand_bound[c] <= bb:
+                    continue
+                p = cand[c]
+                x = p // k
+                y = p - x * k
+                cur = np.inf
+                present = False
+                for step in range(-2, 2 * (hi - lo) + 2):
+                    if step == -2:
+                        dl = d0
+                    elif step == -1:
+                        if hi == d0:
+                            continue
+                        dl = hi
+                    elif step == 0:
+                        if lo == d0 or lo == hi:
+                            continue
+                        dl = lo
+                    else:
+                        dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
+                        if dl == d0 or dl == hi or dl == lo:
+                            continue
+                    if dl < lo or dl > hi:
                         continue
-                    stamp[p] = key
-                    v = start_node(t, b, p, k, bb, t_max, tab, stride, sid, lm, D, T)
-                    if v > bb:
-                        bb = v
+                    dr = b + 1 - dl
+                    m = -np.inf
+                    for i in range(n):
+                        if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
+                            present = True
+                            v = 0.0
+                            if dl <= t - 1:
+                                d = dl if dl < D[i] else D[i]
+                                v += tab[i, (d - 1) * stride[i] + 1 + sid[i, t - d - 1], p] + lm[i, t - 1, y] \
+                                    - lm[i, t - 1, x]
+                            if t + dr <= T[i]:
+                                d = dr if dr < D[i] else D[i]
+                                v += tab[i, (d - 1) * stride[i], p]
+                            if v > m:
+                                m = v
+                    if not present:
+                        break
+                    if m < cur:
+                        cur = m
+                        if cur <= bb:
+                            break
+                if present and cur > bb:
+                    bb = cur
             best[b - 1] = bb
