@@ -3,7 +3,8 @@
 Run: python benchmarks/bench_goals.py [--timeout 120] [--memory-gb 6] [case ...]
 
 Every row runs in a fresh child process with an address-space limit (so a case that would
-exhaust memory fails with MemoryError instead of being killed) and a timeout.  A row reports
+exhaust memory fails with MemoryError instead of being killed), a timeout, and one BLAS
+thread (the machine is shared; multi-threaded BLAS there is slower, not faster).  A row reports
 the median wall time of up to 5 warm runs (the first call, which may compile kernels or fault
 in memory, is reported separately), the child's peak resident memory, and for the stationary
 K = 78 rows the same curve built the straightforward numpy way (:func:`numpy_curve`, which
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import statistics
 import subprocess
@@ -253,8 +255,9 @@ def main() -> None:
         label, goal_s, goal_gb, _ = CASES[name]
         command = [sys.executable, __file__, "--child", name, "--runs", str(args.runs)]
         command += ["--memory-gb", str(args.memory_gb)]
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, cwd=ROOT, env=env)
             lines = done.stdout.strip().splitlines()
             result = json.loads(lines[-1]) if lines else {"error": (done.stderr.strip().splitlines() or ["?"])[-1]}
         except subprocess.TimeoutExpired:

@@ -896,6 +896,7 @@ def prior_summary() -> CurrentCurve | None:
 
 JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
-    f" conditional distribution (docs/math.md §2.3); the covariance gets a nugget of {JITTER:g} on its"
-    " diagonal, and r and μ are searched on fixed grids, refined around the optimum."
+    " conditional distribution (docs/math.md §2.3).  Each a(b) is an upper bound for the exact kernel:"
+    f" the solver's nugget of {JITTER:g} is certified away, r is bounded between grid points, and a(b) is ∞"
+    " where double precision cannot certify the conditional variance (very long length scales)."
 )

@@ -52,17 +52,23 @@ class ChainTerms:
     support supp π is always included when π exists.
     """
 
-    def __init__(self, prior: MarkovChainPrior, supports: list[np.ndarray] | None = None) -> None:
+    def __init__(
+        self, prior: MarkovChainPrior, supports: list[np.ndarray] | None = None, pi: np.ndarray | None = None
+    ) -> None:
+        """``pi``: the stationary distribution when the caller has it (computed here otherwise)."""
         self.prior = prior
         self.K = prior.n_states
         self.T = prior.length
         self.stationary = prior.stationary_initial
-        try:
-            self.pi: np.ndarray | None = np.asarray(prior.initial) if self.stationary else stationary_distribution(
-                prior.transition
-            )
-        except ValueError:
-            self.pi = None  # several closed classes: no stationary law (allowed with a given initial)
+        if self.stationary:
+            self.pi: np.ndarray | None = np.asarray(prior.initial)
+        elif pi is not None:
+            self.pi = np.asarray(pi)
+        else:
+            try:
+                self.pi = stationary_distribution(prior.transition)
+            except ValueError:
+                self.pi = None  # several closed classes: no stationary law (allowed with a given initial)
         masks = [] if self.pi is None else [self.pi > 0]
         for s in supports or []:
             masks.append(np.asarray(s, dtype=bool))

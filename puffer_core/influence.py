@@ -30,10 +30,13 @@ a few ``TAIL_TOL`` (10⁻¹²), never below the definition:
 3. **Which nodes.**  With node-independent terms, nodes before T_min − b and after b + 1 are
    dominated (see :func:`puffer_core.kernels.far_zone`), so one interior node decides when
    T_min ≥ 2b + 1.  The remaining nodes t < t_c are evaluated one by one with their own
-   terms, skipping a pair when U[p] + max(0, dev) cannot beat the best value found, where
-   U[p] is the stationary balanced split (at node t the same split, or its truncation, has
-   left terms larger by at most dev = max (log p_t − log π)[x'] − (log p_t − log π)[x], when
-   every support in reach lies inside supp π).
+   terms.  A pair is skipped at such a node when max over priors of bal_θ + max(0, dev_θ)
+   cannot beat the best value found: bal_θ is prior θ's value, with its stationary terms,
+   of one split chosen per pair (at node t the same split, or its truncation where H reaches
+   an end, has no larger terms), and dev_θ = (log p_t − log π)[x'] − (log p_t − log π)[x]
+   bounds how much larger θ's left terms are at node t than the stationary ones — valid when
+   every support within reach of node t lies inside supp π (h over a smaller set of l is no
+   larger); otherwise every pair is evaluated.
 4. **Pairs and splits.**  A pair is evaluated only when its balanced split (an upper bound on
    its value) beats the best value found; its splits are scanned outwards from the balanced
    one and the scan stops at the first split that cannot beat it.
@@ -96,7 +99,7 @@ class _Prior:
             self.t_eta = int(small[0]) + 1 if small.size else self.T + 1
             pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
             self.inside_pi = np.all(support <= pi_rows[None, :], axis=1)  # supp p_t ⊆ supp π
-        self.terms = ChainTerms(prior, supports)
+        self.terms = ChainTerms(prior, supports, self.pi)
         if not self.stationary:
             self.node_support = np.array([self.terms.support_index(u) for u in self.unique_supports])[self.node_local]
         self.expected: int | None = None
@@ -294,7 +297,10 @@ def influence_curve(prior_or_priors: object, max_b: int | None = None) -> Influe
 
     A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
     node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the
-    longest sequence (where a = 0).
+    longest sequence (where a = 0) and may not exceed ``MAX_B``.  Every value is the exact
+    a(b) or above it by at most a few 10⁻¹² (the proven bounds in the module docstring),
+    never below.  Raises ValueError up front, with an estimate and what to change, when the
+    work would exceed ``WORK_LIMIT_SECONDS`` or the tables ``TABLE_LIMIT_BYTES``.
     """
     priors = _as_priors(prior_or_priors)
     if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
