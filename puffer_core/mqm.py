@@ -47,6 +47,13 @@ Speed, exactly (no approximation is made; every shortcut is a proven bound):
   with η = max_p |shift_t − shift_{t−1}|, and a node whose upper bound cannot raise the
   maximum found so far is skipped.
 - Θ: a prior whose upper bound cannot exceed the σ already found is not refined.
+- Tables: the left/right terms are the shared :class:`puffer_core.chain_terms.ChainTerms`
+  (one compiled kernel with the a(b) curves).  Past a prior's cutoff D (P^D with nearly equal
+  rows, see that module) a term is replaced by its value at D, an upper bound within
+  TAIL_TOL; an upper bound on an influence only raises σ (card / (ε − e) grows with e).
+- Far nodes of a non-stationary prior (see :class:`_Quilts`) are bounded together like a
+  stationary prior with every left term raised by 2·max η; only the nodes before them are
+  visited one by one.
 """
 
 from __future__ import annotations
