@@ -205,6 +205,23 @@ def stream_marginals(
 # non-increasing, so a smaller H never helps) of the max over the priors present.
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scan(step: int, d0: int, lo: int, hi: int) -> int:
+    """The split dL visited at ``step`` = −2, −1, 0, 1, …: the balanced d0, both ends (a side
+    dropped), then outwards from d0; 0 where the step has nothing new (every dL in [lo, hi]
+    is visited exactly once over steps −2 .. 2(hi − lo) + 1)."""
+    if step == -2:
+        return d0
+    if step == -1:
+        return 0 if hi == d0 else hi
+    if step == 0:
+        return 0 if lo == d0 or lo == hi else lo
+    dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
+    if dl == d0 or dl == hi or dl == lo or dl < lo or dl > hi:
+        return 0
+    return dl
+
+
 @njit(cache=True, nogil=True)
 def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
     """min over splits of node t for pair p with t-independent terms (left = H + shift + add).
@@ -226,21 +243,8 @@ def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
     cur = np.inf
     # the balanced split, then both ends (a side dropped), then outwards from the balanced one
     for step in range(-2, 2 * (hi - lo) + 2):
-        if step == -2:
-            dl = d0
-        elif step == -1:
-            if hi == d0:
-                continue
-            dl = hi
-        elif step == 0:
-            if lo == d0 or lo == hi:
-                continue
-            dl = lo
-        else:
-            dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
-            if dl == d0 or dl == hi or dl == lo:
-                continue
-        if dl < lo or dl > hi:
+        dl = _scan(step, d0, lo, hi)
+        if dl == 0:
             continue
         dr = b + 1 - dl
         m = -np.inf
@@ -569,21 +573,8 @@ def start_zone(
                 cur = np.inf
                 present = False
                 for step in range(-2, 2 * (hi - lo) + 2):
-                    if step == -2:
-                        dl = d0
-                    elif step == -1:
-                        if hi == d0:
-                            continue
-                        dl = hi
-                    elif step == 0:
-                        if lo == d0 or lo == hi:
-                            continue
-                        dl = lo
-                    else:
-                        dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
-                        if dl == d0 or dl == hi or dl == lo:
-                            continue
-                    if dl < lo or dl > hi:
+                    dl = _scan(step, d0, lo, hi)
+                    if dl == 0:
                         continue
                     dr = b + 1 - dl
                     m = -np.inf
