@@ -173,3 +173,15 @@ def test_reference_agrees_with_brute_force():
         got = reference_curve(_plain(priors), 5)
         np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
         np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=0, atol=1e-10)
+
+
+def test_chain_without_a_unique_stationary_law():
+    """Two closed classes and a start in both: no far nodes, no bounds; every node and pair evaluated."""
+    block = np.zeros((4, 4))
+    block[:2, :2] = [[0.7, 0.3], [0.4, 0.6]]
+    block[2:, 2:] = [[0.2, 0.8], [0.5, 0.5]]
+    prior = MarkovChainPrior(block, [0.1, 0.4, 0.3, 0.2], length=20)
+    other = MarkovChainPrior(np.full((4, 4), 0.25), length=15)
+    for priors in ([prior], [prior, other]):
+        curve = influence_curve(priors)
+        _assert_sound_and_tight(curve.a, reference_curve(_plain(priors), curve.max_b))
