@@ -179,3 +179,31 @@ def chain_of_kind(rng, k, kind):
     else:
         raise ValueError(kind)
     return m / m.sum(axis=1, keepdims=True)
+
+
+def cutoff_distance(transition, rows):
+    """First d with 2·max over columns of the log spread over ``rows`` of P^d ≤ 1e-12 (None if none ≤ 400)."""
+    power = np.eye(len(transition))
+    for d in range(1, 401):
+        power = power @ transition
+        sub = power[rows]
+        if np.any(sub == 0):
+            continue
+        logs = np.log(sub)
+        if 2 * (logs.max(axis=0) - logs.min(axis=0)).max() <= 1e-12:
+            return d
+    return None
+
+
+def converged_from(prior):
+    """First t with supp p_t = supp π and max |log p_t − log π| ≤ 1e-12 (None if never within the chain)."""
+    values, vectors = np.linalg.eig(prior.transition.T)
+    pi = np.abs(np.real(vectors[:, np.argmin(np.abs(values - 1))]))
+    pi /= pi.sum()
+    p = prior.initial.copy()
+    for t in range(1, prior.length + 1):
+        same = np.array_equal(p > 1e-300, pi > 1e-300)
+        if same and np.max(np.abs(np.log(p[pi > 0]) - np.log(pi[pi > 0]))) <= 1e-12:
+            return t
+        p = p @ prior.transition
+    return None

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, influence_curve
-from tests.brute import brute_influence_all, chain_of_kind, reference_curve
+from tests.brute import brute_influence_all, chain_of_kind, converged_from, cutoff_distance, reference_curve
 
 
 def _plain(priors):
@@ -31,34 +31,6 @@ def _assert_sound_and_tight(got, want):
     below = want[fin] - got[fin]
     assert np.all(below <= 1e-11 * scale), f"below the definition by {below.max():.3g}"
     assert np.all(got[fin] - want[fin] <= 1e-9 * scale), f"above by {(got[fin] - want[fin]).max():.3g}"
-
-
-def _cutoff(transition, rows):
-    """First d with 2·max over columns of the log spread over ``rows`` of P^d ≤ 1e-12 (None if none ≤ 400)."""
-    power = np.eye(len(transition))
-    for d in range(1, 401):
-        power = power @ transition
-        sub = power[rows]
-        if np.any(sub == 0):
-            continue
-        logs = np.log(sub)
-        if 2 * (logs.max(axis=0) - logs.min(axis=0)).max() <= 1e-12:
-            return d
-    return None
-
-
-def _converged_from(prior):
-    """First t with supp p_t = supp π and max |log p_t − log π| ≤ 1e-12 (None if never within the chain)."""
-    values, vectors = np.linalg.eig(prior.transition.T)
-    pi = np.abs(np.real(vectors[:, np.argmin(np.abs(values - 1))]))
-    pi /= pi.sum()
-    p = prior.initial.copy()
-    for t in range(1, prior.length + 1):
-        same = np.array_equal(p > 1e-300, pi > 1e-300)
-        if same and np.max(np.abs(np.log(p[pi > 0]) - np.log(pi[pi > 0]))) <= 1e-12:
-            return t
-        p = p @ prior.transition
-    return None
 
 
 def fast_mixing(rng, k):
@@ -86,7 +58,7 @@ def test_the_cutoff_and_its_constant_tail_are_exercised():
     """A fast-mixing chain stops its tables early and fills large b from a(2D − 1)."""
     rng = np.random.default_rng(5)
     prior = _prior(rng, "fast", 3, 60)
-    d = _cutoff(prior.transition, prior.initial > 0)
+    d = cutoff_distance(prior.transition, prior.initial > 0)
     assert d is not None and 2 * d - 1 < 59  # the tail beyond 2D − 1 is filled, not computed
     _assert_sound_and_tight(influence_curve(prior).a, reference_curve(_plain([prior]), 60))
 
@@ -107,8 +79,9 @@ def test_non_stationary_chains(kind, initial, length):
     rng = np.random.default_rng(len(kind) + length)
     prior = _prior(rng, kind, 3, length, initial)
     if kind == "fast":
-        t_eta = _converged_from(prior)
-        assert t_eta is not None and t_eta + _cutoff(prior.transition, np.ones(3, bool)) < length  # far nodes exist
+        t_eta = converged_from(prior)
+        depth = cutoff_distance(prior.transition, np.ones(3, bool))
+        assert t_eta is not None and t_eta + depth < length  # far nodes exist
     _assert_sound_and_tight(influence_curve(prior).a, reference_curve(_plain([prior]), length))
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from puffer_core.mqm import mqm_noise_scale, mqm_scale
 from puffer_core.priors import MarkovChainPrior
-from tests.brute import random_chain, random_distribution
+from tests.brute import converged_from, cutoff_distance, random_chain, random_distribution
 
 
 def _joint(transition, initial, length):
@@ -250,15 +250,13 @@ def test_sigma_grows_as_epsilon_shrinks():
 @pytest.mark.parametrize("seed", range(3))
 def test_far_nodes_of_non_stationary_chains_match_the_unpruned_algorithm(seed):
     """Fast mixing, started away from π: nodes past convergence share one bound; σ never below the definition."""
-    from tests.test_engine import _converged_from, _cutoff
-
     rng = np.random.default_rng(900 + seed)
     k = 3
     transition = 0.8 / k + 0.2 * rng.dirichlet(np.full(k, 0.3), size=k)
     transition /= transition.sum(axis=1, keepdims=True)
     initial = np.eye(k)[seed % k] if seed else rng.dirichlet(np.ones(k))
     prior = _prior(transition, initial, 48)
-    assert _converged_from(prior) + _cutoff(transition, np.ones(k, bool)) < 48  # the far-node bound is used
+    assert converged_from(prior) + cutoff_distance(transition, np.ones(k, bool)) < 48  # the far-node bound is used
     for eps in (0.3, 1.0, 4.0):
         expected = _reference_sigma(prior.transition, prior.initial, 48, eps)
         got = mqm_noise_scale(prior, eps)
