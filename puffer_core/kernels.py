@@ -348,60 +348,6 @@ def far_zone(best, n_b, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, 
 
 
 @njit(cache=True, nogil=True)
-def start_node(t, b, p, k, thresh, t_max, tab, stride, sid, lm, D, T):
-    """Like :func:`far_node` with the terms of node t itself (non-stationary priors, docs/math.md §2.1)."""
-    n = T.shape[0]
-    x = p // k
-    y = p - x * k
-    present = False
-    for i in range(n):
-        if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
-            present = True
-            break
-    if not present:
-        return -np.inf
-    lo = max(1, b + t - t_max)
-    hi = min(t, b)
-    d0 = min(max((b + 1) // 2, lo), hi)
-    cur = np.inf
-    for step in range(-2, 2 * (hi - lo) + 2):  # same order as far_node
-        if step == -2:
-            dl = d0
-        elif step == -1:
-            if hi == d0:
-                continue
-            dl = hi
-        elif step == 0:
-            if lo == d0 or lo == hi:
-                continue
-            dl = lo
-        else:
-            dl = d0 + (step + 1) // 2 if step % 2 == 1 else d0 - step // 2
-            if dl == d0 or dl == hi or dl == lo:
-                continue
-        if dl < lo or dl > hi:
-            continue
-        dr = b + 1 - dl
-        m = -np.inf
-        for i in range(n):
-            if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
-                v = 0.0
-                if dl <= t - 1:
-                    d = dl if dl < D[i] else D[i]
-                    v += tab[i, (d - 1) * stride[i] + 1 + sid[i, t - d - 1], p] + lm[i, t - 1, y] - lm[i, t - 1, x]
-                if t + dr <= T[i]:
-                    d = dr if dr < D[i] else D[i]
-                    v += tab[i, (d - 1) * stride[i], p]
-                if v > m:
-                    m = v
-        if m < cur:
-            cur = m
-            if cur <= thresh:
-                return cur
-    return cur
-
-
-@njit(cache=True, nogil=True)
 def _sorted_above(values, floor):
     """Indices p with values[p] > floor, by decreasing value."""
     keep = np.flatnonzero(values > floor)
@@ -560,7 +506,8 @@ def start_zone(
                         cand[count] = p
                         cand_bound[count] = u_nb
                         count += 1
-            # 2. their values at node t (the body of start_node, inlined: calls cost more than the work)
+            # 2. their values at node t, as far_node does with these node's own terms (inlined: a call
+            # passing the arrays costs more than the work)
             lo = max(1, b + t - t_max)
             hi = min(t, b)
             d0 = min(max((b + 1) // 2, lo), hi)
