@@ -506,7 +506,7 @@ def start_zone(
                         cand[count] = p
                         cand_bound[count] = u_nb
                         count += 1
-            # 2. their values at node t, as far_node does with these node's own terms (inlined: a call
+            # 2. their values at node t, as far_node does, with this node's own terms (inlined: a call
             # passing the arrays costs more than the work)
             lo = max(1, b + t - t_max)
             hi = min(t, b)
