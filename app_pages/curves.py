@@ -406,7 +406,7 @@ def _traces(current: CurrentCurve, spread: Uncertainty | None) -> list[Trace]:
     if kind.name == "binary" and values["closed_form"]:
         max_b = (values["length"] - 1) // 2
         if max_b >= 1 and values["p"] + values["q"] < 2:
-            closed = closed_form_curve(float(values["p"]), float(values["q"]), int(max_b))
+            closed = closed_form_curve(float(values["p"]), float(values["q"]), int(max_b), int(values["length"]))
             traces.append(curve_trace(closed, "closed form [C] Ex. 3", dash="dash", width=2))
     if kind.name == "gaussian":
         for ell in values["overlay"]:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
-    f" conditional distribution (docs/math.md §2.3); the covariance gets a nugget of {JITTER:g} on its"
-    " diagonal, and r and μ are searched on fixed grids, refined around the optimum."
+    " conditional distribution (docs/math.md §2.3).  Each a(b) is an upper bound for the exact kernel:"
+    f" the solver's nugget of {JITTER:g} is certified away, r is bounded between grid points, and a(b) is ∞"
+    " where double precision cannot certify the conditional variance (very long length scales)."
 )
 
 
@@ -56,9 +57,9 @@ def kind_curve(kind: str, parameters: tuple[tuple[str, Any], ...]) -> InfluenceC
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def closed_form_curve(p: float, q: float, max_b: int) -> InfluenceCurve:
-    """[C]'s closed form for the binary chain (docs/math.md §2.2)."""
-    return binary_chain_curve(p, q, max_b)
+def closed_form_curve(p: float, q: float, max_b: int, length: int) -> InfluenceCurve:
+    """[C]'s closed form for the binary chain with sequences of ``length`` entries (docs/math.md §2.2)."""
+    return binary_chain_curve(p, q, max_b, length)
 
 
 def describe_prior(values: dict[str, Any]) -> str:

@@ -1,6 +1,8 @@
 """Speed of a(b) curves against the live-slider budgets (issue: puffer_core foundations).
 
 Run: python benchmarks/bench_influence.py   — prints a table (median of 7 runs each).
+The hard cases (fast-mixing, hundreds of states, long, non-stationary, Θ, MQM) are in
+``bench_goals.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from timing import print_budget_table  # noqa: E402
 
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, influence_curve  # noqa: E402
-from puffer_core.gaussian import MU_POINTS, R_POINTS, REFINE_POINTS  # noqa: E402
+from puffer_core.gaussian import R_POINTS  # noqa: E402
 
 RUNS = 7
 
@@ -38,7 +40,7 @@ def main() -> None:
          lambda: influence_curve(MarkovChainPrior(k5, length=100), max_b=100)),
         ("K=78, B=200, stationary, length 500", 250,
          lambda: influence_curve(MarkovChainPrior(k78, length=500), max_b=200)),
-        (f"Gaussian n=100, ℓ=3, every b (r grid {R_POINTS}, μ grid {MU_POINTS}, refine {REFINE_POINTS})", 300,
+        (f"Gaussian n=100, ℓ=3, every b (r grid {R_POINTS}, certified bounds)", 300,
          lambda: influence_curve(GaussianProcessPrior(100, 3.0))),
         ("Θ of 3 priors, K=20, B=100, length 201", 100,
          lambda: influence_curve(theta, max_b=100)),

@@ -17,25 +17,26 @@ def _check_probability(name: str, value: float) -> float:
     return float(value)
 
 
-def binary_chain_curve(p: float, q: float, max_b: int, length: int | None = None) -> InfluenceCurve:
-    """[C]'s closed form for P = [[p, 1−p], [1−q, q]] with a stationary prior.
+def binary_chain_curve(p: float, q: float, max_b: int, length: int) -> InfluenceCurve:
+    """[C]'s closed form for P = [[p, 1−p], [1−q, q]] with a stationary prior and sequences of ``length`` T.
 
     ``a(b) = |log((π + λ^dL(1−π)) / (π − λ^dL π))| + |log((π + λ^dR(1−π)) / (π − λ^dR π))|``
     with λ = p + q − 1, dL = ⌊(b+1)/2⌋, dR = ⌈(b+1)/2⌉ and π the smaller stationary mass.
-    For a chain of ``length`` T it is exact when λ > 0 and T ≥ 2b+1, and an upper bound for
-    shorter chains (the middle node bounds every node) and for λ < 0 (tested); a(b) = 0 for
-    b ≥ T exactly.  ``length`` defaults to 2·max_b + 1, the shortest chain for which every
-    value is exact: pass the real length before calibrating, because the point (length, 0)
-    is a calibration candidate.  :func:`puffer_core.influence_curve` is authoritative (§2.1).
+    It is exact when λ > 0 and T ≥ 2b+1, and an upper bound for shorter chains (the middle
+    node bounds every node) and for λ < 0 (tested); a(b) = 0 for b ≥ T exactly.
+
+    The length is required: a curve carries the point (T, 0) (group DP over the whole
+    sequence), which calibration may pick, so a curve built for a shorter T than the data's
+    would under-state the leakage.  :func:`puffer_core.influence_curve` is authoritative (§2.1).
     """
     p = _check_probability("p", p)
     q = _check_probability("q", q)
     if isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1:
         raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
-    if length is None:
-        length = 2 * max_b + 1
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise ValueError(f"length must be a whole number ≥ 1; got {length!r}")
+        raise ValueError(
+            f"length must be the number of entries per sequence, a whole number ≥ 1; got {length!r}"
+        )
     if p + q >= 2.0:
         raise ValueError("p = q = 1 never leaves its first state: the stationary distribution is not unique")
     lam = p + q - 1.0

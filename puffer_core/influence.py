@@ -7,16 +7,41 @@ secret's entry) and the rest L, the curve is
 
 Markov chains (§2.1): only the nearest L node on each side of the secret's node t matters,
 at distances dL (left) and dR (right); a side may have no L node (H runs to the chain's end).
-For node t and pair (x, x') under prior θ:
+The left and right terms, their tables and the proof that they are non-increasing in the
+distance are in :mod:`puffer_core.chain_terms`; the compiled loops in :mod:`puffer_core.kernels`.
+The best split of b nodes uses dL + dR = b + 1.  The sup over θ is inside the min over splits,
+the max over pairs and nodes outside.  Terms 0/0 are skipped, positive/0 is +inf.
 
-    left(d)  = max_l log[ Pr(X_{t-d}=l | X_t=x) / Pr(X_{t-d}=l | X_t=x') ]
-             = max_{l : p_{t-d}[l] > 0} log[ P^d[l,x] / P^d[l,x'] ] + log p_t[x'] − log p_t[x]
-    right(d) = max_r log[ P^d[x,r] / P^d[x',r] ]
+How the work stays bounded, each step an upper bound that is exact or above by at most
+a few ``TAIL_TOL`` (10⁻¹²), never below the definition:
 
-Both are non-increasing in d (the max-divergence obeys data processing along the chain),
-so the best split of b nodes uses dL + dR = b + 1.  The sup over θ is inside the min over
-splits, the max over pairs and nodes outside.  Terms 0/0 are skipped, positive/0 is +inf.
+1. **Cutoff.**  Once a prior's P^D has nearly equal rows (2ρ(D) ≤ TAIL_TOL, see
+   :mod:`puffer_core.chain_terms`), distances beyond D use the terms at D (an upper bound,
+   off by ≤ TAIL_TOL).  When every prior has a cutoff and b ≥ 2·max D − 1, every node has
+   a split whose L nodes are all at distance ≥ D or absent (at most D − 1 nodes of H on each
+   side), so 0 ≤ a(b) ≤ 3·TAIL_TOL; those b get a(2·max D − 1), which bounds them because
+   a(b) is non-increasing.
+2. **Far nodes of non-stationary priors.**  For a prior whose marginals reach the support of π
+   (from node s_f on) and then stay within η of it in log terms (η_t = max_x |log p_t[x] −
+   log π[x]|), every node t ≥ t_c = max(s_f + D, first t with η_t ≤ TAIL_TOL) has
+   left_t(d) = h_{supp π}(d) + log p_t[x'] − log p_t[x] ≤ left_π(d) + 2·max_{u ≥ t_c} η_u, and
+   the same pairs and right terms as the stationary chain.  So the nodes t ≥ t_c are bounded
+   by the stationary evaluation with that addition (off by ≤ 4η), restricted to t ≥ t_c.
+3. **Which nodes.**  With node-independent terms, nodes before T_min − b and after b + 1 are
+   dominated (see :func:`puffer_core.kernels.far_zone`), so one interior node decides when
+   T_min ≥ 2b + 1.  The remaining nodes t < t_c are evaluated one by one with their own
+   terms.  A pair is skipped at such a node when max over priors of bal_θ + max(0, dev_θ)
+   cannot beat the best value found: bal_θ is prior θ's value, with its stationary terms,
+   of one split chosen per pair (at node t the same split, or its truncation where H reaches
+   an end, has no larger terms), and dev_θ = (log p_t − log π)[x'] − (log p_t − log π)[x]
+   bounds how much larger θ's left terms are at node t than the stationary ones — valid when
+   every support within reach of node t lies inside supp π (h over a smaller set of l is no
+   larger); otherwise every pair is evaluated.
+4. **Pairs and splits.**  A pair is evaluated only when its balanced split (an upper bound on
+   its value) beats the best value found; its splits are scanned outwards from the balanced
+   one and the scan stops at the first split that cannot beat it.
 
+Anything whose tables would still be out of reach is refused up front with an estimate.
 Gaussian processes (§2.3) are in :mod:`puffer_core.gaussian`.
 """
 
@@ -24,220 +49,236 @@ from __future__ import annotations
 
 import numpy as np
 
+from .chain_terms import (
+    TABLE_LIMIT_BYTES,
+    TAIL_TOL,
+    ChainTerms,
+    estimate_cutoff,
+    marginal_profile,
+    table_cost,
+)
 from .curve import InfluenceCurve
-from .priors import GaussianProcessPrior, MarkovChainPrior, check_no_underflow
+from .gaussian import gaussian_influence_curve
+from .kernels import far_zone, log_or_neg, start_zone
+from .priors import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 
-_BIG = 1e300  # sentinel for log(0) in max-ratio computations; real logs are > -800
-
-
-_CHUNK_CELLS = 500_000  # cells of the (D, K, K, K) difference array built at once
-
-
-def _max_log_ratio(rows: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
-    """out[d, x, x'] = max_r log(rows[d, x, r] / rows[d, x', r]) over r with rows[d, x, r] > 0.
-
-    ``rows`` is a stack (D, K, K); only r in ``support`` count when it is given.  +inf where
-    some such r has rows[d, x', r] = 0 (positive/0); -inf where no r qualifies; 0/0 skipped.
-    """
-    n, k, _ = rows.shape
-    out = np.empty((n, k, k))
-    step = max(1, _CHUNK_CELLS // (k**3))
-    positive = rows > 0
-    numerator_ok = positive if support is None else positive & support[None, None, :]
-    with np.errstate(divide="ignore"):
-        logs = np.log(rows)
-    num = np.where(numerator_ok, logs, -np.inf)
-    den = np.where(positive, logs, 0.0)  # zero denominators are handled by ``blocked``
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        out[start:stop] = (num[start:stop, :, None, :] - den[start:stop, None, :, :]).max(axis=3)
-    if not positive.all():
-        blocked = np.matmul(numerator_ok.astype(float), np.swapaxes(~positive, 1, 2).astype(float)) > 0
-        out[blocked] = np.inf
-    return out
+WORK_LIMIT_SECONDS = 120.0  # curves estimated to take longer are refused up front
+MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
+NODE_RATE = 2e8  # node × pair × b evaluations per second when no pruning bound applies
 
 
-def _pair_log_ratio(rows: np.ndarray, xs: np.ndarray, xps: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
-    """Like :func:`_max_log_ratio` for a stack of row matrices (D, K, K) and chosen pairs: (D, len(xs))."""
-    num_rows = rows[:, xs, :]
-    den_rows = rows[:, xps, :]
-    positive = num_rows > 0
-    if support is not None:
-        positive = positive & support[None, None, :]
-    with np.errstate(divide="ignore"):
-        num = np.where(positive, np.log(num_rows), -4 * _BIG)
-        den = np.where(den_rows > 0, np.log(den_rows), -_BIG)
-    out = (num - den).max(axis=2)
-    out = np.where(out > _BIG / 2, np.inf, out)
-    return np.where(out < -_BIG / 2, -np.inf, out)
+class _Prior:
+    """One prior of Θ prepared for evaluation: supports and convergence of its marginals, its terms."""
 
-
-class _ChainTerms:
-    """Per-prior left/right terms of §2.1, computed lazily and cached."""
-
-    def __init__(self, prior: MarkovChainPrior, max_d: int) -> None:
+    def __init__(self, prior: MarkovChainPrior, n_eff: int) -> None:
         self.prior = prior
         self.T = prior.length
         self.K = prior.n_states
-        self.max_d = max(0, min(max_d, self.T - 1))
-        p = prior.transition
-        structure = (p > 0).astype(float)
-        support = np.eye(self.K, dtype=bool)
-        self.powers = np.empty((self.max_d + 1, self.K, self.K))
-        self.powers[0] = np.eye(self.K)
-        for d in range(1, self.max_d + 1):
-            self.powers[d] = self.powers[d - 1] @ p
-            support = (support.astype(float) @ structure) > 0
-            check_no_underflow(self.powers[d], support, f"the {d}-step transition matrix")
         self.stationary = prior.stationary_initial
+        self.need = min(n_eff, self.T - 1)
         if self.stationary:
-            pi = np.asarray(prior.initial)
-            self.marg = None
-            self._pi = pi
+            self.pi: np.ndarray | None = np.asarray(prior.initial)
+            supports: list[np.ndarray] = []
+            self.s_f = 1
+            self.t_eta = 1
+            self.eta = np.zeros(0)
+            self.node_support = np.zeros(0, dtype=np.int64)
         else:
-            self.marg = prior.marginals(self.T)
-            self._pi = None
-        self._right: np.ndarray | None = None
-        self._h: dict[tuple[int, bytes], np.ndarray] = {}
+            try:
+                self.pi = stationary_distribution(prior.transition)
+            except ValueError:
+                self.pi = None
+            _, support, self.eta = marginal_profile(prior, self.pi)
+            unique, inverse = np.unique(support, axis=0, return_inverse=True)
+            supports = list(unique)
+            self.unique_supports = unique
+            self.node_local = inverse.reshape(-1)
+            converged = np.flatnonzero(np.isfinite(self.eta))
+            self.s_f = int(converged[0]) + 1 if converged.size else self.T + 1
+            small = np.flatnonzero(self.eta <= TAIL_TOL)
+            self.t_eta = int(small[0]) + 1 if small.size else self.T + 1
+            pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
+            self.inside_pi = np.all(support <= pi_rows[None, :], axis=1)  # supp p_t ⊆ supp π
+        self.terms = ChainTerms(prior, supports, self.pi)
+        if not self.stationary:
+            self.node_support = np.array([self.terms.support_index(u) for u in self.unique_supports])[self.node_local]
+        self.expected: int | None = None
 
-    def p(self, t: int) -> np.ndarray:
-        """Marginal of X_t, t = 1..T."""
-        return self._pi if self.marg is None else self.marg[t - 1]
+    def estimate(self) -> tuple[int, float, float]:
+        """(distances, seconds, bytes) of this prior's tables, an upper estimate (docs in chain_terms)."""
+        n_sup = len(self.terms.supports)
+        if self.need < 1:
+            return 0, 0.0, 0.0
+        seconds, nbytes = table_cost(self.K, min(self.need, 16), n_sup)
+        if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
+            distances = min(self.need, 16)
+        else:
+            distances = estimate_cutoff(self.prior, self.terms.mass_rows, self.need)
+            self.expected = distances
+            seconds, nbytes = table_cost(self.K, distances, n_sup)
+        return distances, seconds, nbytes
 
-    def right(self, upto: int | None = None) -> np.ndarray:
-        """right[d-1, x, x'] for d = 1..min(upto, max_d) (all distances by default), cached."""
-        n = self.max_d if upto is None else min(upto, self.max_d)
-        have = 0 if self._right is None else self._right.shape[0]
-        if n > have:
-            more = _max_log_ratio(self.powers[have + 1 : n + 1])
-            self._right = more if self._right is None else np.concatenate([self._right, more])
-        return self._right[:n] if self._right is not None else np.zeros((0, self.K, self.K))
+    def build(self) -> None:
+        self.D = self.terms.ensure(self.need, self.expected)
+        if self.stationary:
+            self.t_c = 1
+        elif self.pi is None or self.t_eta > self.T:
+            self.t_c = self.T + 1
+        else:
+            self.t_c = max(self.t_eta, self.s_f + self.D)
+            if self.t_c > self.T:
+                self.t_c = self.T + 1
 
-    def h(self, d: int, support: np.ndarray) -> np.ndarray:
-        """max over l in support with P^d[l,x] > 0 of log P^d[l,x] / P^d[l,x']."""
-        key = (d, support.tobytes())
-        if key not in self._h:
-            self._h[key] = _max_log_ratio(self.powers[d].T[None], support)[0]
-        return self._h[key]
+    def far_addition(self, t_c: int) -> float:
+        """2·max over nodes t ≥ t_c of η_t (0 for a stationary prior), plus a rounding allowance."""
+        if self.stationary or t_c > self.T:
+            return 0.0
+        return 2.0 * float(self.eta[t_c - 1 :].max()) + 1e-15
 
-    def shift(self, t: int) -> np.ndarray:
-        """log p_t[x'] − log p_t[x] (NaN-free: -inf/+inf where a state has no mass)."""
-        p = self.p(t)
-        with np.errstate(divide="ignore"):
-            lp = np.log(p)
-        valid = (p[:, None] > 0) & (p[None, :] > 0)
-        return np.where(valid, lp[None, :] - np.where(np.isfinite(lp), lp, 0)[:, None], 0.0)
-
-    def valid(self, t: int) -> np.ndarray:
-        """Pairs (x, x') with positive prior probability at node t."""
-        if t > self.T:
-            return np.zeros((self.K, self.K), dtype=bool)
-        p = self.p(t)
-        return (p[:, None] > 0) & (p[None, :] > 0)
-
-    def left_stationary(self, upto: int | None = None) -> np.ndarray:
-        """left[d-1, x, x'] for a stationary prior (independent of t when the node exists), d ≤ upto."""
-        n = self.max_d if upto is None else min(upto, self.max_d)
-        columns = np.swapaxes(self.powers[1 : n + 1], 1, 2)
-        return _max_log_ratio(columns, self._pi > 0) + self.shift(1)[None]
-
-    def stationary_tails(self, start: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(left, right) for d = start..max_d and the given flat pair indices: (D, len(pairs)) each."""
-        if start > self.max_d:
-            return np.zeros((0, pairs.size)), np.zeros((0, pairs.size))
-        xs, xps = np.divmod(pairs, self.K)
-        stack = self.powers[start : self.max_d + 1]
-        right = _pair_log_ratio(stack, xs, xps)
-        left = _pair_log_ratio(stack.transpose(0, 2, 1), xs, xps, self._pi > 0) + self.shift(1)[xs, xps][None, :]
-        return left, right
-
-    def left_at(self, t: int, n_d: int) -> np.ndarray:
-        """left[d-1, x, x'] at node t for d = 1..min(n_d, t-1) (non-stationary priors)."""
-        shift = self.shift(t)
-        n = min(n_d, t - 1, self.max_d)
-        out = np.empty((n, self.K, self.K))
-        for d in range(1, n + 1):
-            out[d - 1] = self.h(d, self.p(t - d) > 0) + shift
-        return out
-
-
-class _StationaryTable:
-    """left/right of every stationary prior as (Θ, n_b, P) arrays, filled lazily beyond the head.
-
-    The balanced split of any b ≤ n_b only uses distances ≤ ⌈(n_b+1)/2⌉, computed for every
-    pair up front; longer distances are computed per pair, only for pairs that can still
-    reach the maximum.
-    """
-
-    def __init__(self, terms: list[_ChainTerms], n_b: int) -> None:
-        self.terms = terms
-        self.n_b = n_b
-        k = terms[0].K
-        self.head = min(n_b, (n_b + 2) // 2)
-        shape = (len(terms), n_b, k * k)
-        self.left = np.zeros(shape)
-        self.right = np.zeros(shape)
-        self.invalid = []
-        for i, term in enumerate(terms):
-            lh = term.left_stationary(self.head)
-            rh = term.right(self.head)
-            self.left[i, : lh.shape[0]] = lh.reshape(lh.shape[0], k * k)
-            self.right[i, : rh.shape[0]] = rh.reshape(rh.shape[0], k * k)
-            invalid = ~term.valid(1).reshape(-1)
-            self.invalid.append(invalid)
-            self.left[i, :, invalid] = -np.inf
-            self.right[i, :, invalid] = -np.inf
-        self.filled = np.zeros(k * k, dtype=bool)
-        if all(t.max_d <= self.head for t in terms):
-            self.filled[:] = True
-
-    def ensure(self, pairs: np.ndarray) -> None:
-        todo = pairs[~self.filled[pairs]]
-        if todo.size == 0:
-            return
-        start = self.head + 1
-        for i, term in enumerate(self.terms):
-            left, right = term.stationary_tails(start, todo)
-            n = left.shape[0]
-            self.left[i, start - 1 : start - 1 + n][:, todo] = left
-            self.right[i, start - 1 : start - 1 + n][:, todo] = right
-            bad = todo[self.invalid[i][todo]]
-            self.left[i, :, bad] = -np.inf
-            self.right[i, :, bad] = -np.inf
-        self.filled[todo] = True
+    def bounded_nodes(self, m: int) -> np.ndarray:
+        """bounded[t−1] for t = 1..m: every support within reach of node t (t − D ≤ s ≤ t) lies in supp π."""
+        if self.stationary:
+            return np.ones(m, dtype=bool)
+        if self.pi is None:
+            return np.zeros(m, dtype=bool)
+        n = min(m, self.T)
+        outside = np.concatenate([[0], np.cumsum(~self.inside_pi[:n])])
+        t = np.arange(1, n + 1)
+        first = np.maximum(1, t - max(self.D, 1))
+        ok = np.ones(m, dtype=bool)
+        ok[:n] = outside[t] - outside[first - 1] == 0
+        return ok
 
 
-def _min_plus(
-    left: np.ndarray, right: np.ndarray, n_b: int, floor: np.ndarray, ensure=None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-pair values F[b-1, p] = min_{dL=1..b} max_θ (left[θ, dL-1, p] + right[θ, b-dL, p]).
+def _refuse_if_out_of_reach(plans: list[_Prior], n_eff: int) -> None:
+    """Estimate the work before doing it; refuse with the estimate and what to change."""
+    k = plans[0].K
+    seconds = 0.0
+    nbytes = 0.0
+    distances = []
+    for plan in plans:
+        d, s, b = plan.estimate()
+        distances.append(d)
+        seconds += s
+        nbytes += b
+    # nodes that no bound covers (no stationary law to converge to) are evaluated one by one
+    loose = [p for p in plans if not p.stationary and (p.pi is None or p.t_eta > p.T)]
+    if loose:
+        nodes = max(p.T for p in loose)
+        seconds += nodes * n_eff * k * k * len(plans) / NODE_RATE
+    if seconds <= WORK_LIMIT_SECONDS and nbytes <= TABLE_LIMIT_BYTES:
+        return
+    per_distance_s = sum(table_cost(k, 1, len(p.terms.supports))[0] for p in plans)
+    per_distance_b = sum(table_cost(k, 1, len(p.terms.supports))[1] for p in plans)
+    fits = int(min(WORK_LIMIT_SECONDS / per_distance_s, TABLE_LIMIT_BYTES / per_distance_b))
+    if loose:
+        advice = "give the stationary initial distribution, shorten the sequences, or pass a smaller max_b"
+    elif fits >= 1:
+        advice = (
+            f"pass max_b ≤ {fits} (a(b) for larger b is then bounded by a(max_b)), merge rarely used states,"
+            " or use fewer priors in Θ"
+        )
+    else:
+        advice = "reduce the number of states (merge rarely used ones) or the number of priors in Θ"
+    raise ValueError(
+        f"this a(b) curve is out of reach: it needs about {_human_seconds(seconds)} and {nbytes / 2**30:.1f} GB"
+        f" (K = {k} states, {len(plans)} prior{'s' if len(plans) > 1 else ''}, left/right terms up to"
+        f" distance {max(distances)}); limits are {WORK_LIMIT_SECONDS:.0f} s and"
+        f" {TABLE_LIMIT_BYTES / 2**30:.1f} GB — {advice}"
+    )
 
-    left, right: (Θ, n_b, P); -inf marks priors under which the pair has no mass.
-    Returns (max(floor[b-1], max_p F[b-1, p]), upper) where ``upper[b-1, p] ≥ F[b-1, p]``:
-    exact for pairs that could reach the max, the balanced split's value (an upper bound)
-    for pairs pruned because that bound is already below an exact value.
-    """
-    best = floor.astype(float).copy()
-    upper = np.empty((n_b, left.shape[2]))
-    for b in range(1, n_b + 1):
-        d = (b + 1) // 2
-        u = (left[:, d - 1] + right[:, b - d]).max(axis=0)
-        top = int(np.argmax(u))
-        for cand in (np.array([top]), None):
-            if cand is None:
-                cand = np.flatnonzero(u > best[b - 1])
-                if cand.size == 0:
-                    break
-            if ensure is not None:
-                ensure(cand)
-            s = left[:, :b, cand] + right[:, b - 1 :: -1, cand][:, :b]
-            exact = (s[0] if s.shape[0] == 1 else s.max(axis=0)).min(axis=0)
-            u[cand] = exact
-            best[b - 1] = max(best[b - 1], float(exact.max()))
-        upper[b - 1] = u
-    return best, upper
+
+def _human_seconds(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
+def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np.ndarray:
+    """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
+    k = priors[0].n_states
+    smallest = sum(table_cost(k, min(n_eff, p.length - 1, 16), 1)[0] for p in priors)
+    if smallest > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
+        raise ValueError(
+            f"this a(b) curve is out of reach: even the first 16 distances need about {_human_seconds(smallest)}"
+            f" (K = {k} states); the limit is {WORK_LIMIT_SECONDS:.0f} s — merge rarely used states"
+        )
+    plans = [_Prior(p, n_eff) for p in priors]
+    _refuse_if_out_of_reach(plans, n_eff)
+    arena = None
+    if len(plans) > 1:  # every prior writes its tables straight into tab[i]
+        caps = [p.need if p.expected is None else min(p.need, 2 * p.expected + 16) for p in plans]
+        arena = np.empty((len(plans), max(1, max(c * p.terms.stride for c, p in zip(caps, plans))), k * k))
+        for i, (cap, plan) in enumerate(zip(caps, plans)):
+            plan.terms.attach(arena[i, : cap * plan.terms.stride])
+    for plan in plans:
+        plan.build()
+    n_pairs = k * k
+    if all(p.terms.cutoff is not None for p in plans):
+        n_b = min(n_eff, 2 * max(p.D for p in plans) - 1)
+    else:
+        n_b = n_eff
+    t_c = max(p.t_c for p in plans)
+    best = np.zeros(n_b)
+
+    # prior i's tables are tab[i] (one prior: its own storage, no copy)
+    hpi = np.zeros(len(plans), dtype=np.int64)
+    stride = np.array([p.terms.stride for p in plans], dtype=np.int64)
+    shift = np.zeros((len(plans), n_pairs))
+    valid = np.zeros((len(plans), n_pairs), dtype=bool)
+    for i, plan in enumerate(plans):
+        if plan.pi is not None:
+            hpi[i] = plan.terms.support_index(plan.pi > 0)
+            shift[i], valid[i] = plan.terms.shift_pi()
+    if len(plans) == 1:
+        tab = plans[0].terms.stored_rows()[None]
+    elif all(p.terms.attached for p in plans):
+        tab = arena
+    else:  # a prior outgrew its share of the arena (not expected): gather everything
+        tab = np.empty((len(plans), max(1, max(p.terms.stored_rows().shape[0] for p in plans)), n_pairs))
+        for i, plan in enumerate(plans):
+            rows = plan.terms.stored_rows()
+            tab[i, : rows.shape[0]] = rows
+            plan.terms = None  # type: ignore[assignment]  # copied: free its storage now
+    depth = np.array([p.D for p in plans], dtype=np.int64)
+    lengths = np.array([p.T for p in plans], dtype=np.int64)
+
+    if t_c <= t_max:
+        add = np.array([p.far_addition(t_c) for p in plans])
+        members = lengths >= t_c
+        t_min = int(lengths[members].min())
+        far_zone(best, n_b, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add,
+                 valid & members[:, None])
+    if t_c > 1:
+        m = min(t_c - 1, t_max)
+        sid = np.zeros((len(plans), m), dtype=np.int64)
+        lm = np.full((len(plans), m, k), -1e300)
+        dev = np.zeros((len(plans), m, k))
+        bounded = np.ones(m, dtype=bool)
+        delta = np.zeros((len(plans), m))
+        moving = np.array([not p.stationary for p in plans])
+        for i, plan in enumerate(plans):
+            n = min(m, plan.T)
+            bounded &= plan.bounded_nodes(m)
+            if plan.stationary:
+                sid[i, :n] = hpi[i]
+                lm[i, :n] = log_or_neg(plan.pi)[None, :]
+                continue
+            marg, _, _ = marginal_profile(plan.prior, plan.pi, length=n, store=n)
+            lm[i, :n] = log_or_neg(marg)
+            sid[i, :n] = plan.node_support[:n]
+            if plan.pi is not None:
+                lp = log_or_neg(plan.pi)
+                inside = (marg > 0) & (plan.pi > 0)[None, :]
+                dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
+                hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
+                lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
+                delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
+        start_zone(best, n_b, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
+                   hpi, shift, valid, moving, dev, delta, bounded)
+    return best
 def _as_priors(prior_or_priors: object) -> list:
     if isinstance(prior_or_priors, (MarkovChainPrior, GaussianProcessPrior)):
         return [prior_or_priors]
@@ -256,14 +297,21 @@ def influence_curve(prior_or_priors: object, max_b: int | None = None) -> Influe
 
     A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
     node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the
-    longest sequence (where a = 0).
+    longest sequence (where a = 0) and may not exceed ``MAX_B``.  Every value is the exact
+    a(b) or above it by at most a few 10⁻¹² (the proven bounds in the module docstring),
+    never below.  Raises ValueError up front, with an estimate and what to change, when the
+    work would exceed ``WORK_LIMIT_SECONDS`` or the tables ``TABLE_LIMIT_BYTES``.
     """
     priors = _as_priors(prior_or_priors)
     if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
         raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+    if max_b is not None and max_b > MAX_B:
+        longest = max(getattr(p, "length", 0) for p in priors)
+        raise ValueError(
+            f"max_b = {max_b} is over the limit of {MAX_B:,}; a(b) = 0 from the longest sequence on"
+            f" (here {longest:,} entries), so max_b = {longest:,} already gives the whole curve"
+        )
     if all(isinstance(p, GaussianProcessPrior) for p in priors):
-        from .gaussian import gaussian_influence_curve
-
         if len(priors) != 1:
             raise ValueError("a set of Gaussian-process priors is not supported; give one at a time")
         return gaussian_influence_curve(priors[0], max_b=max_b)
@@ -281,143 +329,9 @@ def _markov_curve(priors: list[MarkovChainPrior], max_b: int | None) -> Influenc
     n_eff = min(n_b, t_max - 1)  # a(b) = 0 for b ≥ t_max
     a = np.zeros(n_b)
     if n_eff >= 1:
-        terms = [_ChainTerms(p, n_eff) for p in priors]
-        if all(t.stationary for t in terms):
-            a[:n_eff] = _stationary_values(terms, n_eff, t_max)
-        else:
-            a[:n_eff] = _general_values(terms, n_eff, t_max)
+        values = _markov_values(priors, n_eff, t_max)
+        a[: values.size] = values
+        a[values.size : n_eff] = values[-1]
     a = np.minimum.accumulate(a)  # |H| ≤ b allows every smaller H
     label = f"Θ of {len(priors)} priors" if len(priors) > 1 else "Markov chain"
     return InfluenceCurve(np.arange(1, n_b + 1), a, t_max, label)
-
-
-def _stack(terms: list[_ChainTerms], arrays: list[np.ndarray], n: int, valid: list[np.ndarray]) -> np.ndarray:
-    """(Θ, n, K*K): values for d = 1..n (0 where no L node exists), -inf where the pair has no mass."""
-    k = terms[0].K
-    out = np.zeros((len(terms), n, k * k))
-    for i, (arr, ok) in enumerate(zip(arrays, valid)):
-        m = min(n, arr.shape[0])
-        out[i, :m] = arr[:m].reshape(m, k * k)
-        out[i, :, ~ok.reshape(-1)] = -np.inf
-    return out
-
-
-def _stationary_values(terms: list[_ChainTerms], n_b: int, t_max: int) -> np.ndarray:
-    """a(b) for b = 1..n_b when every prior starts in its stationary distribution."""
-    table = _StationaryTable(terms, n_b)
-    left, right = table.left, table.right
-    # the interior node (an L node at every distance ≤ b on both sides) bounds every node
-    values, interior = _min_plus(left, right, n_b, np.zeros(n_b), table.ensure)
-    t_min = min(t.T for t in terms)
-    lengths = np.array([t.T for t in terms])
-    for b in range(1, n_b + 1):
-        if t_min >= 2 * b + 1:
-            continue  # node b+1 is interior for every prior: the bound is attained
-        # every node is truncated somewhere: refine pairs by their interior upper bound
-        upper = interior[b - 1]
-        order = np.argsort(-upper)
-        best = 0.0
-        same_length = bool(np.all(lengths == t_max))
-        for start in range(0, order.size, 16):
-            chunk = order[start : start + 16]
-            chunk = chunk[upper[chunk] > best]
-            if chunk.size == 0:
-                break
-            table.ensure(chunk)
-            if same_length:
-                value = _truncated_windows(left[:, :, chunk], right[:, :, chunk], b, t_max)
-            else:
-                value = _truncated_nodes(left[:, :, chunk], right[:, :, chunk], lengths, b, t_max)
-            best = max(best, value)
-        values[b - 1] = best
-    return values
-
-
-def _window_min(g: np.ndarray, width: int) -> np.ndarray:
-    """min of g[..., s : s + width] for every start s (doubling: O(n log width))."""
-    step = 1
-    m = g
-    while 2 * step <= width:
-        m = np.minimum(m[..., :-step], m[..., step:])  # windows of size 2·step
-        step *= 2
-    n_windows = g.shape[-1] - width + 1
-    return np.minimum(m[..., :n_windows], m[..., width - step : width - step + n_windows])
-
-
-def _truncated_windows(left: np.ndarray, right: np.ndarray, b: int, length: int) -> float:
-    """max over nodes of min over splits of b when every prior has the same length T < 2b+1.
-
-    For the nodes that can be worst (T−b ≤ t ≤ b+1, see :func:`_truncated_nodes`), node t may
-    (i) keep L nodes on both sides: dL in the window [b+1−T+t, t−1] of fixed width T−b−1 over
-    g(dL) = max_θ (left_θ(dL) + right_θ(b+1−dL)); (ii) drop the left side: right(b+1−t) when
-    t ≤ b; (iii) drop the right side: left(b−T+t) when b−T+t ≥ 1.  Exact, O(b log b) per pair.
-    """
-    nodes = np.arange(max(1, length - b), min(length, b + 1) + 1)
-    g = left[:, :b] + right[:, b - 1 :: -1][:, :b]  # (Θ, b, P), index dL − 1
-    g = g[0] if g.shape[0] == 1 else g.max(axis=0)
-    options = np.full((nodes.size, g.shape[1]), np.inf)
-    width = length - b - 1
-    if width >= 1:
-        starts = b + 1 - length + nodes  # window [start, t−1], 1-based
-        mins = _window_min(g.T, width).T  # (b − width + 1, P), index start − 1
-        options = np.minimum(options, mins[starts - 1])
-    drop_left = nodes <= b
-    if np.any(drop_left):
-        d = b + 1 - nodes[drop_left]
-        r = right[:, d - 1]
-        options[drop_left] = np.minimum(options[drop_left], r[0] if r.shape[0] == 1 else r.max(axis=0))
-    drop_right = b - length + nodes >= 1
-    if np.any(drop_right):
-        d = b - length + nodes[drop_right]
-        lv = left[:, d - 1]
-        options[drop_right] = np.minimum(options[drop_right], lv[0] if lv.shape[0] == 1 else lv.max(axis=0))
-    return float(max(options.max(), 0.0))
-
-
-def _truncated_nodes(left: np.ndarray, right: np.ndarray, lengths: np.ndarray, b: int, t_max: int) -> float:
-    """max over nodes t of min over splits of b, for a few pairs (stationary priors)."""
-    d_left = np.arange(1, b + 1)
-    d_right = b + 1 - d_left
-    # Node b+1 has every left term and the most right terms of all nodes after it; node
-    # T_min − b has every right term and the most left terms of all nodes before it: only
-    # the nodes in between can be the worst.
-    first = max(1, int(lengths.min()) - b)
-    last = min(t_max, b + 1)
-    nodes = np.arange(first, last + 1)
-    # left term exists when dL < t; right term when t + dR ≤ T_θ; node exists when t ≤ T_θ
-    has_left = d_left[None, :] < nodes[:, None]  # (T, b)
-    lval = np.where(has_left[None, :, :, None], left[:, None, :b, :], 0.0)  # (Θ, T, b, P)
-    has_right = nodes[None, :, None] + d_right[None, None, :] <= lengths[:, None, None]  # (Θ, T, b)
-    rval = np.where(has_right[..., None], right[:, None, d_right - 1, :], 0.0)
-    exists = nodes[None, :] <= lengths[:, None]  # (Θ, T)
-    # pairs invalid under θ are -inf in left/right; keep them -inf even where the term is absent
-    invalid = np.isneginf(left[:, :1, :])  # (Θ, 1, P)
-    total = np.where(invalid[:, None, :, :], -np.inf, lval + rval)
-    total = np.where(exists[:, :, None, None], total, -np.inf)
-    per_node = total.max(axis=0).min(axis=1)  # (T, P)
-    return float(max(per_node.max(), 0.0))
-
-
-def _general_values(terms: list[_ChainTerms], n_b: int, t_max: int) -> np.ndarray:
-    """a(b) by evaluating every node (non-stationary initial distributions)."""
-    k = terms[0].K
-    best = np.zeros(n_b)
-    rights = [t.right() for t in terms]
-    stationary_lefts = {i: t.left_stationary() for i, t in enumerate(terms) if t.stationary}
-    for node in range(1, t_max + 1):
-        valid = [t.valid(node) for t in terms]
-        if not any(v.any() for v in valid):
-            continue
-        lefts = []
-        rs = []
-        for i, (term, r) in enumerate(zip(terms, rights)):
-            if node > term.T:
-                lefts.append(np.zeros((0, k, k)))
-                rs.append(np.zeros((0, k, k)))
-                continue
-            lefts.append(stationary_lefts[i][: node - 1] if term.stationary else term.left_at(node, n_b))
-            rs.append(r[: max(0, term.T - node)])
-        left = _stack(terms, lefts, n_b, valid)
-        right = _stack(terms, rs, n_b, valid)
-        best, _ = _min_plus(left, right, n_b, best)
-    return best

@@ -47,6 +47,13 @@ Speed, exactly (no approximation is made; every shortcut is a proven bound):
   with η = max_p |shift_t − shift_{t−1}|, and a node whose upper bound cannot raise the
   maximum found so far is skipped.
 - Θ: a prior whose upper bound cannot exceed the σ already found is not refined.
+- Tables: the left/right terms are the shared :class:`puffer_core.chain_terms.ChainTerms`
+  (one compiled kernel with the a(b) curves).  Past a prior's cutoff D (P^D with nearly equal
+  rows, see that module) a term is replaced by its value at D, an upper bound within
+  TAIL_TOL; an upper bound on an influence only raises σ (card / (ε − e) grows with e).
+- Far nodes of a non-stationary prior (see :class:`_Quilts`) are bounded together like a
+  stationary prior with every left term raised by 2·max η; only the nodes before them are
+  visited one by one.
 """
 
 from __future__ import annotations
@@ -57,12 +64,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .influence import _max_log_ratio
-from .priors import MarkovChainPrior
+from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, estimate_cutoff, marginal_profile, table_cost
+from .priors import MarkovChainPrior, stationary_distribution
 from .validation import check_eps
 
 _FIRST_LIMIT = 16
 _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computations
+WORK_LIMIT_SECONDS = 120.0  # influence tables estimated to take longer are refused
+FAR_SEARCH_SECONDS = 10.0  # budget for finding the cutoff that lets far nodes share one bound
 
 
 @dataclass(frozen=True)
@@ -140,53 +149,101 @@ class _Rows:
         return self._buffer[:n] if self._buffer is not None else np.empty(0)
 
 
-class _ChainTerms:
-    """Left and right terms of one prior for distances 1..D, grown on demand and cached."""
+class _Quilts:
+    """One prior's left and right terms (the shared :class:`ChainTerms`) restricted to value pairs, cached.
+
+    Non-stationary prior: nodes t ≥ ``t_c`` are *far* (docs/math.md §2.1 and
+    :mod:`puffer_core.influence`): from node s_f on the marginals have the support of π, and
+    every node t ≥ t_c = max(s_f + D, first t with η_t ≤ TAIL_TOL) reads left terms at
+    supports equal to supp π, so left_t(a) ≤ h_π(a) + log π[x'] − log π[x] + ``extra`` with
+    extra = 2·max_{u ≥ t_c} η_u.  Those nodes are bounded together like a stationary prior
+    (each influence raised by at most 2η, so σ by a relative ≈ 2η/ε); the nodes before t_c are
+    visited one by one.  ``marg`` holds p_t for t < t_c (π alone for a stationary prior).
+    """
 
     def __init__(self, prior: MarkovChainPrior) -> None:
         self.prior = prior
         self.T = prior.length
         self.K = prior.n_states
-        # a stationary prior has p_t = π at every node and only node 1's marginal is read
-        self.marg = prior.marginals(1 if prior.stationary_initial else self.T)
-        self.powers = _Rows(self._powers)  # row d-1 is P^d
-        self._right = _Rows(lambda s, e: _max_log_ratio(self.powers.get(e)[s:e]))
-        self._h: dict[bytes, _Rows] = {}
+        self.extra = 0.0
+        _refuse_tables(self.K, min(self.T - 1, 16), 0, 1)  # before any O(K³) work
+        if prior.stationary_initial:
+            self.pi: np.ndarray | None = np.asarray(prior.initial)
+            self.terms = ChainTerms(prior)
+            self.t_c = 1
+            self.marg = self.pi[None, :]
+        else:
+            try:
+                self.pi = stationary_distribution(prior.transition)
+            except ValueError:
+                self.pi = None
+            _, support, eta = marginal_profile(prior, self.pi)
+            self.terms = ChainTerms(prior, list(np.unique(support, axis=0)))
+            self.t_c = self._far_start(eta)
+            if self.t_c <= self.T:
+                self.extra = 2.0 * float(eta[self.t_c - 1 :].max()) + 1e-15
+            n = min(self.T, self.t_c - 1)
+            self.marg, _, _ = marginal_profile(prior, self.pi, length=max(n, 1), store=max(n, 1))
+        if self.T > 1:
+            self._check_tables(min(self.T - 1, 16))  # refuse hopeless sizes before any matrix product
+            self.terms.expect(estimate_cutoff(prior, self.terms.mass_rows, self.T - 1))
         self._pairs: dict[tuple[bytes, bytes], _Rows] = {}
 
-    def _powers(self, start: int, stop: int) -> np.ndarray:
-        out = np.empty((stop - start, self.K, self.K))
-        current = np.eye(self.K) if start == 0 else self.powers.get(start)[start - 1]
-        for i in range(stop - start):
-            current = current @ self.prior.transition
-            out[i] = current
-        return out
+    def _far_start(self, eta: np.ndarray) -> int:
+        converged = np.flatnonzero(np.isfinite(eta))
+        small = np.flatnonzero(eta <= TAIL_TOL)
+        if self.pi is None or small.size == 0:
+            return self.T + 1
+        s_f = int(converged[0]) + 1
+        t_eta = int(small[0]) + 1
+        if s_f == 1:
+            return t_eta
+        per_distance = table_cost(self.K, 1, len(self.terms.supports))[0]
+        self._check_tables(min(self.T - 1, max(1, int(FAR_SEARCH_SECONDS / per_distance))))
+        depth = self.terms.ensure(min(self.T - 1, max(1, int(FAR_SEARCH_SECONDS / per_distance))))
+        if self.terms.cutoff is None:
+            return self.T + 1
+        return min(self.T + 1, max(t_eta, s_f + depth))
+
+    def _check_tables(self, n: int) -> None:
+        """Refuse before growing the tables to n distances when that is out of reach."""
+        if self.terms.cutoff is not None or n <= self.terms.n:
+            return
+        _refuse_tables(self.K, n, self.terms.n, len(self.terms.supports))
+
+    def depth(self, a: np.ndarray) -> np.ndarray:
+        """The distance whose table row serves distance a: a itself, or the cutoff beyond it."""
+        return a if self.terms.cutoff is None else np.minimum(a, self.terms.cutoff)
 
     def right(self, n: int) -> np.ndarray:
-        """right[b-1, x, x'] for b = 1..n."""
-        return self._right.get(n)
+        """right[b-1, x·K + x'] for b = 1..n (past the cutoff: the cutoff row)."""
+        self._check_tables(n)
+        return self.terms.right_table(n)
 
     def h(self, n: int, support: np.ndarray) -> np.ndarray:
-        """h[a-1, x, x'] = max_{l in support, P^a[l,x] > 0} log P^a[l,x] / P^a[l,x'], a = 1..n."""
-        key = support.tobytes()
-        if key not in self._h:
-            self._h[key] = _Rows(
-                lambda s, e: _max_log_ratio(np.swapaxes(self.powers.get(e)[s:e], 1, 2), support)
-            )
-        return self._h[key].get(n)
+        """h[a-1, x·K + x'] = max_{l in support, P^a[l,x] > 0} log P^a[l,x] / P^a[l,x'], a = 1..n."""
+        self._check_tables(n)
+        return self.terms.h_table(n, support)
+
+    def _every(self, pairs: np.ndarray) -> bool:
+        return pairs.size == self.K * self.K
 
     def right_pairs(self, n: int, pairs: np.ndarray) -> np.ndarray:
         """right[b-1, p] for b = 1..n restricted to ``pairs``."""
+        if self._every(pairs):
+            return self.right(n)
         key = (b"right", pairs.tobytes())
         if key not in self._pairs:
-            self._pairs[key] = _Rows(lambda s, e: self.right(e)[s:e].reshape(e - s, -1)[:, pairs])
+            self._pairs[key] = _Rows(lambda s, e: self.right(e)[s:e][:, pairs])
         return self._pairs[key].get(n)
 
     def h_pairs(self, n: int, support: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """h[a-1, p] for a = 1..n restricted to ``pairs``."""
+        if self._every(pairs):
+            return self.h(n, support)
         key = (support.tobytes(), pairs.tobytes())
         if key not in self._pairs:
-            self._pairs[key] = _Rows(lambda s, e: self.h(e, support)[s:e].reshape(e - s, -1)[:, pairs])
+            self._pairs[key] = _Rows(lambda s, e: self.h(e, support)[s:e][:, pairs])
         return self._pairs[key].get(n)
 
     def right_max(self, n: int, pairs: np.ndarray) -> np.ndarray:
@@ -196,18 +253,43 @@ class _ChainTerms:
             self._pairs[key] = _Rows(lambda s, e: self.right_pairs(e, pairs)[s:e].max(axis=1))
         return self._pairs[key].get(n)
 
-    def pairs(self, t: int) -> np.ndarray:
-        """Flat indices x·K + x' of the pairs x ≠ x' with positive mass at node t (1-based)."""
-        p = self.marg[t - 1]
+    def pairs_of(self, p: np.ndarray) -> np.ndarray:
+        """Flat indices x·K + x' of the pairs x ≠ x' with positive mass under the marginal p.
+
+        When every state has mass, all K² indices: the terms of x = x' are 0 and never raise a
+        max of influences, which are ≥ 0; whole tables are then used without copies.
+        """
+        if np.all(p > 0):
+            return np.arange(self.K * self.K)
         ok = (p[:, None] > 0) & (p[None, :] > 0)
         np.fill_diagonal(ok, False)
         return np.flatnonzero(ok.reshape(-1))
 
-    def shift(self, t: int, pairs: np.ndarray) -> np.ndarray:
-        """log p_t[x'] − log p_t[x] for the given valid pairs."""
+    def shift_of(self, p: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """log p[x'] − log p[x] for the given valid pairs."""
         with np.errstate(divide="ignore"):
-            lp = np.log(self.marg[t - 1])
+            lp = np.log(p)
         return lp[pairs % self.K] - lp[pairs // self.K]
+
+    def pairs(self, t: int) -> np.ndarray:
+        """Valid pairs at node t (1-based, t < t_c)."""
+        return self.pairs_of(self.marg[t - 1])
+
+    def shift(self, t: int, pairs: np.ndarray) -> np.ndarray:
+        return self.shift_of(self.marg[t - 1], pairs)
+
+
+def _refuse_tables(k: int, n: int, have: int, supports: int) -> None:
+    """Refuse, with the estimate, influence tables up to n distances (``have`` already stored) out of reach."""
+    seconds, nbytes = table_cost(k, max(0, n - have), supports)
+    nbytes += 8.0 * k**2 * have * (1 + supports)
+    if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
+        raise ValueError(
+            f"MQM for this prior needs Markov quilts spanning {n} nodes, whose influence tables take"
+            f" about {seconds:.0f} s and {nbytes / 2**30:.1f} GB (K = {k} states; limits"
+            f" {WORK_LIMIT_SECONDS:.0f} s and {TABLE_LIMIT_BYTES / 2**30:.1f} GB); raise ε_puffer"
+            " (smaller quilts then suffice), shorten the sequences or merge rarely used states"
+        )
 
 
 def _scores(card: np.ndarray, influence: np.ndarray, eps: float) -> np.ndarray:
@@ -306,19 +388,23 @@ def _node_sigmas(
     return np.minimum(sigma, np.minimum(s_l, s_r))
 
 
-def _stationary_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[float, int, _NodeBest] | None:
-    """max_t min_Q score for a stationary prior, or None when it cannot exceed ``floor``.
+def _stationary_sigma(
+    terms: _Quilts, eps: float, floor: float, t_from: int = 1
+) -> tuple[float, int, _NodeBest] | None:
+    """max over nodes t ≥ t_from of min_Q score with the stationary terms, or None when ≤ ``floor``.
 
+    For a stationary prior (t_from = 1) this is exact.  For the far nodes of a non-stationary
+    prior the left terms are raised by ``terms.extra`` (see :class:`_Quilts`): an upper bound.
     Every per-pair term is ≥ 0, so max(Lmax[a], Rmax[b]) ≤ E[a, b] ≤ Lmax[a] + Rmax[b].  The
     upper bounds give an upper bound M on max_t σ_t; only cells whose lower-bound score is
     below M are evaluated exactly (a cell scoring ≥ M cannot lower the worst node's σ).
     """
     T = terms.T
-    pairs = terms.pairs(1)
+    pairs = terms.pairs_of(terms.pi)
     if pairs.size == 0:
         return None
-    shift = terms.shift(1, pairs)
-    support = terms.marg[0] > 0
+    shift = terms.shift_of(terms.pi, pairs) + terms.extra
+    support = terms.pi > 0
     limit = min(T, _FIRST_LIMIT)
     while True:
         d = min(limit, T - 1)
@@ -328,16 +414,16 @@ def _stationary_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[flo
         card = (np.arange(1, d + 1)[:, None] + np.arange(1, d + 1)[None, :] - 1).astype(float)
         inside = card <= limit
         table = np.where(inside, np.maximum(lmax[:, None] + rmax[None, :], 0.0), np.inf)
-        bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps).max())
+        bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :].max())
         lower = np.maximum(lmax[:, None], rmax[None, :])
         rows, cols = np.nonzero(inside & (_scores(card, lower, eps) <= bound))
         table[rows, cols] = _cells_max_plus(left, right, rows, cols)
-        sigma = _node_sigmas(table, lmax, rmax, T, limit, eps)
+        sigma = _node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :]
         worst = float(sigma.max())
         if worst <= floor:
             return None
         if limit >= T or worst <= (limit + 1) / eps:
-            t = int(np.argmax(sigma)) + 1
+            t = int(np.argmax(sigma)) + t_from
             a_avail, b_avail = min(t - 1, d), min(T - t, d)
             node = _best_at_node(t, T, eps, limit, left[:a_avail], right[:b_avail], table[:a_avail, :b_avail])
             return worst, t, node
@@ -354,10 +440,10 @@ class _Bounds:
     hi: np.ndarray
 
 
-def _left_rows(terms: _ChainTerms, t: int, dist: np.ndarray, pairs: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """left_t[a, p] for the distances ``dist`` (1-based, increasing) at node t."""
+def _left_rows(terms: _Quilts, t: int, dist: np.ndarray, pairs: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """left_t[a, p] for the distances ``dist`` (1-based, increasing) at node t (past the cutoff: its bound)."""
     out = np.empty((dist.size, pairs.size))
-    supports = terms.marg[t - 1 - dist] > 0  # support of p_{t−a}
+    supports = terms.marg[t - 1 - terms.depth(dist)] > 0  # support of p_{t−a} (a capped at the cutoff)
     done = np.zeros(dist.size, dtype=bool)
     while not done.all():
         first = int(np.flatnonzero(~done)[0])
@@ -369,7 +455,7 @@ def _left_rows(terms: _ChainTerms, t: int, dist: np.ndarray, pairs: np.ndarray, 
 
 
 def _exact_cells(
-    terms: _ChainTerms, t: int, pairs: np.ndarray, shift: np.ndarray, rows: np.ndarray, cols: np.ndarray
+    terms: _Quilts, t: int, pairs: np.ndarray, shift: np.ndarray, rows: np.ndarray, cols: np.ndarray
 ) -> np.ndarray:
     """E_t[a, b] = max_p (left_t[a, p] + right[b, p]) for the cells (rows[i], cols[i]), 1-based."""
     if rows.size == 0:
@@ -382,7 +468,7 @@ def _exact_cells(
 
 
 def _one_sided(
-    terms: _ChainTerms, t: int, pairs: np.ndarray, shift: np.ndarray, limit: int, eps: float, upper: float
+    terms: _Quilts, t: int, pairs: np.ndarray, shift: np.ndarray, limit: int, eps: float, upper: float
 ) -> _NodeBest | None:
     """The best left-only or right-only quilt at node t with card ≤ limit that could score below ``upper``."""
     T = terms.T
@@ -407,8 +493,8 @@ def _one_sided(
     return best
 
 
-def _general_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[float, int, _NodeBest] | None:
-    """max_t min_Q score node by node (non-stationary priors), or None when ≤ ``floor``.
+def _general_sigma(terms: _Quilts, eps: float, floor: float) -> tuple[float, int, _NodeBest] | None:
+    """max over nodes t < t_c of min_Q score node by node (non-stationary priors), or None when ≤ ``floor``.
 
     Consecutive nodes share their distances: E_t[a, b] and E_{t−1}[a, b] differ only through
     log p_t (and the supports of the left nodes), so with η = max_p |shift_t − shift_{t−1}|,
@@ -419,11 +505,12 @@ def _general_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[float,
     best: tuple[float, int, _NodeBest] | None = None
     bar = floor
     limit = min(T, _FIRST_LIMIT)
-    support_changes = np.ones(T + 1, dtype=bool)  # [s]: supp(p_s) differs from supp(p_{s−1}), 1-based
-    positive = terms.marg > 0
+    last = min(T, terms.t_c - 1)
+    support_changes = np.ones(last + 1, dtype=bool)  # [s]: supp(p_s) differs from supp(p_{s−1}), 1-based
+    positive = terms.marg[:last] > 0
     support_changes[2:] = np.any(positive[1:] != positive[:-1], axis=1)
     prev: _Bounds | None = None
-    for t in range(1, T + 1):
+    for t in range(1, last + 1):
         pairs = terms.pairs(t)
         if pairs.size == 0:
             prev = None
@@ -439,7 +526,7 @@ def _general_sigma(terms: _ChainTerms, eps: float, floor: float) -> tuple[float,
             if prev is not None and np.array_equal(prev.pairs, pairs):
                 eta = float(np.abs(shift - prev.shift).max()) * (1 + 1e-9) + 1e-12
                 r, c = min(n_a, prev.lo.shape[0]), min(n_b, prev.lo.shape[1])
-                same = ~support_changes[t - np.arange(1, r + 1)]  # supp(p_{t−a}) = supp(p_{t−1−a})
+                same = ~support_changes[t - terms.depth(np.arange(1, r + 1))]  # supp(p_{t−a}) = supp(p_{t−1−a})
                 lo[:r, :c] = np.where(same[:, None], np.maximum(prev.lo[:r, :c] - eta, 0.0), 0.0)
                 hi[:r, :c] = np.where(same[:, None], prev.hi[:r, :c] + eta, np.inf)
             fresh = np.flatnonzero(np.any(inside & np.isinf(hi), axis=1))
@@ -490,17 +577,25 @@ def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_pu
     """
     priors = _as_chain_priors(prior_or_priors)
     eps = check_eps("eps_puffer", eps_puffer)
+    longest = max(p.length for p in priors)
+    if not math.isfinite(longest / eps):
+        raise ValueError(
+            f"ε_puffer = {eps:g} is too small: the noise scale σ_max ≥ T/ε_puffer = {longest}/{eps:g} exceeds the"
+            f" largest double-precision number; use ε_puffer ≥ {longest / 1e300:.1e}"
+        )
     best: MQMScale | None = None
     for index, prior in enumerate(priors):
         floor = best.sigma_max if best is not None else 0.0
-        terms = _ChainTerms(prior)
-        if prior.stationary_initial:
-            found = _stationary_sigma(terms, eps, floor)
-        else:
-            found = _general_sigma(terms, eps, floor)
-        if found is not None:
-            sigma, t, node = found
-            best = MQMScale(sigma, eps, t, node.quilt, node.card, node.influence, index)
+        terms = _Quilts(prior)
+        for zone in ("far", "start"):
+            if zone == "far":
+                found = _stationary_sigma(terms, eps, floor, terms.t_c) if terms.t_c <= terms.T else None
+            else:
+                found = _general_sigma(terms, eps, floor) if terms.t_c > 1 else None
+            if found is not None and found[0] > floor:
+                sigma, t, node = found
+                floor = sigma
+                best = MQMScale(sigma, eps, t, node.quilt, node.card, node.influence, index)
     if best is None:
         return MQMScale(0.0, eps, 1, ("empty", 0, 0), 0, 0.0, 0)
     return best

@@ -89,3 +89,121 @@ def random_distribution(rng, k, zeros=False):
     if zeros:
         v[rng.integers(k)] = 0.0
     return v / v.sum()
+
+
+def reference_curve(priors, max_b):
+    """[a(1), ..., a(max_b)] from docs/math.md §2.1 with no pruning, no bound and no shortcut.
+
+    For every node t, every pair (x, x') and every prior: the left term at every available
+    distance from the node's own marginals p_{t−d}, p_t, the right term at every distance;
+    then every H = [t − dL + 1, t + dR − 1] with |H| ≤ b (both sides may run to the ends),
+    the max over priors inside, the min over H, the max over pairs and nodes outside.
+    ``priors``: list of (transition, initial, length).  Plain numpy; shares no code with
+    puffer_core.  Cost about T_max³·K² per prior, for chains up to a few dozen entries.
+    """
+    t_max = max(length for _, _, length in priors)
+    k = len(priors[0][0])
+    prepared = []
+    for transition, initial, length in priors:
+        p = np.asarray(transition, dtype=float)
+        marg = [np.asarray(initial, dtype=float)]
+        for _ in range(length - 1):
+            marg.append(marg[-1] @ p)
+        powers = [np.eye(k)]
+        for _ in range(length):
+            powers.append(powers[-1] @ p)
+        prepared.append((powers, marg, length))
+
+    def log_ratio(num, den):
+        best = -math.inf
+        for u, v in zip(num, den):
+            if u > 0:
+                best = max(best, math.inf if v <= 0 else math.log(u / v))
+        return best
+
+    result = np.zeros(max_b)
+    for t in range(1, t_max + 1):
+        n_left, n_right = t, t_max - t + 1  # dL = t: no left L node; dR = t_max − t + 1: none on the right
+        for x in range(k):
+            for xp in range(k):
+                if x == xp:
+                    continue
+                value = np.full((n_left, n_right), -math.inf)  # value[dL−1, dR−1]
+                secret = False
+                for powers, marg, length in prepared:
+                    if t > length or marg[t - 1][x] <= 0 or marg[t - 1][xp] <= 0:
+                        continue
+                    secret = True
+                    shift = math.log(marg[t - 1][xp]) - math.log(marg[t - 1][x])
+                    left = np.zeros(n_left)
+                    for d in range(1, t):
+                        keep = marg[t - d - 1] > 0
+                        left[d - 1] = log_ratio(powers[d][keep, x], powers[d][keep, xp]) + shift
+                    right = np.zeros(n_right)
+                    for d in range(1, n_right + 1):
+                        if t + d <= length:
+                            right[d - 1] = log_ratio(powers[d][x], powers[d][xp])
+                    value = np.maximum(value, left[:, None] + right[None, :])
+                if not secret:
+                    continue
+                size = np.arange(n_left)[:, None] + np.arange(n_right)[None, :] + 1  # |H| = dL + dR − 1
+                for b in range(1, max_b + 1):
+                    result[b - 1] = max(result[b - 1], float(value[size <= b].min()))
+    return result
+
+
+def chain_of_kind(rng, k, kind):
+    """A random transition matrix of a named kind (the shapes real priors take, and hard ones)."""
+    if kind == "dense":  # fast mixing, like a smoothed fitted prior
+        m = rng.dirichlet(np.full(k, 0.3), size=k)
+        m = 0.999 * m + 0.001 / k
+    elif kind == "sticky":
+        m = 0.7 * np.eye(k) + 0.3 * rng.dirichlet(np.ones(k), size=k)
+    elif kind == "sparse":  # zeros; irreducible and aperiodic through the self-loop of state 0
+        m = np.zeros((k, k))
+        for i in range(k):
+            m[i, rng.choice(k, 2, replace=False)] = rng.random(2) + 0.1
+            m[i, (i + 1) % k] += 0.3
+        m[0, 0] += 0.2
+    elif kind == "near-periodic":
+        m = 0.9 * np.roll(np.eye(k), 1, axis=1) + 0.1 * rng.dirichlet(np.ones(k), size=k)
+    elif kind == "periodic":  # never mixes: a cycle of period 2 on top of random rows
+        m = np.zeros((k, k))
+        half = k // 2
+        m[:half, half:] = rng.random((half, k - half)) + 0.1
+        m[half:, :half] = rng.random((k - half, half)) + 0.1
+    elif kind == "transient":  # state 0 is left forever after the first step
+        m = rng.dirichlet(np.ones(k), size=k)
+        m[:, 0] = 0.0
+        m[0, 1:] += 1e-3
+    else:
+        raise ValueError(kind)
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def cutoff_distance(transition, rows):
+    """First d with 2·max over columns of the log spread over ``rows`` of P^d ≤ 1e-12 (None if none ≤ 400)."""
+    power = np.eye(len(transition))
+    for d in range(1, 401):
+        power = power @ transition
+        sub = power[rows]
+        if np.any(sub == 0):
+            continue
+        logs = np.log(sub)
+        if 2 * (logs.max(axis=0) - logs.min(axis=0)).max() <= 1e-12:
+            return d
+    return None
+
+
+def converged_from(prior):
+    """First t with supp p_t = supp π and max |log p_t − log π| ≤ 1e-12 (None if never within the chain)."""
+    values, vectors = np.linalg.eig(prior.transition.T)
+    pi = np.abs(np.real(vectors[:, np.argmin(np.abs(values - 1))]))
+    pi /= pi.sum()
+    p = prior.initial.copy()
+    for t in range(1, prior.length + 1):
+        same = np.array_equal(p > 1e-300, pi > 1e-300)
+        if same and np.max(np.abs(np.log(p[pi > 0]) - np.log(pi[pi > 0]))) <= 1e-12:
+            return t
+        p = p @ prior.transition
+    return None

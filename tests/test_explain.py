@@ -170,7 +170,7 @@ def test_short_sequences_against_the_binary_closed_form():
     for short in shorts:
         eps = short.eps_puffer
         cap = short.numbers["examined_up_to_b"]
-        closed = binary_chain_curve(p, q, cap).a  # exact on sequences of 2·cap + 1 entries (λ > 0)
+        closed = binary_chain_curve(p, q, cap, length=2 * cap + 1).a  # exact on sequences of 2·cap + 1 entries (λ > 0)
         below = np.flatnonzero(closed < eps)
         assert short.numbers["b_needed_any_length"] == int(below[0]) + 1
         rate = max((eps - closed[b - 1]) / b for b in range(1, cap + 1) if closed[b - 1] < eps)

@@ -15,7 +15,7 @@ import pytest
 
 from puffer_core.mqm import mqm_noise_scale, mqm_scale
 from puffer_core.priors import MarkovChainPrior
-from tests.brute import random_chain, random_distribution
+from tests.brute import converged_from, cutoff_distance, random_chain, random_distribution
 
 
 def _joint(transition, initial, length):
@@ -245,3 +245,35 @@ def test_sigma_grows_as_epsilon_shrinks():
     prior = MarkovChainPrior([[0.8, 0.2], [0.3, 0.7]], None, 40)
     values = [mqm_noise_scale(prior, eps) for eps in (4.0, 2.0, 1.0, 0.5, 0.1)]
     assert all(x < y for x, y in zip(values, values[1:]))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_far_nodes_of_non_stationary_chains_match_the_unpruned_algorithm(seed):
+    """Fast mixing, started away from π: nodes past convergence share one bound; σ never below the definition."""
+    rng = np.random.default_rng(900 + seed)
+    k = 3
+    transition = 0.8 / k + 0.2 * rng.dirichlet(np.full(k, 0.3), size=k)
+    transition /= transition.sum(axis=1, keepdims=True)
+    initial = np.eye(k)[seed % k] if seed else rng.dirichlet(np.ones(k))
+    prior = _prior(transition, initial, 48)
+    assert converged_from(prior) + cutoff_distance(transition, np.ones(k, bool)) < 48  # the far-node bound is used
+    for eps in (0.3, 1.0, 4.0):
+        expected = _reference_sigma(prior.transition, prior.initial, 48, eps)
+        got = mqm_noise_scale(prior, eps)
+        assert expected * (1 - 1e-12) <= got <= expected * (1 + 1e-9)
+
+
+def test_mqm_theta_with_far_nodes_and_cutoffs():
+    """Θ of a fast-mixing non-stationary prior and a sticky stationary one: each prior's own quilts."""
+    rng = np.random.default_rng(31)
+    fast = 0.8 / 3 + 0.2 * rng.dirichlet(np.full(3, 0.3), size=3)
+    fast /= fast.sum(axis=1, keepdims=True)
+    sticky = 0.9 * np.eye(3) + 0.1 * random_chain(rng, 3)
+    first = _prior(fast, np.array([1.0, 0.0, 0.0]), 40)
+    second = _prior(sticky, None, 30)
+    for eps in (0.5, 2.0):
+        expected = max(
+            _reference_sigma(p.transition, p.initial, p.length, eps) for p in (first, second)
+        )
+        got = mqm_noise_scale([first, second], eps)
+        assert expected * (1 - 1e-12) <= got <= expected * (1 + 1e-9)
