@@ -18,10 +18,10 @@ from app_ui.attacks import (
     ladder,
     notes,
 )
-from app_ui.charts import show_table
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.streams import build_prior, chain_priors
+from app_ui.tables import show_table
 from puffer_core.prior_kinds import PRIOR_KINDS
 
 values = state.settings()
@@ -174,7 +174,7 @@ elif run or run_key in runs:
         )
         st.divider()
         script = attack_script(export)
-        offer_exports(attack_report(export), script, "attack", "attack")
+        offer_exports(lambda: attack_report(export), script, "attack", "attack")
         with st.expander("The script behind these numbers"):
             st.code(script, language="python")
 else:

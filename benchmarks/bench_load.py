@@ -15,6 +15,7 @@ One command per table (each starts its own servers on free ports, and stops them
     python benchmarks/bench_load.py --scaling       # throughput of 1 vs 2 processes (30 sessions, no pause)
     python benchmarks/bench_load.py --soak 200      # memory: 200 sessions opened and closed in turn
     python benchmarks/bench_load.py --steady 300    # one session, cached reruns: server CPU per rerun
+    python benchmarks/bench_load.py --pages 40      # the same on every page (each in the state named below)
     python benchmarks/bench_load.py --url http://host:8501 --pid 1234   # a server that is already running
 
 ``--steady`` prints the server's pid first, so a profiler can be attached while it runs
@@ -43,6 +44,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -70,6 +72,46 @@ def setting_value(scenario: int, same: bool) -> float:
     """q for a scenario: the default for "same"; a q of its own otherwise, so its curves are new to the cache."""
     return 0.8 if same else round(0.30 + 0.01 * (scenario % 60), 2)
 
+
+
+@dataclass(frozen=True)
+class PageCase:
+    """A page in a state worth measuring (``setup``: widget settings applied in turn, untimed) and the two
+    widget settings a cached rerun alternates between (both computed once before the timing starts)."""
+
+    name: str
+    page: str
+    query: str = ""
+    setup: tuple[dict[str, Any], ...] = ()
+    first: dict[str, Any] = field(default_factory=dict)
+    second: dict[str, Any] = field(default_factory=dict)
+
+
+PAGE_CASES: tuple[PageCase, ...] = (
+    PageCase("Home", ""),
+    PageCase("Influence curves: binary chain, T", "curves", first={"w_length": 101}, second={"w_length": 102}),
+    PageCase("Influence curves: 3-state matrix, T", "curves", "prior=matrix", (), {"w_length": 101}, {"w_length": 102}),
+    PageCase("Influence curves: Gaussian, ℓ", "curves", "prior=gaussian", first={"w_ell": 1.0}, second={"w_ell": 1.1}),
+    PageCase("Calibrate: target ε_puffer", "calibrate", first={"w_eps": 1.0}, second={"w_eps": 1.1}),
+    PageCase("Plan & compose: releases k", "plan", first={"w_plan_releases": 12}, second={"w_plan_releases": 13}),
+    PageCase(
+        "Simulate, results shown: rank",
+        "simulate",
+        setup=({"w_sim_trials": 50}, {"w_sim_run": True}),
+        first={"w_sim_acc": "Acc@1"},
+        second={"w_sim_acc": "Acc@2"},
+    ),
+    PageCase("Streams: ε per step", "stream", first={"w_stream_eps": 0.3}, second={"w_stream_eps": 0.35}),
+    PageCase(
+        "How tight is my bound?, results shown: seed",
+        "attack",
+        setup=({"w_attack_run": True}, {"w_attack_seed": 1}, {"w_attack_run": True}),
+        first={"w_attack_seed": 0},
+        second={"w_attack_seed": 1},
+    ),
+    PageCase("Classroom: ε of the randomized response", "classroom", "", (), {"w_rr_eps": 0.5}, {"w_rr_eps": 0.55}),
+    PageCase("About the math (a rerun)", "about"),
+)
 
 # ---------------------------------------------------------------------------- servers under test
 
@@ -403,6 +445,42 @@ async def steady(servers: Servers, count: int) -> None:
     )
 
 
+async def pages(servers: Servers, count: int, cases: Sequence[PageCase]) -> None:
+    """Every page in its state: one session each, ``count`` reruns alternating between two cached settings."""
+    await warm_up(servers)
+    print(
+        "| page: what changes | reruns | median s | server CPU/rerun ms | fragment | kB sent/rerun |"
+        " client CPU/rerun ms | others' cores | wrong |\n|---|---:|---:|---:|---|---:|---:|---:|---:|"
+    )
+    for case in cases:
+        async with Session(servers.url, case.page, case.query) as session:
+            wrong: list[str] = []
+            for values in case.setup:
+                wrong += check(await session.rerun(values), None, None)
+            for _ in range(2):  # both settings computed once: the timed reruns are cache hits
+                for values in (case.first, case.second):
+                    wrong += check(await session.rerun(values), None, None)
+            meter = Meter(servers)
+            meter.start()
+            times, sent, fragment = [], 0, False
+            for i in range(count):
+                run = await session.rerun(case.first if i % 2 == 0 else case.second)
+                times.append(run.seconds)
+                sent += run.received
+                fragment |= run.fragment_only
+                wrong += check(run, None, None)
+            wall, server, client, others = meter.stop()
+        times.sort()
+        print(
+            f"| {case.name} | {count} | {times[len(times) // 2]:.3f} | {1000 * server / count:.1f} |"
+            f" {'yes' if fragment else 'no'} | {sent / count / 1000:.0f} | {1000 * client / count:.1f} |"
+            f" {others / wall:.2f} | {len(wrong)} |",
+            flush=True,
+        )
+        for w in wrong[:3]:
+            print("  ", w)
+
+
 async def scaling(counts: Sequence[int], env: dict[str, str], rounds: int) -> None:
     print(
         "| processes | round | distinct: clicks/s | p50 s | p95 s | same: clicks/s | p50 s | p95 s |"
@@ -459,6 +537,8 @@ def main() -> int:
     parser.add_argument("--soak", type=int, default=0, help="open and close this many sessions in turn; report RSS")
     parser.add_argument("--settle", type=float, default=0.0, help="with --soak: wait this long, then measure again")
     parser.add_argument("--steady", type=int, default=0, help="one session, this many cached reruns")
+    parser.add_argument("--pages", type=int, default=0, help="every page: this many cached reruns each")
+    parser.add_argument("--only", nargs="+", default=[], help="with --pages: the cases whose name starts so")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server processes")
     parser.add_argument("--scenario", type=int, default=0, help="first scenario number (new q values for --url)")
     args = parser.parse_args()
@@ -482,6 +562,9 @@ def main() -> int:
             asyncio.run(soak(servers, args.soak, args.settle))
         elif args.steady:
             asyncio.run(steady(servers, args.steady))
+        elif args.pages:
+            cases = [c for c in PAGE_CASES if not args.only or any(c.name.startswith(o) for o in args.only)]
+            asyncio.run(pages(servers, args.pages, cases))
         else:
             print(HEADER)
             results = asyncio.run(table(servers, args.sessions, args.pauses, args.scenario))

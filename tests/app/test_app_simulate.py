@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_ui.charts import fmt
 from app_ui.data_picker import simulation_report
+from app_ui.tables import fmt
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems
@@ -507,8 +507,9 @@ def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     captured: list[tuple[str, str]] = []
     original = report.offer_exports
 
-    def capture(html: str, script: str, stem: str, key: str) -> None:
-        captured.append((html, script))
+    def capture(html: object, script: object, stem: str, key: str) -> None:
+        # the page passes functions (a report is built when its button is clicked): build both here
+        captured.append((html() if callable(html) else html, script() if callable(script) else script))
         original(html, script, stem, key)
 
     monkeypatch.setattr(report, "offer_exports", capture)

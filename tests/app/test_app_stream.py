@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from app_ui.attacks import parse_attack_output
-from app_ui.charts import fmt
 from app_ui.streams import (
     StreamExport,
     constant_schedule,
@@ -25,6 +24,7 @@ from app_ui.streams import (
     parse_segments,
     stream_report,
 )
+from app_ui.tables import fmt
 from puffer_core import (
     GaussianProcessPrior,
     MarkovChainPrior,

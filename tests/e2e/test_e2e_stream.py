@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app_ui.charts import fmt
+from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream import temporal_privacy_leakage
 from tests.e2e.test_e2e_app import alerts, open_page, wait_idle
