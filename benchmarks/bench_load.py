@@ -36,11 +36,9 @@ import asyncio
 import math
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import start_streamlit, stop, wait_for_health  # noqa: E402
+from tests.servers import free_port, healthy, port_is_free, start_streamlit, stop, wait_for_health  # noqa: E402
 from tests.streamlit_ws import SIDEBAR, Run, Session  # noqa: E402
 
 # ---------------------------------------------------------------------------- what a student does
@@ -118,12 +116,6 @@ PAGE_CASES: tuple[PageCase, ...] = (
 HZ = os.sysconf("SC_CLK_TCK")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process (/proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -181,15 +173,9 @@ class Servers:
 
 def one_process(env: dict[str, str]) -> Servers:
     """`streamlit run app.py` on a free port, as the end-to-end tests start it."""
-    port = _free_port()
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        log = open(os.devnull, "wb")
-        process = start_streamlit(port, log)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    port = free_port()
+    log = open(os.devnull, "wb")
+    process = start_streamlit(port, log, env)
     url = f"http://127.0.0.1:{port}"
     wait_for_health(url, process)
     return Servers(url, [process.pid], "1 process (streamlit run app.py)", [lambda: stop(process), log.close], [url])
@@ -197,10 +183,10 @@ def one_process(env: dict[str, str]) -> Servers:
 
 def behind_proxy(count: int, env: dict[str, str]) -> Servers:
     """deploy/run.sh ``count``: that many app processes behind HAProxy, on free ports."""
-    proxy_port = _free_port()
-    app_ports = [_free_port() for _ in range(count)]
+    proxy_port = free_port()
+    app_ports = [free_port() for _ in range(count)]
     first = min(app_ports)  # run.sh uses consecutive ports from the first: find a free run of them
-    while not all(_port_is_free(first + i) for i in range(count)):
+    while not all(port_is_free(first + i) for i in range(count)):
         first += count
     environment = {
         **os.environ,
@@ -222,7 +208,7 @@ def behind_proxy(count: int, env: dict[str, str]) -> Servers:
             raise RuntimeError(f"deploy/run.sh exited with status {launcher.returncode}")
         children = _children(launcher.pid)
         pids = [p for p, cmd in children if "streamlit run" in cmd or cmd.startswith("haproxy")]
-        if any(cmd.startswith("haproxy") for _, cmd in children) and _healthy(url):
+        if any(cmd.startswith("haproxy") for _, cmd in children) and healthy(url):
             break
         time.sleep(0.2)
     else:
@@ -236,23 +222,6 @@ def behind_proxy(count: int, env: dict[str, str]) -> Servers:
 
     label = f"{count} processes behind HAProxy (deploy/run.sh {count})"
     return Servers(url, pids, label, [_stop], [f"http://127.0.0.1:{first + i}" for i in range(count)])
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-            return response.read().strip() == b"ok"
-    except OSError:
-        return False
 
 
 # ---------------------------------------------------------------------------- scenarios
