@@ -21,7 +21,7 @@ from app_ui.attacks import (
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.streams import build_prior, chain_priors
-from app_ui.tables import show_table
+from app_ui.tables import static_table
 from puffer_core.prior_kinds import PRIOR_KINDS
 
 values = state.settings()
@@ -150,7 +150,7 @@ elif run or run_key in runs:
         )
         export = AttackExport(tuple(attacked), release, eps, k, seed, draws)
         st.plotly_chart(ladder(export), key="attack_chart", config={"displaylogo": False})
-        show_table(attack_table(rows), key="attack_table", width="stretch")
+        static_table(attack_table(rows))  # wraps to the page's width: nothing to scroll sideways on a phone
         for note in notes(rows):
             st.caption(note)
         st.markdown(

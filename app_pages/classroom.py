@@ -6,6 +6,8 @@ Each tab is a fragment: its controls rerun only that tab, and its numbers are ca
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -28,7 +30,7 @@ from app_ui.classroom_views import (
     reveal_sentence,
 )
 from app_ui.docs import show_sources
-from app_ui.tables import csv_download, fmt, show_problems, show_table
+from app_ui.tables import csv_download, fmt, show_problems, static_table
 from puffer_core.prior_kinds import sticky_matrix
 from puffer_core.priors import transition_problems
 
@@ -52,6 +54,14 @@ collapse_tab, laplace_tab, chain_tab = st.tabs(
 def _step(delta: int | None) -> None:
     current = st.session_state.get("cls_step", 0)
     st.session_state["cls_step"] = 0 if delta is None else min(MAX_RUNS, current + delta)
+
+
+def _one_and_two_runs(eps: list[float]) -> Any:
+    """The exact ε of one and of two runs, side by side; the third column, for one more number."""
+    m1, m2, m3 = st.columns(3)
+    m1.metric("ε of one run", fmt(eps[0]))
+    m2.metric("ε of two runs", fmt(eps[1]))
+    return m3
 
 
 @st.fragment
@@ -105,9 +115,7 @@ def _collapse() -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("The construction")
-        m1, m2, m3 = st.columns(3)
-        m1.metric("ε of one run", fmt(view.collapse_eps[0]))
-        m2.metric("ε of two runs", fmt(view.collapse_eps[1]))
+        m3 = _one_and_two_runs(view.collapse_eps)
         m3.metric(
             "Expected runs",
             fmt(view.expected_runs),
@@ -124,9 +132,7 @@ def _collapse() -> None:
         )
     with right:
         st.subheader("Randomized response")
-        m1, m2, m3 = st.columns(3)
-        m1.metric("ε of one run", fmt(view.rr_eps[0]))
-        m2.metric("ε of two runs", fmt(view.rr_eps[1]))
+        m3 = _one_and_two_runs(view.rr_eps)
         m3.metric(
             f"ε of {MAX_K_CHECKED} runs",
             fmt(view.rr_eps[-1]),
@@ -149,11 +155,9 @@ def _collapse() -> None:
             width="content",
             column_config={"output": st.column_config.TextColumn("output seen by the attacker")},
         )
-    d1, d2 = st.columns(2)
-    with d1:
+    with st.container(horizontal=True):
         label = "Download the posterior traces (CSV)"
         csv_download(view.traces_csv, "posterior_traces.csv", label, key="w_download_traces")
-    with d2:
         label = "Download ε by number of runs (CSV)"
         csv_download(view.eps_csv, "leakage_by_runs.csv", label, key="w_download_eps_runs")
 
@@ -197,7 +201,7 @@ def _laplace() -> None:
     m3.metric("Calibrated Laplace scale", fmt(view.scale), help=f"1/ε_DP with ε_DP = {fmt(view.eps_dp)}.")
     st.markdown(laplace_reading(p, q, plain))
     show_figure(view.figure, view.notes, key="laplace_chart")
-    show_table(view.table, key="laplace_table")
+    static_table(view.table)  # wraps to the page's width: nothing to scroll sideways on a phone
     csv_download(view.table, "laplace_two_nodes.csv", "Download (CSV)", key="w_download_laplace")
 
 
@@ -251,7 +255,7 @@ def _tiny_chain() -> None:
     c1.metric("Exact leakage of one release", fmt(float(table["exact leakage"].iloc[0])))
     c2.metric("Guaranteed by the a(b) curve", fmt(float(table["guarantee (a(b) curve)"].iloc[0])))
     show_figure(view.figure, view.notes, key="tiny_chart")
-    show_table(table, key="tiny_table")
+    static_table(table)
     csv_download(table, "tiny_chain_audit.csv", "Download (CSV)", key="w_download_tiny")
 
 

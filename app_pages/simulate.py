@@ -260,13 +260,12 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         f" {chosen['trials']} trials per ε_puffer, seed {chosen['seed']}."
     )
     report_settings = words.report_settings(loaded, chosen)
-    with st.columns([3, 2])[0]:  # the two buttons side by side, not pushed to the far right
-        offer_exports(
-            lambda: html_report("Pufferfish Lab — Simulate", summary, report_settings, sections),
-            lambda: words.script(loaded, chosen, table_metric, release),
-            "simulate",
-            key="w_sim_exports",
-        )
+    offer_exports(
+        lambda: html_report("Pufferfish Lab — Simulate", summary, report_settings, sections),
+        lambda: words.script(loaded, chosen, table_metric, release),
+        "simulate",
+        key="w_sim_exports",
+    )
     prior_words = words.prior_words(chosen) if fitted else None
     with st.container(horizontal=True, key="sim_downloads"):
         csv_download(metrics, "simulation_results.csv", "Download the results (CSV)", key="w_download_results")

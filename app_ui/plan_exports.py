@@ -36,6 +36,7 @@ from .tables import Shown, fmt, shown
 
 NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
 MAX_NAMED_TICKS = 24  # more releases than this: numbered ticks, names in the table
+TICK_CHARS = 8  # a release's name on the x axis, cut beyond this many characters
 
 
 def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
@@ -114,8 +115,9 @@ def _ledger_chart(table: pd.DataFrame, log_y: bool) -> tuple[go.Figure, list[str
         Trace("group DP accounting (T·ε_DP each)", k, table["cumulative (group DP)"].to_numpy(dtype=float), dash="dot"),
     ]
     fig, notes = ledger_figure(traces, log_y=log_y)
-    if len(table) <= MAX_NAMED_TICKS:
-        fig.update_xaxes(tickmode="array", tickvals=k, ticktext=list(table["release"]))
+    if len(table) <= MAX_NAMED_TICKS:  # long names are cut on the axis (the table and the hover have them whole)
+        names = [name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…" for name in table["release"]]
+        fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
     else:
         fig.update_xaxes(dtick=None, tickmode="auto")
     return fig, notes

@@ -146,24 +146,32 @@ def offer_exports(report: str | Callable[[], str], script: str | Callable[[], st
     Pass functions returning the HTML and the script: they are then built only when a button is
     clicked (a report is ~4.6 MB: building and hashing it on every rerun would cost tens of ms).
     """
-    left, right = st.columns(2)
-    left.download_button(
-        "Download report (HTML)",
-        (lambda: report().encode("utf-8")) if callable(report) else report.encode("utf-8"),
-        file_name=f"{stem}-report.html",
-        mime="text/html",
-        key=f"{key}_report",
-        on_click="ignore",
-        icon=":material/description:",
-        help="Every setting, the numbers and the charts in one file that opens offline in any browser.",
-    )
-    right.download_button(
-        "Download script (Python)",
-        (lambda: script().encode("utf-8")) if callable(script) else script.encode("utf-8"),
-        file_name=f"{stem}.py",
-        mime="text/x-python",
-        key=f"{key}_script",
-        on_click="ignore",
-        icon=":material/code:",
-        help="Recomputes this page's numbers with puffer_core and prints them: `python " + stem + ".py`.",
-    )
+    buttons = st.container(horizontal=True)  # side by side, at the left, on every page (stacked on a phone)
+    for text, label, file_name, mime, icon, help_text in (
+        (
+            report,
+            "Download report (HTML)",
+            f"{stem}-report.html",
+            "text/html",
+            ":material/description:",
+            "Every setting, the numbers and the charts in one file that opens offline in any browser.",
+        ),
+        (
+            script,
+            "Download script (Python)",
+            f"{stem}.py",
+            "text/x-python",
+            ":material/code:",
+            f"Recomputes this page's numbers with puffer_core and prints them: `python {stem}.py`.",
+        ),
+    ):
+        buttons.download_button(
+            label,
+            (lambda text=text: text().encode("utf-8")) if callable(text) else text.encode("utf-8"),
+            file_name=file_name,
+            mime=mime,
+            key=f"{key}_{'report' if file_name.endswith('.html') else 'script'}",
+            on_click="ignore",
+            icon=icon,
+            help=help_text,
+        )

@@ -16,6 +16,7 @@ from app_ui.tables import fmt
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.uploads import DIRTY
 
 SIMULATE = "app_pages/simulate.py"
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -256,12 +257,6 @@ def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest
 # --------------------------------------------------------------------------- the registry, repair, the note, exports
 
 SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
-DIRTY = (
-    b"user,time,state,zone\n"
-    b"u1,1,home,Oslo\nu1,2,work,Oslo\nu1,2,work,Oslo\nu1,3,home,Oslo\nu1,4,,Oslo\n"
-    b"u2,1,work,Rome\nu2,2,home,Rome\nu2,3,work,Rome\nu2,3,work,Rome\nu2,4,home,Rome\n"
-    b"u3,1,home,Oslo\nu3,2,home,Oslo\n,3,work,Oslo\nu3,4,work,Oslo\nu3,5,home,Oslo\n"
-)
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -106,6 +106,16 @@ def wide_tables(page: Any) -> list[str]:
     )
 
 
+def sideways_at(page: Any, width: int) -> list[str]:
+    """What would scroll sideways with the page ``width`` px wide: elements past the main area, wide static tables."""
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    time.sleep(0.5)
+    try:
+        return horizontal_overflow(page) + wide_tables(page)
+    finally:
+        page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+
 def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path:
     """A PNG of the whole page at ``width`` px, saved as ``<name>.png`` (``<name>-<width>.png`` below 1400 px).
 

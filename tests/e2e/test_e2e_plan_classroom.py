@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import cells, download, grid_overflow, open_page, snap_widths, wait_idle
+from tests.e2e.pages import cells, download, grid_overflow, open_page, sideways_at, snap_widths, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -131,9 +131,11 @@ def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot
     wait_idle(page)
     assert page.get_by_text("2 releases leak 0.0123 nats more than 2 × one release", exact=False).is_visible()
     assert all(overflow <= 1 for overflow in grid_overflow(page))
+    assert not sideways_at(page, 390)  # the table wraps on a phone
     snap_widths(page, screenshot_dir, "classroom-laplace")
     page.get_by_role("tab", name="A tiny chain, audited exactly").click()
     wait_idle(page)
     assert all(overflow <= 1 for overflow in grid_overflow(page))
+    assert not sideways_at(page, 390)
     assert not page.locator('[data-testid="stException"]').count()
     snap_widths(page, screenshot_dir, "classroom-tiny-chain")

@@ -11,16 +11,11 @@ from typing import Any
 import pytest
 
 from tests.e2e.pages import MAIN, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
+from tests.uploads import DIRTY
 
 pytestmark = pytest.mark.e2e
 
 SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
-DIRTY = (
-    b"user,time,state,zone\n"
-    b"u1,1,home,Oslo\nu1,2,work,Oslo\nu1,2,work,Oslo\nu1,3,home,Oslo\nu1,4,,Oslo\n"
-    b"u2,1,work,Rome\nu2,2,home,Rome\nu2,3,work,Rome\nu2,3,work,Rome\nu2,4,home,Rome\n"
-    b"u3,1,home,Oslo\nu3,2,home,Oslo\n,3,work,Oslo\nu3,4,work,Oslo\nu3,5,home,Oslo\n"
-)
 
 
 def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(

@@ -13,7 +13,7 @@ import pytest
 from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream import temporal_privacy_leakage
-from tests.e2e.pages import EXCEPTION, alerts, open_page, snap_widths, traces, wait_idle
+from tests.e2e.pages import EXCEPTION, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -54,4 +54,5 @@ def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
     bound = [float(v) for v in shown["[C] bound"]]
     assert len(lower) == 6 and all(lo <= b * (1 + 1e-3) for lo, b in zip(lower, bound))
     assert page.get_by_text("attack (seed 0)").first.is_visible()
+    assert not sideways_at(page, 390)  # the ladder's table wraps on a phone
     snap_widths(page, screenshot_dir, "attack")
