@@ -13,9 +13,9 @@ from app_ui.attacks import (
     attack_report,
     attack_row,
     attack_script,
-    attack_table,
     is_stream,
     ladder,
+    ladder_table,
     notes,
 )
 from app_ui.priors import parameters_of
@@ -150,7 +150,7 @@ elif run or run_key in runs:
         )
         export = AttackExport(tuple(attacked), release, eps, k, seed, draws)
         st.plotly_chart(ladder(export), key="attack_chart", config={"displaylogo": False})
-        static_table(attack_table(rows))  # wraps to the page's width: nothing to scroll sideways on a phone
+        static_table(ladder_table(export))  # wraps to the page's width: nothing to scroll sideways on a phone
         for note in notes(rows):
             st.caption(note)
         st.markdown(

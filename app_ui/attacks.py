@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.attacker import attack_histogram, attack_stream
@@ -28,7 +29,7 @@ from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leaka
 from .priors import kind_curve, prior_source
 from .report import Section, html_report, python_script
 from .streams import build_prior, chain_priors, emissions, exact_stream_refusal, power_text
-from .tables import fmt
+from .tables import fmt, right_aligned
 
 EXACT_HISTOGRAM_CELLS = 5_000_000  # sequences × outputs of the whole-sequence histogram (Laplace)
 EXACT_RANKING_WORK = 20_000  # sequences × rankings of the exponential mechanism (a Python loop per sequence)
@@ -406,6 +407,12 @@ class AttackExport:
 def ladder(export: AttackExport) -> go.Figure:
     """The ladder chart of one run, built once (shared: callers must not change it)."""
     return attack_figure(export.rows())
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def ladder_table(export: AttackExport) -> Styler:
+    """The ladder as the page prints it (numbers as text, right-aligned), built once (shared: do not change it)."""
+    return right_aligned(attack_table(export.rows()))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

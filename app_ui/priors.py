@@ -267,7 +267,8 @@ def prior_source(
     ``params`` are the kind's parameters (:func:`parameters_of`); the code assigns ``name`` — one
     prior, or the list Θ — exactly as :data:`~puffer_core.prior_kinds.PRIOR_KINDS` builds it, with
     every float written as ``repr`` (it reads back to the same float).  ``members``: the priors of a
-    robust Θ (a fitted chain and its posterior draws), written out entry by entry.
+    robust Θ (a fitted chain and its posterior draws), written out entry by entry (a chain normalises
+    its rows again when it is built, which can move an entry by one unit in the last place).
     """
     values = PRIOR_KINDS[kind].defaults | dict(params)
     length = int(values.get("length", 0))
