@@ -70,18 +70,25 @@ def cells(page: Any, index: int) -> list[str]:
 def horizontal_overflow(page: Any) -> list[str]:
     """What sticks out to the right of the main area at the current width (test ids), if anything.
 
-    Tables scroll inside their own frame and charts resize, so anything listed makes the whole page
-    scroll sideways.
+    Tables and a row of tabs scroll inside their own frame and charts resize, so anything listed
+    makes the whole page scroll sideways (what a frame of its own clips is not listed).
     """
     return page.evaluate(
         """() => {
             const main = document.querySelector('[data-testid="stMain"]');
             if (!main) return [];
             const right = main.getBoundingClientRect().right + 1;
+            const clipped = (el) => {
+                for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
+                    const x = getComputedStyle(up).overflowX;
+                    if (x !== 'visible' && up.getBoundingClientRect().right <= right) return true;
+                }
+                return false;
+            };
             const out = [];
             for (const el of main.querySelectorAll('[data-testid]')) {
                 const box = el.getBoundingClientRect();
-                if (box.width > 0 && box.right > right) out.push(el.getAttribute('data-testid'));
+                if (box.width > 0 && box.right > right && !clipped(el)) out.push(el.getAttribute('data-testid'));
             }
             return [...new Set(out)];
         }"""
