@@ -13,15 +13,15 @@ from app_ui.attacks import (
     attack_report,
     attack_row,
     attack_script,
-    attack_table,
     is_stream,
     ladder,
+    ladder_table,
     notes,
 )
-from app_ui.charts import show_table
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.streams import build_prior, chain_priors
+from app_ui.tables import static_table
 from puffer_core.prior_kinds import PRIOR_KINDS
 
 values = state.settings()
@@ -150,7 +150,7 @@ elif run or run_key in runs:
         )
         export = AttackExport(tuple(attacked), release, eps, k, seed, draws)
         st.plotly_chart(ladder(export), key="attack_chart", config={"displaylogo": False})
-        show_table(attack_table(rows), key="attack_table", width="stretch")
+        static_table(ladder_table(export))  # wraps to the page's width: nothing to scroll sideways on a phone
         for note in notes(rows):
             st.caption(note)
         st.markdown(
@@ -174,7 +174,7 @@ elif run or run_key in runs:
         )
         st.divider()
         script = attack_script(export)
-        offer_exports(attack_report(export), script, "attack", "attack")
+        offer_exports(lambda: attack_report(export), script, "attack", "attack")
         with st.expander("The script behind these numbers"):
             st.code(script, language="python")
 else:

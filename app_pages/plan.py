@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import state
-from app_ui.charts import csv_download, display_table, fmt, show_figure, show_problems
+from app_ui.charts import show_figure
 from app_ui.docs import show_sources
 from app_ui.ledger import (
     DEFAULT_LEDGER,
@@ -18,20 +18,10 @@ from app_ui.ledger import (
     read_ledger_csv,
     rows_from_editor,
 )
-from app_ui.plan_exports import (
-    ledger_chart,
-    ledger_summary,
-    ledger_table,
-    planner_chart,
-    planner_horizon,
-    planner_summary,
-    planner_table,
-    report,
-    script,
-)
+from app_ui.plan_exports import ledger_chart, ledger_view, planner_view, report, script
 from app_ui.priors import parameters_of, prior_summary
 from app_ui.report import offer_exports
-from puffer_core import group_dp, plan
+from app_ui.tables import csv_download, fmt, show_problems
 from puffer_core.prior_kinds import PRIOR_KINDS
 
 values = state.settings()
@@ -143,28 +133,29 @@ if current is not None:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
         log_y = bool(st.session_state.get("w_ledger_log", True))
         if rows:
-            table = ledger_table(curve, rows, values["ledger_k"])
+            ledger = ledger_view(curve, rows, values["ledger_k"])
             if problems:
                 st.caption(
                     f"The numbers below leave out the {len(problems)} row(s) with a problem, and so do the link,"
                     " the downloads and the report."
                 )
-            st.markdown(ledger_summary(table))
+            st.markdown(ledger.summary)
             log_y = st.toggle("Log scale", value=True, key="w_ledger_log", persist_state="session")
-            fig, notes = ledger_chart(table, log_y)
+            fig, notes = ledger_chart(curve, rows, values["ledger_k"], log_y)
             show_figure(fig, notes, key="ledger_chart")
             st.dataframe(
-                display_table(table[list(SHOWN)]),
+                ledger.table.text,
                 hide_index=True,
                 key="ledger_table",
+                column_order=list(SHOWN),
                 column_config=SHOWN,
                 width="stretch",
-                height=_height(len(table)),
+                height=_height(len(rows)),
             )
             st.caption(
                 "The download has the mechanism, ε_puffer and k of every release too; it loads back below."
             )
-            csv_download(table, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
+            csv_download(ledger.table.frame, "ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
         with st.expander("Load a ledger from a CSV file", icon=":material/upload_file:"):
             upload = st.file_uploader(
                 "A ledger CSV (as downloaded above: columns release, mechanism, ε_puffer, and k)",
@@ -193,8 +184,8 @@ if current is not None:
         )
         state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
         total_eps, k_rel = values["plan_total"], values["plan_releases"]
-        planned = plan(curve, total_eps, k_rel)
-        group_each = group_dp(curve, total_eps / k_rel)
+        planner = planner_view(curve, float(total_eps), int(k_rel))
+        planned, group_each = planner.planned, planner.group_each
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Per-release ε_DP", fmt(planned.eps_dp))
         m2.metric("Common window b", planned.b)
@@ -204,18 +195,17 @@ if current is not None:
             f"{planned.eps_dp / group_each.eps_dp:.3g}×",
             help=f"Group DP: ε_DP = E / (k·T) = {fmt(group_each.eps_dp)} per release.",
         )
-        st.markdown(planner_summary(curve, total_eps, k_rel))
-        comparison = planner_table(curve, total_eps, planner_horizon(k_rel))
-        plan_fig, plan_notes = planner_chart(comparison, k_rel)
-        show_figure(plan_fig, plan_notes, key="planner_chart")
-        csv_download(comparison, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
+        st.markdown(planner.summary)
+        show_figure(planner.figure, planner.notes, key="planner_chart")
+        csv_download(planner.table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
     st.subheader("Take this plan with you")
     kind = PRIOR_KINDS[values["prior_kind"]]
     parameters = parameters_of(kind, values)
+    ledger_k = values["ledger_k"]
     offer_exports(
-        report(curve, current.description, parameters, rows, values["ledger_k"], log_y, total_eps, k_rel),
-        script(kind.name, parameters, current.description, rows, values["ledger_k"], total_eps, k_rel),
+        lambda: report(curve, current.description, parameters, rows, ledger_k, log_y, total_eps, k_rel),
+        lambda: script(kind.name, parameters, current.description, rows, ledger_k, total_eps, k_rel),
         stem="plan",
         key="w_plan_export",
     )

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_ui import page_path, state
-from app_ui.charts import csv_download, fmt, show_figure, show_problems
+from app_ui.charts import show_figure
 from app_ui.priors import parameters_of, prior_summary
 from app_ui.report import offer_exports
 from app_ui.streams import (
@@ -30,6 +30,7 @@ from app_ui.streams import (
     stream_supremum,
     stream_view,
 )
+from app_ui.tables import csv_download, fmt, show_problems, show_table
 from puffer_core.prior_kinds import PRIOR_KINDS, Parameter
 
 values = state.settings()
@@ -235,16 +236,8 @@ if current is not None:
                     s2.markdown(supremum.explain())
 
         with st.expander(f"The numbers per step ({length:,} rows)"):
-            numeric = [str(c) for c in view.table.columns if pd.api.types.is_float_dtype(view.table[c])]
-            st.dataframe(
-                view.shown,  # formatted once per input (show_table would format every step on every rerun)
-                hide_index=True,
-                key="stream_table",
-                height=300,
-                width="stretch",
-                column_config={c: st.column_config.TextColumn(c, alignment="right") for c in numeric},
-            )
-            csv_download(view.table, "stream.csv", "Download the numbers per step (CSV)", key="w_stream_csv")
+            show_table(view.table, key="stream_table", height=300, width="stretch")  # formatted once per input
+            csv_download(view.table.frame, "stream.csv", "Download the numbers per step (CSV)", key="w_stream_csv")
 
     st.subheader("Planner: the largest ε per step for a target")
     p1, p2 = st.columns(2)
@@ -284,7 +277,7 @@ if current is not None:
         )
         st.divider()
         script = stream_script(export)
-        offer_exports(stream_report(export), script, "stream", "stream")
+        offer_exports(lambda: stream_report(export), script, "stream", "stream")
         with st.expander("The script behind these numbers"):
             st.code(script, language="python")
     st.page_link(page_path("attack"), label="How tight are these bounds? Attack them", icon=":material/target:")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.attacker import attack_histogram, attack_stream
@@ -25,10 +26,10 @@ from puffer_core.prior_kinds import sticky_matrix
 from puffer_core.stream import group_dp_bound, temporal_privacy_leakage
 from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
 
-from .charts import fmt
-from .priors import kind_curve
-from .report import Section, html_report
-from .streams import build_prior, chain_priors, emissions, exact_stream_refusal, params_code, power_text
+from .priors import kind_curve, prior_source
+from .report import Section, html_report, python_script
+from .streams import build_prior, chain_priors, emissions, exact_stream_refusal, power_text
+from .tables import fmt, right_aligned
 
 EXACT_HISTOGRAM_CELLS = 5_000_000  # sequences × outputs of the whole-sequence histogram (Laplace)
 EXACT_RANKING_WORK = 20_000  # sequences × rankings of the exponential mechanism (a Python loop per sequence)
@@ -408,12 +409,13 @@ def ladder(export: AttackExport) -> go.Figure:
     return attack_figure(export.rows())
 
 
-def _source_code(source: Source) -> str:
-    if source[0] == "demo":
-        return DEMO_PRIORS[source[1]].code
-    return f"PRIOR_KINDS[{source[1]!r}].prior({params_code(source[2])})"
+@st.cache_resource(show_spinner=False, max_entries=16)
+def ladder_table(export: AttackExport) -> Styler:
+    """The ladder as the page prints it (numbers as text, right-aligned), built once (shared: do not change it)."""
+    return right_aligned(attack_table(export.rows()))
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
 def attack_script(export: AttackExport) -> str:
     """A Python program that reruns the attacks with their seed and prints one line per prior.
 
@@ -421,27 +423,13 @@ def attack_script(export: AttackExport) -> str:
     group_dp=<float>  # <prior>`` (``none`` where the page shows no value).
     """
     rows = export.rows()
-    priors = ",\n    ".join(f"({r.short!r}, {_source_code(s)})" for r, s in zip(rows, export.sources))
+    user = [s for s in export.sources if s[0] != "demo"]
+    expressions = [DEMO_PRIORS[s[1]].code if s[0] == "demo" else "your_prior" for s in export.sources]
+    priors = ",\n    ".join(f"({r.short!r}, {code})" for r, code in zip(rows, expressions))
     attacked = [r.lower is not None for r in rows]
     exact = [r.exact is not None for r in rows]
-    lines = [
-        '"""Rerun the attacks of Pufferfish Lab\'s "How tight is my bound?" page, with their seed.',
-        "",
-        "Run it from the project's root folder (or with puffer_core installed): python attack.py",
-        "Prints one line per prior: the attack's lower bound, the exact leakage and the reported bounds.",
-        '"""',
-        "",
-        "from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset",
-        "from puffer_core.attacker import attack_histogram, attack_stream",
-        "from puffer_core.prior_kinds import PRIOR_KINDS, sticky_matrix",
-        "from puffer_core.stream import (",
-        "    group_dp_bound,",
-        "    laplace_histogram_emission,",
-        "    randomized_response_emission,",
-        "    temporal_privacy_leakage,",
-        ")",
-        "from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage",
-        "",
+    lines = [prior_source(user[0][1], user[0][2], name="your_prior")[1]] if user else []
+    lines += [
         f"RELEASE = {export.release!r}  # {RELEASES[export.release]}",
         f"EPS = {export.eps!r}",
         f"K = {export.k!r}  # the exponential mechanism's top-k",
@@ -487,9 +475,21 @@ def attack_script(export: AttackExport) -> str:
         '        f"row {i} lower={show(lower)} exact={show(exact)} tpl={show(tpl)}"',
         '        f" c_bound={show(c_bound)} group_dp={show(group)}  # {name}"',
         "    )",
-        "",
     ]
-    return "\n".join(lines)
+    return python_script(
+        'Rerun the attacks of Pufferfish Lab\'s "How tight is my bound?" page, with their seed.',
+        ["Prints one line per prior: the attack's lower bound, the exact leakage and the reported bounds."],
+        "attack",
+        [
+            "from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset",
+            "from puffer_core.attacker import attack_histogram, attack_stream",
+            "from puffer_core.prior_kinds import sticky_matrix",
+            "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n"
+            "    randomized_response_emission,\n    temporal_privacy_leakage,\n)",
+            "from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage",
+        ],
+        "\n".join(lines),
+    )
 
 
 def parse_attack_output(text: str) -> list[dict[str, float | None]]:
@@ -506,9 +506,8 @@ def parse_attack_output(text: str) -> list[dict[str, float | None]]:
     return out
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
 def attack_report(export: AttackExport) -> str:
-    """The attack page as one offline HTML file (~5 MB: kept once, not copied on every rerun)."""
+    """The attack page as one offline HTML file (~4.6 MB: built when its download is clicked)."""
     rows = export.rows()
     sections = [
         Section(

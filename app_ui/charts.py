@@ -1,7 +1,9 @@
-"""Numbers, line charts, tables and downloads, drawn the same way on every page.
+"""Charts drawn the same way on every page: a colour-blind-safe palette, a dash and a marker per series.
 
-+inf is a legitimate value of a(b) and of a leakage: charts draw it at the top edge as ▲ and
-tables print ∞.  Downloads never rerun the page.
++inf is a legitimate value of a(b) and of a leakage: charts draw it at the top edge as ▲ (and
+tables print ∞, :mod:`app_ui.tables`).  Building a figure costs milliseconds (plotly validates
+every property), so the pages build theirs in views cached by their inputs and never change a
+figure they were given.
 """
 
 from __future__ import annotations
@@ -18,15 +20,7 @@ import streamlit as st
 
 from puffer_core import InfluenceCurve
 
-
-def fmt(value: float, digits: int = 4) -> str:
-    """A number for a table or a metric: ∞ for +inf, 4 significant digits otherwise."""
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    if value == 0:
-        return "0"
-    return f"{value:.{digits}g}"
-
+from .tables import fmt
 
 # Okabe & Ito's palette ("Color Universal Design", 2008): told apart with every common colour-vision
 # deficiency (their yellow is left out: it cannot be read on white).  Every series also gets its own
@@ -38,6 +32,24 @@ MARKERS: tuple[str, ...] = ("circle", "square", "diamond", "triangle-down", "x",
 MAX_MARKERS = 24  # markers drawn per line (spread over it): enough to tell lines apart, not a smear
 ZOOM_SHARE = 0.01  # "zoom" shows b up to where every curve is below 1% of its largest value …
 ZOOM_FLOOR = 0.01  # … and below 0.01 nats
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one series is drawn: its colour, dash and marker."""
+
+    color: str
+    dash: str
+    marker: str
+
+
+def series_styles(labels: Sequence[str]) -> dict[str, Style]:
+    """A colour, a dash and a marker per series label, in order, so that a series looks the same on
+    every chart of a page and no two series differ by colour alone."""
+    return {
+        label: Style(PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)], MARKERS[i % len(MARKERS)])
+        for i, label in enumerate(labels)
+    }
 
 
 @dataclass(frozen=True)
@@ -355,49 +367,10 @@ def _power_of_ten(exponent: int) -> str:
 
 
 def show_figure(fig: go.Figure, notes: Sequence[str], key: str) -> None:
+    """The chart (not changed: it may be a cached one), then its notes as captions."""
     st.plotly_chart(fig, key=key, config={"displaylogo": False})
     for note in notes:
         st.caption(note)
-
-
-def display_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy with every float column as text: ∞ shown as ∞, 4 significant digits."""
-    out = frame.copy()
-    for column in out.columns:
-        if pd.api.types.is_float_dtype(out[column]):
-            out[column] = [fmt(float(v)) if not pd.isna(v) else "" for v in out[column]]
-    return out
-
-
-def show_problems(problems: Iterable[str]) -> None:
-    """One ``st.error`` per problem, as a sentence."""
-    for problem in problems:
-        st.error(problem[0].upper() + problem[1:] + ".")
-
-
-def show_table(frame: pd.DataFrame, key: str, **kwargs: Any) -> None:
-    """``st.dataframe`` of :func:`display_table`, number columns right-aligned; ``column_config`` adds to that."""
-    shown = display_table(frame)
-    config: dict[str, Any] = {
-        str(c): st.column_config.TextColumn(str(c), alignment="right")
-        for c in frame.columns
-        if pd.api.types.is_float_dtype(frame[c])
-    }
-    config.update(kwargs.pop("column_config", None) or {})
-    st.dataframe(shown, hide_index=True, key=key, column_config=config, **kwargs)
-
-
-def csv_download(frame: pd.DataFrame, file_name: str, label: str, key: str) -> None:
-    """A download button for a table (``inf`` written as inf), without rerunning the page."""
-    st.download_button(
-        label,
-        frame.to_csv(index=False).encode("utf-8"),
-        file_name=file_name,
-        mime="text/csv",
-        key=key,
-        on_click="ignore",
-        icon=":material/download:",
-    )
 
 
 def transition_heatmap(matrix: np.ndarray, labels: Sequence[str]) -> go.Figure:
@@ -424,20 +397,28 @@ def transition_heatmap(matrix: np.ndarray, labels: Sequence[str]) -> go.Figure:
     return fig
 
 
-def interval_figure(rows: pd.DataFrame, metric: str, x_title: str) -> go.Figure:
-    """Means with their 95% intervals over ε_puffer, one line per label (rows of a simulation's metrics)."""
+def interval_figure(
+    rows: pd.DataFrame, metric: str, x_title: str, styles: dict[str, Style] | None = None
+) -> go.Figure:
+    """Means with their 95% intervals over ε_puffer, one line per label (rows of a simulation's metrics).
+
+    ``styles``: each label's style (:func:`series_styles` of every label the page shows, so that a
+    series keeps its look from chart to chart); by default the labels in ``rows``, in order.
+    """
+    parts = list(rows.groupby("label", sort=False))
+    styles = styles or series_styles([str(label) for label, _ in parts])
     fig = go.Figure()
-    for n, (label, part) in enumerate(rows.groupby("label", sort=False)):
+    for label, part in parts:
         part = part.sort_values("eps_puffer")
-        color = PALETTE[n % len(PALETTE)]
+        style = styles[str(label)]
         fig.add_trace(
             go.Scatter(
                 x=part["eps_puffer"],
                 y=part["mean"],
                 mode="lines+markers",
                 name=str(label),
-                line={"color": color, "dash": DASHES[n % len(DASHES)]},
-                marker={"color": color, "symbol": MARKERS[n % len(MARKERS)], "size": 8},
+                line={"color": style.color, "dash": style.dash},
+                marker={"color": style.color, "symbol": style.marker, "size": 8},
                 error_y={
                     "type": "data",
                     "symmetric": False,

@@ -30,6 +30,8 @@ from puffer_core.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from puffer_core.priors import MarkovChainPrior
 from puffer_core.readers import Loaded, Repair, Table, find_repairs, load_with_repair, read_table
 
+from .memo import session_memo
+
 UPLOAD = "Upload a CSV or Parquet file"
 # the built-in datasets by the title the picker shows
 BY_TITLE: dict[str, Dataset] = {d.title: d for d in DATASETS.values()}
@@ -137,11 +139,8 @@ def group_candidates(fingerprint: str, _table: Table) -> list[tuple[str, tuple[s
 
 def fitted_prior(data: LoadedData) -> MarkovChainPrior:
     """The Markov chain fitted to the loaded data (docs/math.md §6), once per dataset and column mapping."""
-    cache = st.session_state.setdefault("fitted_priors", {})
     key = (data.fingerprint, tuple(data.columns.items()))
-    if key not in cache:
-        cache[key] = fit_markov_chain(data.sequences, smoothing=DEFAULT_SMOOTHING)
-    return cache[key]
+    return session_memo("fitted_prior", key, lambda: fit_markov_chain(data.sequences, smoothing=DEFAULT_SMOOTHING), 8)
 
 
 def _keep(loaded: LoadedData) -> LoadedData:

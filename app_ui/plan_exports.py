@@ -1,6 +1,8 @@
-"""What the Plan & compose page computes, as tables and figures, and as a script that recomputes it.
+"""What the Plan & compose page computes, as tables and figures, and as a report and a script.
 
-The page shows these numbers and the report (:mod:`app_ui.report`) puts them in one HTML file;
+The ledger (:func:`ledger_view`, :func:`ledger_chart`) and the planner (:func:`planner_view`) are
+computed with ``puffer_core`` once per input and shared between sessions (``st.cache_resource``:
+nobody changes what they get); the report (:mod:`app_ui.report`) puts them in one HTML file, and
 :func:`script` writes a Python program that rebuilds the same prior with ``puffer_core``, composes
 the same ledger and plans the same budget, and prints every number in a stable form that a test
 compares with the page:
@@ -16,20 +18,25 @@ compares with the page:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core import Accountant, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
+from puffer_core import Accountant, Calibration, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
 from puffer_core.mechanisms import Mechanism
 
-from .charts import Trace, fmt, ledger_figure, line_figure
+from .charts import Trace, ledger_figure, line_figure
 from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
-from .report import Section, html_report
+from .priors import Params, prior_source
+from .report import Section, html_report, python_script
+from .tables import Shown, fmt, shown
 
 NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
 MAX_NAMED_TICKS = 24  # more releases than this: numbered ticks, names in the table
+TICK_CHARS = 8  # a release's name on the x axis, cut beyond this many characters
 
 
 def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanism:
@@ -42,7 +49,6 @@ def _noise(mechanism: Mechanism) -> str:
     return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> pd.DataFrame:
     """One row per release: what it is, how it is calibrated, and the running totals (docs/math.md §4).
 
@@ -69,6 +75,21 @@ def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> pd.Dat
     )
 
 
+@dataclass(frozen=True, eq=False)
+class LedgerView:
+    """The ledger's table (numbers and text) and its sentence."""
+
+    table: Shown
+    summary: str
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def ledger_view(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> LedgerView:
+    """The ledger of these releases, built once per curve, rows and k (shared: do not change it)."""
+    table = ledger_table(curve, rows, k)
+    return LedgerView(shown(table), ledger_summary(table))
+
+
 def ledger_summary(table: pd.DataFrame) -> str:
     last = table.iloc[-1]
     return (
@@ -78,9 +99,13 @@ def ledger_summary(table: pd.DataFrame) -> str:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def ledger_chart(table: pd.DataFrame, log_y: bool) -> tuple[go.Figure, list[str]]:
-    """The running totals after each release, on a log or a linear ε axis."""
+@st.cache_resource(show_spinner=False, max_entries=64)
+def ledger_chart(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, log_y: bool) -> tuple[go.Figure, list[str]]:
+    """The running totals after each release, on a log or a linear ε axis (shared: do not change it)."""
+    return _ledger_chart(ledger_view(curve, rows, k).table.frame, log_y)
+
+
+def _ledger_chart(table: pd.DataFrame, log_y: bool) -> tuple[go.Figure, list[str]]:
     k = np.arange(1, len(table) + 1, dtype=float)
     traces = [
         Trace("Theorem 6.2 (composed)", k, table["cumulative (Thm 6.2)"].to_numpy(dtype=float)),
@@ -90,14 +115,14 @@ def ledger_chart(table: pd.DataFrame, log_y: bool) -> tuple[go.Figure, list[str]
         Trace("group DP accounting (T·ε_DP each)", k, table["cumulative (group DP)"].to_numpy(dtype=float), dash="dot"),
     ]
     fig, notes = ledger_figure(traces, log_y=log_y)
-    if len(table) <= MAX_NAMED_TICKS:
-        fig.update_xaxes(tickmode="array", tickvals=k, ticktext=list(table["release"]))
+    if len(table) <= MAX_NAMED_TICKS:  # long names are cut on the axis (the table and the hover have them whole)
+        names = [name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…" for name in table["release"]]
+        fig.update_xaxes(tickmode="array", tickvals=k, ticktext=names)
     else:
         fig.update_xaxes(dtick=None, tickmode="auto")
     return fig, notes
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def planner_table(curve: InfluenceCurve, total_eps: float, horizon: int) -> pd.DataFrame:
     """Per-release ε_DP for k = 1..horizon releases sharing ``total_eps``: the planner, E/k each, group DP."""
     releases = np.arange(1, horizon + 1)
@@ -125,7 +150,6 @@ def planner_summary(curve: InfluenceCurve, total_eps: float, releases: int) -> s
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def planner_chart(table: pd.DataFrame, releases: int) -> tuple[go.Figure, list[str]]:
     horizon = table["releases"].to_numpy(dtype=float)
     traces = [
@@ -150,11 +174,31 @@ def planner_horizon(releases: int) -> int:
     return max(24, releases)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@dataclass(frozen=True, eq=False)
+class PlannerView:
+    """The planner's answer for a total budget and a number of releases: the numbers, the chart, the table."""
+
+    planned: Calibration
+    group_each: Calibration
+    summary: str
+    table: pd.DataFrame
+    figure: go.Figure
+    notes: tuple[str, ...]
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def planner_view(curve: InfluenceCurve, total_eps: float, releases: int) -> PlannerView:
+    """The planner for ``releases`` releases sharing ``total_eps``, built once (shared: do not change it)."""
+    table = planner_table(curve, total_eps, planner_horizon(releases))
+    figure, notes = planner_chart(table, releases)
+    planned, group_each = plan(curve, total_eps, releases), group_dp(curve, total_eps / releases)
+    return PlannerView(planned, group_each, planner_summary(curve, total_eps, releases), table, figure, tuple(notes))
+
+
 def report(
     curve: InfluenceCurve,
     description: str,
-    parameters: tuple[tuple[str, object], ...],
+    parameters: Params,
     rows: tuple[Row, ...],
     k: int,
     log_y: bool,
@@ -162,15 +206,14 @@ def report(
     releases: int,
 ) -> str:
     """The page as one HTML file: every setting, the ledger and the planner with their charts and tables."""
-    comparison = planner_table(curve, total, planner_horizon(releases))
-    plan_fig, plan_notes = planner_chart(comparison, releases)
-    summary = planner_summary(curve, total, releases).replace("**", "")
-    sections = [Section("Planner: split a total budget", summary, plan_fig, comparison, plan_notes)]
+    planner = planner_view(curve, total, releases)
+    summary = planner.summary.replace("**", "")
+    sections = [Section("Planner: split a total budget", summary, planner.figure, planner.table, planner.notes)]
     if rows:
-        table = ledger_table(curve, rows, k)
-        fig, notes = ledger_chart(table, log_y)
+        ledger = ledger_view(curve, rows, k)
+        fig, notes = ledger_chart(curve, rows, k, log_y)
         sections.insert(
-            0, Section("Ledger of planned releases", ledger_summary(table).replace("**", ""), fig, table, notes)
+            0, Section("Ledger of planned releases", ledger.summary.replace("**", ""), fig, ledger.table.frame, notes)
         )
     settings = {
         "prior": description,
@@ -189,27 +232,7 @@ def report(
 
 # --------------------------------------------------------------------------- the script
 
-_SCRIPT = '''"""Pufferfish Lab, Plan & compose: the page's numbers, recomputed with puffer_core.
-
-Prior: {description}
-Run it with the Pufferfish Lab repository on the Python path, e.g. from the repository's folder:
-    PYTHONPATH=. python {stem}.py
-It prints the ledger (one CSV row per release), its totals, and the planner's answer.
-The mathematics: docs/math.md §3 (calibration) and §4 (composition) in the repository.
-"""
-
-import csv
-import sys
-
-try:
-    from puffer_core import Accountant, calibrate, compose, group_dp, influence_curve, make_mechanism, plan
-    from puffer_core.prior_kinds import PRIOR_KINDS
-except ModuleNotFoundError:
-    sys.exit("puffer_core was not found: run this script with the Pufferfish Lab repository on PYTHONPATH")
-
-KIND = {kind!r}
-PARAMETERS = {{
-{parameters}}}
+_BODY = '''{prior}
 # (release, mechanism, query, ε_puffer): each calibrated through the a(b) curve (docs/math.md §3)
 LEDGER = [
 {ledger}]
@@ -217,7 +240,7 @@ K = {k!r}  # the k of the top-k rankings
 TOTAL = {total!r}  # the planner: total budget ε_puffer for the series
 RELEASES = {releases!r}  # the planner: number of releases
 
-curve = influence_curve(PRIOR_KINDS[KIND].prior(PARAMETERS))
+curve = influence_curve(prior)
 
 if LEDGER:
     mechanisms = [make_mechanism(name, eps, curve, [], query=query, k=K) for _, name, query, eps in LEDGER]
@@ -253,7 +276,7 @@ print(f"group_dp_eps_dp = {{group_dp(curve, TOTAL / RELEASES).eps_dp!r}}")
 
 def script(
     kind: str,
-    parameters: tuple[tuple[str, object], ...],
+    parameters: Params,
     description: str,
     rows: tuple[Row, ...],
     k: int,
@@ -262,18 +285,26 @@ def script(
     stem: str = "plan",
 ) -> str:
     """A Python program that recomputes the page's ledger and plan with ``puffer_core`` and prints them."""
-    parameter_lines = "".join(f"    {key!r}: {value!r},\n" for key, value in parameters)
+    names, prior = prior_source(kind, parameters)
     ledger_lines = "".join(
         f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
         for i, (name, mechanism, eps) in enumerate(rows)
     )
-    return _SCRIPT.format(
-        description=description.replace('"""', "'''"),
-        stem=stem,
-        kind=kind,
-        parameters=parameter_lines,
-        ledger=ledger_lines,
-        k=int(k),
-        total=float(total),
-        releases=int(releases),
+    body = _BODY.format(
+        prior=prior, ledger=ledger_lines, k=int(k), total=float(total), releases=int(releases)
+    )
+    return python_script(
+        "Pufferfish Lab, Plan & compose: the page's numbers, recomputed with puffer_core.",
+        [
+            f"Prior: {description}",
+            "It prints the ledger (one CSV row per release), its totals, and the planner's answer.",
+            "The mathematics: docs/math.md §3 (calibration) and §4 (composition) in the repository.",
+        ],
+        stem,
+        [
+            "import csv",
+            f"from puffer_core import {names}, Accountant, calibrate, compose, group_dp, influence_curve,"
+            " make_mechanism, plan",
+        ],
+        body,
     )

@@ -7,12 +7,13 @@ computes its curve through one cached call, and shows it on the pages that use i
 A chain fitted to data (docs/math.md §6) remembers the data it came from, so that the pages can
 offer its *prior uncertainty* (§12): Θ = the fit ∪ M posterior draws, its robust curve and the
 rows that drive the spread (:func:`fitted_data`, :func:`uncertainty`).  :func:`prior_source`
-writes the prior in use as Python, for the scripts the pages export.
+writes a prior as Python, for the scripts every page exports (one home: the scripts agree).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,8 @@ from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
 
 if TYPE_CHECKING:
     from .data_picker import LoadedData
+
+Params = tuple[tuple[str, Any], ...]  # a kind's parameters, as a hashable key (see parameters_of)
 
 JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
@@ -45,13 +48,13 @@ class CurrentCurve:
     description: str
 
 
-def parameters_of(kind: PriorKind, values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+def parameters_of(kind: PriorKind, values: dict[str, Any]) -> Params:
     """The kind's parameters out of the settings, as a hashable key for the cached curve."""
     return tuple((p.key, values[p.key] if p.key in values else p.default) for p in kind.parameters)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def kind_curve(kind: str, parameters: tuple[tuple[str, Any], ...]) -> InfluenceCurve:
+def kind_curve(kind: str, parameters: Params) -> InfluenceCurve:
     """The exact a(b) curve of the prior of ``kind`` with these parameters (docs/math.md §2)."""
     return influence_curve(PRIOR_KINDS[kind].prior(dict(parameters)))
 
@@ -155,7 +158,7 @@ def why_no_uncertainty() -> str:
     return f"The data this chain was fitted to ({fitted['name']}) is no longer loaded; load it again to see its spread."
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _spread(
     fingerprint: str,
     columns: tuple[tuple[str, str | None], ...],
@@ -165,7 +168,10 @@ def _spread(
     concentration: float | None,
     _sequences: Sequences,
 ) -> PriorSpread:
-    """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint)."""
+    """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint).
+
+    Shared, not copied (it holds every draw's curve): callers must not change it.
+    """
     return prior_spread(_sequences, draws=draws, seed=seed, concentration=concentration, length=length)
 
 
@@ -178,6 +184,7 @@ class Uncertainty:
     seed: int
     concentration: float
     data_name: str
+    key: tuple[Any, ...]  # what the spread was computed from (the data's fingerprint, T, M, seed, α₀): hashable
 
     @property
     def label(self) -> str:
@@ -197,16 +204,16 @@ def uncertainty(data: LoadedData) -> Uncertainty:
         f"Drawing {values['draws']} priors from the posterior and computing the curve of Θ"
         " (a few seconds at K = 20; cached afterwards)…"
     ):
-        spread = _spread(
+        key = (
             data.fingerprint,
             tuple(data.columns.items()),
             int(values["length"]),
             int(values["draws"]),
             int(values["draw_seed"]),
             values["concentration"],
-            data.sequences,
         )
-    return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name)
+        spread = _spread(*key, data.sequences)
+    return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name, key)
 
 
 def uncertainty_controls(container: Any, key: str, label: str) -> bool:
@@ -253,49 +260,53 @@ def _rows(matrix: Any) -> str:
     return "[\n" + lines + ",\n]"
 
 
-def prior_source(values: dict[str, Any], members: tuple[MarkovChainPrior, ...] | None = None) -> tuple[str, str]:
-    """The prior in the settings as Python building it with puffer_core: (names to import, code).
+def prior_source(
+    kind: str, params: Params, members: Sequence[MarkovChainPrior] | None = None, name: str = "prior"
+) -> tuple[str, str]:
+    """A prior as Python building it with puffer_core, for the scripts every page exports: (names to import, code).
 
-    The code assigns ``prior`` (one prior, or the list Θ); ``influence_curve(prior)`` then gives
-    the curve the pages show.  ``members``: the priors of a robust Θ (the fit and its draws),
-    written out entry by entry (exactly, as ``repr`` of each float).
+    ``params`` are the kind's parameters (:func:`parameters_of`); the code assigns ``name`` — one
+    prior, or the list Θ — exactly as :data:`~puffer_core.prior_kinds.PRIOR_KINDS` builds it, with
+    every float written as ``repr`` (it reads back to the same float).  ``members``: the priors of a
+    robust Θ (a fitted chain and its posterior draws), written out entry by entry (a chain normalises
+    its rows again when it is built, which can move an entry by one unit in the last place).
     """
-    kind = values["prior_kind"]
-    length = int(values["length"])
+    values = PRIOR_KINDS[kind].defaults | dict(params)
+    length = int(values.get("length", 0))
     if members is not None:
         blocks = ",\n".join(_rows(m.transition) for m in members)
-        labels = list(members[0].labels)
         code = (
-            f"LABELS = {labels!r}\n"
+            f"LABELS = {list(members[0].labels)!r}\n"
             f"# Θ: the fitted chain first, then {len(members) - 1} draws from its posterior (docs/math.md §12)\n"
             f"THETA = [\n{blocks},\n]\n"
-            f"prior = [MarkovChainPrior(matrix, length={length}, labels=LABELS) for matrix in THETA]\n"
+            f"{name} = [MarkovChainPrior(matrix, length={members[0].length}, labels=LABELS) for matrix in THETA]\n"
         )
         return "MarkovChainPrior", code
     if kind == "binary":
         code = (
             f"p, q = {float(values['p'])!r}, {float(values['q'])!r}  # chances to stay in state 0 and in state 1\n"
-            f"prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length})\n"
+            f"{name} = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length})\n"
         )
         return "MarkovChainPrior", code
     if kind == "theta":
         pairs = ", ".join(f"({float(p)!r}, {float(q)!r})" for p, q in values["theta"])
         code = (
             f"THETA = [{pairs}]  # (p, q) of each binary chain in Θ\n"
-            f"prior = [MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length}) for p, q in THETA]\n"
+            f"{name} = [MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length}) for p, q in THETA]\n"
         )
         return "MarkovChainPrior", code
     if kind == "matrix":
+        labels = values["labels"]
         initial = None if values["initial"] is None else [float(x) for x in values["initial"]]
         code = (
-            f"LABELS = {list(values['labels'])!r}\n"
+            f"LABELS = {None if labels is None else list(labels)!r}  # None: 0, 1, …\n"
             f"MATRIX = {_rows(values['matrix'])}\n"
             f"INITIAL = {initial!r}  # None: the stationary distribution\n"
-            f"prior = MarkovChainPrior(MATRIX, initial=INITIAL, length={length}, labels=LABELS)\n"
+            f"{name} = MarkovChainPrior(MATRIX, initial=INITIAL, length={length}, labels=LABELS)\n"
         )
         return "MarkovChainPrior", code
     code = (
-        f"prior = GaussianProcessPrior(n={int(values['n'])}, length_scale={float(values['length_scale'])!r},"
+        f"{name} = GaussianProcessPrior(n={int(values['n'])}, length_scale={float(values['length_scale'])!r},"
         f" kernel={values['kernel']!r}, gamma={float(values['gamma'])!r}, delta={float(values['delta'])!r})\n"
     )
     return "GaussianProcessPrior", code

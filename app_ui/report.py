@@ -1,10 +1,12 @@
 """A decision leaves the app as a report and a script.
 
-Every page that ends in a decision (Calibrate, Plan & compose, Simulate, Streams) offers two
-downloads side by side: an HTML report (every setting, the numbers, the charts, readable offline:
-plotly.js is inlined once) and a Python script that recomputes the page's numbers with
-``puffer_core`` and prints them.  The page builds the report's sections and the script's text;
-this module only assembles and offers them.
+Every page that ends in a decision (Calibrate, Plan & compose, Simulate, Streams, How tight is my
+bound?) offers two downloads side by side: an HTML report (every setting, the numbers, the charts,
+readable offline: plotly.js is inlined once, ~4.6 MB) and a Python script that recomputes the
+page's numbers with ``puffer_core`` and prints them.  The page builds the report's sections and the
+script's body (the prior in it by :func:`app_ui.priors.prior_source`); this module assembles them
+(:func:`html_report`, :func:`python_script`) and offers them (:func:`offer_exports`), built only
+when a button is clicked, not on every rerun.
 """
 
 from __future__ import annotations
@@ -113,29 +115,63 @@ def html_report(title: str, summary: str, settings: Mapping[str, Any], sections:
     return "\n".join(parts)
 
 
-def offer_exports(report: str | Callable[[], str], script: str, stem: str, key: str) -> None:
+def python_script(
+    title: str, about: Sequence[str], stem: str, imports: Sequence[str], body: str, run: str = ""
+) -> str:
+    """A script a page offers: a docstring (``title``, the lines of ``about``, how to run it), its imports and body.
+
+    ``imports`` are import lines; those from ``puffer_core`` are tried first, so that a missing
+    library stops the script with a sentence saying what to do instead of a traceback.
+    """
+    own = [line for line in imports if line.startswith(("from puffer_core", "import puffer_core"))]
+    other = sorted({"import sys", *(line for line in imports if line not in own)})
+    guarded = "".join(f"    {line}\n" for statement in own for line in statement.splitlines())
+    how = f"Run it from the Pufferfish Lab repository's folder: {run or f'python {stem}.py'}"
+    doc = "\n".join([title, "", *about, how])
+    return (
+        f'"""{doc.replace(chr(34) * 3, chr(39) * 3)}\n"""\n\n'
+        + "\n".join(other)
+        + "\n\ntry:\n"
+        + guarded
+        + "except ModuleNotFoundError:\n"
+        + '    sys.exit("puffer_core was not found: run this script from the Pufferfish Lab repository\'s folder")\n\n'
+        + body.rstrip("\n")
+        + "\n"
+    )
+
+
+def offer_exports(report: str | Callable[[], str], script: str | Callable[[], str], stem: str, key: str) -> None:
     """Two downloads side by side: ``<stem>-report.html`` and ``<stem>.py`` (neither reruns the page).
 
-    ``report`` may be a function returning the HTML: it is then built only when the button is clicked.
+    Pass functions returning the HTML and the script: they are then built only when a button is
+    clicked (a report is ~4.6 MB: building and hashing it on every rerun would cost tens of ms).
     """
-    left, right = st.columns(2)
-    left.download_button(
-        "Download report (HTML)",
-        (lambda: report().encode("utf-8")) if callable(report) else report.encode("utf-8"),
-        file_name=f"{stem}-report.html",
-        mime="text/html",
-        key=f"{key}_report",
-        on_click="ignore",
-        icon=":material/description:",
-        help="Every setting, the numbers and the charts in one file that opens offline in any browser.",
-    )
-    right.download_button(
-        "Download script (Python)",
-        script.encode("utf-8"),
-        file_name=f"{stem}.py",
-        mime="text/x-python",
-        key=f"{key}_script",
-        on_click="ignore",
-        icon=":material/code:",
-        help="Recomputes this page's numbers with puffer_core and prints them: `python " + stem + ".py`.",
-    )
+    buttons = st.container(horizontal=True)  # side by side, at the left, on every page (stacked on a phone)
+    for text, label, file_name, mime, icon, help_text in (
+        (
+            report,
+            "Download report (HTML)",
+            f"{stem}-report.html",
+            "text/html",
+            ":material/description:",
+            "Every setting, the numbers and the charts in one file that opens offline in any browser.",
+        ),
+        (
+            script,
+            "Download script (Python)",
+            f"{stem}.py",
+            "text/x-python",
+            ":material/code:",
+            f"Recomputes this page's numbers with puffer_core and prints them: `python {stem}.py`.",
+        ),
+    ):
+        buttons.download_button(
+            label,
+            (lambda text=text: text().encode("utf-8")) if callable(text) else text.encode("utf-8"),
+            file_name=file_name,
+            mime=mime,
+            key=f"{key}_{'report' if file_name.endswith('.html') else 'script'}",
+            on_click="ignore",
+            icon=icon,
+            help=help_text,
+        )

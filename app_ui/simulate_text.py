@@ -21,14 +21,26 @@ from puffer_core.fitting import DEFAULT_SMOOTHING
 from puffer_core.mechanisms import MECHANISMS
 from puffer_core.simulation import SimulationResult
 
-from .charts import fmt
 from .data_picker import LoadedData
 from .state import EPS_RANGE
+from .tables import fmt
 
 PAPER_FIRST = "pufferfish_exponential"  # what [C] §7's experiments rank first on top-k
-# series drawn so that they differ without colour: one dash and one marker per series, in order
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "hexagon")
+QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
+RELEASE_MODE_NAMES = {
+    "repeat": "the same data again (fresh noise each time)",
+    "windows": "consecutive time windows (e.g. one per month)",
+}
+TOPK_LAPLACE_NAMES = {
+    "split": "m counts with ε/m each, then sorted (the papers' baseline)",
+    "histogram": "one histogram of L1 sensitivity 2, then sorted",
+}
+METRIC_HELP = {
+    "Acc": "Acc@j: the j-th released state is the true j-th state (docs/math.md §7)",
+    "HitRate": "Hit Rate@k: share of the true top k that was released",
+    "NDCG": "NDCG@k: the released ranking's discounted gain over the best possible",
+    "L1": "L1 count error: how many entries the released ranking misses, summed over ranks",
+}
 
 
 @dataclass(frozen=True)
@@ -93,11 +105,6 @@ def _join(items: Sequence[str]) -> str:
 
 def _eps_list(values: Sequence[float]) -> str:
     return _join([f"{v:g}" for v in sorted(values)])
-
-
-def series_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """A dash and a marker symbol per series label, so that series differ without colour."""
-    return {label: (DASHES[i % len(DASHES)], SYMBOLS[i % len(SYMBOLS)]) for i, label in enumerate(labels)}
 
 
 def label(name: str) -> str:

@@ -39,6 +39,10 @@ LOG_Y = Parameter("log_y", False, "log", Flag())
 # how the b axis of a curve chart is drawn: up to where the curves fade (zoom), on a log scale, or all of it
 B_AXES: dict[str, str] = {"zoom": "Zoom to the signal", "log": "Log b", "all": "All b"}
 B_AXIS = Parameter("b_axis", "zoom", "bx", Choice(tuple(B_AXES)))
+B_AXIS_HELP = (
+    "Zoom: b up to where every curve has faded (below 1% of its largest value and below 0.01 nats)."
+    " Log: all b, on a log scale."
+)
 # prior uncertainty of a chain fitted to data (docs/math.md §12): Θ = the fit ∪ M posterior draws.
 # Not in the link: the data they are drawn from is not in it either.
 UNCERTAINTY = Parameter("uncertainty", False, None, Flag())
@@ -160,6 +164,16 @@ def number_input(container: Any, label: str, parameter: Parameter, **kwargs: Any
     current = cast(values[parameter.key])
     low, high = min(cast(parameter.codec.low), current), max(cast(parameter.codec.high), current)
     values[parameter.key] = cast(container.number_input(label, low, high, current, **kwargs))
+    return values[parameter.key]
+
+
+def radio(container: Any, label: str, parameter: Parameter, names: dict[str, str], **kwargs: Any) -> Any:
+    """A radio for a setting with a few choices (``names``: each choice's words); the choice is kept in the settings."""
+    values = settings()
+    options = list(names)
+    values[parameter.key] = container.radio(
+        label, options, index=options.index(values[parameter.key]), format_func=names.get, **kwargs
+    )
     return values[parameter.key]
 
 

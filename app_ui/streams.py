@@ -36,11 +36,10 @@ from puffer_core.stream import (
 from puffer_core.stream_audit import StreamAudit, exact_stream_leakage
 from puffer_core.stream_limits import DivergenceThreshold, tpl_divergence_threshold
 
-from .charts import Trace, display_table, fmt, line_figure
-from .priors import kind_curve
-from .report import Section, html_report
-
-Params = tuple[tuple[str, Any], ...]
+from .charts import Trace, line_figure
+from .priors import Params, kind_curve, prior_source
+from .report import Section, html_report, python_script
+from .tables import Shown, fmt, shown
 
 MAX_STEP_EPS = 10.0  # the largest ε_t a schedule row may hold
 EXACT_STREAM_SEQUENCES = 5_000  # puffer_core.stream_audit's own limit
@@ -389,14 +388,13 @@ def stream_figure(numbers: StreamNumbers, exact: StreamAudit | None, log_y: bool
 
 @dataclass(frozen=True, eq=False)
 class StreamView:
-    """What the page draws for one input: the numbers, the chart and the table (also as text)."""
+    """What the page draws for one input: the numbers, the chart and the table (numbers and text)."""
 
     numbers: StreamNumbers
     exact: StreamAudit | None
     figure: go.Figure
     notes: tuple[str, ...]
-    table: pd.DataFrame
-    shown: pd.DataFrame  # the table as the page prints it (∞, 4 significant digits)
+    table: Shown
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -410,8 +408,7 @@ def stream_view(
     numbers = stream_numbers(kind, params, eps)
     exact = stream_exact(kind, params, eps, mechanism) if with_exact else None
     figure, notes = stream_figure(numbers, exact, log_y)
-    table = stream_table(numbers, exact)
-    return StreamView(numbers, exact, figure, tuple(notes), table, display_table(table))
+    return StreamView(numbers, exact, figure, tuple(notes), shown(stream_table(numbers, exact)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,13 +434,12 @@ def _number(value: float) -> str:
     return "∞" if value == math.inf else fmt(value)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
 def stream_report(export: StreamExport) -> str:
-    """The Streams page as one offline HTML file (~5 MB: kept once, not copied on every rerun)."""
+    """The Streams page as one offline HTML file (~4.6 MB: built when its download is clicked)."""
     view = stream_view(
         export.kind, export.params, export.schedule.eps, export.mechanism, export.exact, export.log_y
     )
-    numbers, exact, fig, notes, table = view.numbers, view.exact, view.figure, list(view.notes), view.table
+    numbers, exact, fig, notes, table = view.numbers, view.exact, view.figure, list(view.notes), view.table.frame
     stride = max(1, math.ceil(len(table) / 500))
     table_notes = [] if stride == 1 else [f"Every {stride}th step is shown (the script prints all {len(table)})."]
     sections = [
@@ -508,10 +504,7 @@ def plan_sentence(plan: StreamPlan, length: int) -> str:
     return text
 
 
-def params_code(params: Params) -> str:
-    return "{" + ", ".join(f"{name!r}: {value!r}" for name, value in params) + "}"
-
-
+@st.cache_data(show_spinner=False, max_entries=32)
 def stream_script(export: StreamExport) -> str:
     """A Python program that recomputes the Streams page's numbers with puffer_core and prints them.
 
@@ -519,39 +512,16 @@ def stream_script(export: StreamExport) -> str:
     ``t eps bpl fpl tpl c_bound exact`` and one line per step (``nan`` where the page shows no value).
     """
     chains = chain_priors(build_prior(export.kind, export.params)) is not None
+    names, prior = prior_source(export.kind, export.params)
     segments = ",\n    ".join(repr(s) for s in export.schedule.segments)
     lines = [
-        f'"""Recompute the Streams page of Pufferfish Lab: {export.description}.',
-        "",
-        "Run it from the project's root folder (or with puffer_core installed): python stream.py",
-        "Prints one `name value` line per number, then one line per time step t = 1..T.",
-        '"""',
-        "",
-        "import math",
-        "",
-        "from puffer_core import calibrate, influence_curve",
-        "from puffer_core.prior_kinds import PRIOR_KINDS",
-        "from puffer_core.stream import (",
-        "    group_dp_bound,",
-        "    laplace_histogram_emission,",
-        "    plan_stream,",
-        "    randomized_response_emission,",
-        "    stream_bounds,",
-        "    tpl_supremum,",
-        "    translation_bound,",
-        ")",
-        "from puffer_core.stream_audit import exact_stream_leakage",
-        "from puffer_core.stream_limits import tpl_divergence_threshold",
-        "",
-        f"KIND = {export.kind!r}",
-        f"PARAMETERS = {params_code(export.params)}",
+        prior.rstrip("\n"),
         f"SEGMENTS = [  # (first step, last step, ε per step)\n    {segments},\n]",
         f"MECHANISM = {export.mechanism!r}  # the release at each step, for the exact leakage",
         f"EXACT = {export.exact!r}  # the page enumerates every sequence only for tiny chains",
         f"TARGET = {export.target!r}  # the planner's target ε",
         f"UNBOUNDED = {export.unbounded!r}",
         "",
-        "prior = PRIOR_KINDS[KIND].prior(PARAMETERS)",
         "curve = influence_curve(prior)  # the a(b) curve (docs/math.md §2)",
         "length = curve.length",
         "eps = [0.0] * length",
@@ -600,9 +570,21 @@ def stream_script(export: StreamExport) -> str:
         "for t in range(length):",
         "    row = (eps[t], bpl[t], fpl[t], tpl[t], translation.per_entry[t], exact[t])",
         '    print(t + 1, " ".join(repr(float(v)) for v in row))',
-        "",
     ]
-    return "\n".join(lines)
+    return python_script(
+        f"Recompute the Streams page of Pufferfish Lab: {export.description}.",
+        ["Prints one `name value` line per number, then one line per time step t = 1..T."],
+        "stream",
+        [
+            "import math",
+            f"from puffer_core import {names}, calibrate, influence_curve",
+            "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n    plan_stream,\n"
+            "    randomized_response_emission,\n    stream_bounds,\n    tpl_supremum,\n    translation_bound,\n)",
+            "from puffer_core.stream_audit import exact_stream_leakage",
+            "from puffer_core.stream_limits import tpl_divergence_threshold",
+        ],
+        "\n".join(lines),
+    )
 
 
 def parse_script_output(text: str) -> tuple[dict[str, str], pd.DataFrame]:

@@ -28,14 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from tests.e2e.conftest import (  # noqa: E402
-    CHROMIUM_ARGS,
-    _chromium,
-    _free_port,
-    start_streamlit,
-    stop,
-    wait_for_health,
-)
+from tests.e2e.conftest import CHROMIUM_ARGS, chromium  # noqa: E402
+from tests.servers import free_port, start_streamlit, stop, wait_for_health  # noqa: E402
 
 CURVE_BUDGET_MS = 150.0
 COLD_START_BUDGET_S = 5.0
@@ -95,7 +89,7 @@ def interactions(repeats: int) -> list[tuple[str, float, float | None]]:
 def cold_starts(count: int) -> list[float]:
     times = []
     for _ in range(count):
-        port = _free_port()
+        port = free_port()
         with open("/dev/null", "wb") as log:
             process = start_streamlit(port, log)
             try:
@@ -115,13 +109,13 @@ def first_render() -> tuple[float, float] | None:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return None
-    chromium = _chromium()
-    if chromium is None:
+    path = chromium()
+    if path is None:
         return None
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         try:
-            port = _free_port()
+            port = free_port()
             url = f"http://127.0.0.1:{port}/curves"
             with open("/dev/null", "wb") as log:
                 start = time.perf_counter()

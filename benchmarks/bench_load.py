@@ -15,6 +15,7 @@ One command per table (each starts its own servers on free ports, and stops them
     python benchmarks/bench_load.py --scaling       # throughput of 1 vs 2 processes (30 sessions, no pause)
     python benchmarks/bench_load.py --soak 200      # memory: 200 sessions opened and closed in turn
     python benchmarks/bench_load.py --steady 300    # one session, cached reruns: server CPU per rerun
+    python benchmarks/bench_load.py --pages 40      # the same on every page (each in the state named below)
     python benchmarks/bench_load.py --url http://host:8501 --pid 1234   # a server that is already running
 
 ``--steady`` prints the server's pid first, so a profiler can be attached while it runs
@@ -35,19 +36,18 @@ import asyncio
 import math
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import start_streamlit, stop, wait_for_health  # noqa: E402
+from tests.servers import free_port, healthy, port_is_free, start_streamlit, stop, wait_for_health  # noqa: E402
 from tests.streamlit_ws import SIDEBAR, Run, Session  # noqa: E402
 
 # ---------------------------------------------------------------------------- what a student does
@@ -71,15 +71,49 @@ def setting_value(scenario: int, same: bool) -> float:
     return 0.8 if same else round(0.30 + 0.01 * (scenario % 60), 2)
 
 
+
+@dataclass(frozen=True)
+class PageCase:
+    """A page in a state worth measuring (``setup``: widget settings applied in turn, untimed) and the two
+    widget settings a cached rerun alternates between (both computed once before the timing starts)."""
+
+    name: str
+    page: str
+    query: str = ""
+    setup: tuple[dict[str, Any], ...] = ()
+    first: dict[str, Any] = field(default_factory=dict)
+    second: dict[str, Any] = field(default_factory=dict)
+
+
+PAGE_CASES: tuple[PageCase, ...] = (
+    PageCase("Home", ""),
+    PageCase("Influence curves: binary chain, T", "curves", first={"w_length": 101}, second={"w_length": 102}),
+    PageCase("Influence curves: 3-state matrix, T", "curves", "prior=matrix", (), {"w_length": 101}, {"w_length": 102}),
+    PageCase("Influence curves: Gaussian, ℓ", "curves", "prior=gaussian", first={"w_ell": 1.0}, second={"w_ell": 1.1}),
+    PageCase("Calibrate: target ε_puffer", "calibrate", first={"w_eps": 1.0}, second={"w_eps": 1.1}),
+    PageCase("Plan & compose: releases k", "plan", first={"w_plan_releases": 12}, second={"w_plan_releases": 13}),
+    PageCase(
+        "Simulate, results shown: rank",
+        "simulate",
+        setup=({"w_sim_trials": 50}, {"w_sim_run": True}),
+        first={"w_sim_acc": "Acc@1"},
+        second={"w_sim_acc": "Acc@2"},
+    ),
+    PageCase("Streams: ε per step", "stream", first={"w_stream_eps": 0.3}, second={"w_stream_eps": 0.35}),
+    PageCase(
+        "How tight is my bound?, results shown: seed",
+        "attack",
+        setup=({"w_attack_run": True}, {"w_attack_seed": 1}, {"w_attack_run": True}),
+        first={"w_attack_seed": 0},
+        second={"w_attack_seed": 1},
+    ),
+    PageCase("Classroom: ε of the randomized response", "classroom", "", (), {"w_rr_eps": 0.5}, {"w_rr_eps": 0.55}),
+    PageCase("About the math (a rerun)", "about"),
+)
+
 # ---------------------------------------------------------------------------- servers under test
 
 HZ = os.sysconf("SC_CLK_TCK")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def cpu_seconds(pid: int) -> float:
@@ -139,15 +173,9 @@ class Servers:
 
 def one_process(env: dict[str, str]) -> Servers:
     """`streamlit run app.py` on a free port, as the end-to-end tests start it."""
-    port = _free_port()
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        log = open(os.devnull, "wb")
-        process = start_streamlit(port, log)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    port = free_port()
+    log = open(os.devnull, "wb")
+    process = start_streamlit(port, log, env)
     url = f"http://127.0.0.1:{port}"
     wait_for_health(url, process)
     return Servers(url, [process.pid], "1 process (streamlit run app.py)", [lambda: stop(process), log.close], [url])
@@ -155,10 +183,10 @@ def one_process(env: dict[str, str]) -> Servers:
 
 def behind_proxy(count: int, env: dict[str, str]) -> Servers:
     """deploy/run.sh ``count``: that many app processes behind HAProxy, on free ports."""
-    proxy_port = _free_port()
-    app_ports = [_free_port() for _ in range(count)]
+    proxy_port = free_port()
+    app_ports = [free_port() for _ in range(count)]
     first = min(app_ports)  # run.sh uses consecutive ports from the first: find a free run of them
-    while not all(_port_is_free(first + i) for i in range(count)):
+    while not all(port_is_free(first + i) for i in range(count)):
         first += count
     environment = {
         **os.environ,
@@ -180,7 +208,7 @@ def behind_proxy(count: int, env: dict[str, str]) -> Servers:
             raise RuntimeError(f"deploy/run.sh exited with status {launcher.returncode}")
         children = _children(launcher.pid)
         pids = [p for p, cmd in children if "streamlit run" in cmd or cmd.startswith("haproxy")]
-        if any(cmd.startswith("haproxy") for _, cmd in children) and _healthy(url):
+        if any(cmd.startswith("haproxy") for _, cmd in children) and healthy(url):
             break
         time.sleep(0.2)
     else:
@@ -194,23 +222,6 @@ def behind_proxy(count: int, env: dict[str, str]) -> Servers:
 
     label = f"{count} processes behind HAProxy (deploy/run.sh {count})"
     return Servers(url, pids, label, [_stop], [f"http://127.0.0.1:{first + i}" for i in range(count)])
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-            return response.read().strip() == b"ok"
-    except OSError:
-        return False
 
 
 # ---------------------------------------------------------------------------- scenarios
@@ -403,6 +414,42 @@ async def steady(servers: Servers, count: int) -> None:
     )
 
 
+async def pages(servers: Servers, count: int, cases: Sequence[PageCase]) -> None:
+    """Every page in its state: one session each, ``count`` reruns alternating between two cached settings."""
+    await warm_up(servers)
+    print(
+        "| page: what changes | reruns | median s | server CPU/rerun ms | fragment | kB sent/rerun |"
+        " client CPU/rerun ms | others' cores | wrong |\n|---|---:|---:|---:|---|---:|---:|---:|---:|"
+    )
+    for case in cases:
+        async with Session(servers.url, case.page, case.query) as session:
+            wrong: list[str] = []
+            for values in case.setup:
+                wrong += check(await session.rerun(values), None, None)
+            for _ in range(2):  # both settings computed once: the timed reruns are cache hits
+                for values in (case.first, case.second):
+                    wrong += check(await session.rerun(values), None, None)
+            meter = Meter(servers)
+            meter.start()
+            times, sent, fragment = [], 0, False
+            for i in range(count):
+                run = await session.rerun(case.first if i % 2 == 0 else case.second)
+                times.append(run.seconds)
+                sent += run.received
+                fragment |= run.fragment_only
+                wrong += check(run, None, None)
+            wall, server, client, others = meter.stop()
+        times.sort()
+        print(
+            f"| {case.name} | {count} | {times[len(times) // 2]:.3f} | {1000 * server / count:.1f} |"
+            f" {'yes' if fragment else 'no'} | {sent / count / 1000:.0f} | {1000 * client / count:.1f} |"
+            f" {others / wall:.2f} | {len(wrong)} |",
+            flush=True,
+        )
+        for w in wrong[:3]:
+            print("  ", w)
+
+
 async def scaling(counts: Sequence[int], env: dict[str, str], rounds: int) -> None:
     print(
         "| processes | round | distinct: clicks/s | p50 s | p95 s | same: clicks/s | p50 s | p95 s |"
@@ -459,6 +506,8 @@ def main() -> int:
     parser.add_argument("--soak", type=int, default=0, help="open and close this many sessions in turn; report RSS")
     parser.add_argument("--settle", type=float, default=0.0, help="with --soak: wait this long, then measure again")
     parser.add_argument("--steady", type=int, default=0, help="one session, this many cached reruns")
+    parser.add_argument("--pages", type=int, default=0, help="every page: this many cached reruns each")
+    parser.add_argument("--only", nargs="+", default=[], help="with --pages: the cases whose name starts so")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server processes")
     parser.add_argument("--scenario", type=int, default=0, help="first scenario number (new q values for --url)")
     args = parser.parse_args()
@@ -482,6 +531,9 @@ def main() -> int:
             asyncio.run(soak(servers, args.soak, args.settle))
         elif args.steady:
             asyncio.run(steady(servers, args.steady))
+        elif args.pages:
+            cases = [c for c in PAGE_CASES if not args.only or any(c.name.startswith(o) for o in args.only)]
+            asyncio.run(pages(servers, args.pages, cases))
         else:
             print(HEADER)
             results = asyncio.run(table(servers, args.sessions, args.pauses, args.scenario))

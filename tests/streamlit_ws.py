@@ -48,6 +48,7 @@ class Element:
     kind: str
     proto: Any
     path: tuple[int, ...]
+    fragment: str = ""  # the id of the st.fragment it was drawn in ("" outside any fragment)
 
     @property
     def container(self) -> int:
@@ -71,6 +72,12 @@ class Run:
     status: int
     elements: list[Element] = field(default_factory=list)
     page_not_found: bool = False
+    received: int = 0  # bytes the server sent for this run
+
+    @property
+    def fragment_only(self) -> bool:
+        """The run was a fragment's rerun: ``elements`` are the page's, with the fragment's redrawn."""
+        return self.status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
     def of_kind(self, kind: str, container: int | None = None) -> list[Element]:
         return [e for e in self.elements if e.kind == kind and (container is None or e.container == container)]
@@ -143,6 +150,7 @@ class Session:
         self._ws: ClientConnection | None = None
         self._states: dict[str, WidgetState] = {}  # widget id → the value this tab last sent
         self._pending: list[ForwardMsg] = []  # messages that arrived outside a script run
+        self._received = 0  # bytes received so far
 
     # ------------------------------------------------------------------ HTTP
 
@@ -221,33 +229,44 @@ class Session:
         if self._ws is None:
             raise ProtocolError("the session is not open")
         data = await asyncio.wait_for(self._ws.recv(), self.timeout)
+        self._received += len(data)
         msg = ForwardMsg()
         msg.ParseFromString(data if isinstance(data, bytes) else data.encode())
         return msg
 
     async def rerun(self, values: Mapping[str, Any] | None = None, page: str | None = None) -> Run:
-        """Set widgets (``{key: value}``, as the user would) and/or go to ``page``; the run that follows."""
+        """Set widgets (``{key: value}``, as the user would) and/or go to ``page``; the run that follows.
+
+        As in the browser, a change to widgets that all sit in one ``st.fragment`` reruns only that
+        fragment (the run's elements are then the page's, with the fragment's redrawn).
+        """
         if page is not None:
             self.page = page
+        fragments = set()
         for key, value in (values or {}).items():
-            self._set(key, value)
+            fragments.add(self._set(key, value))
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
         state.page_name = self.page
         state.widget_states.widgets.extend(self._states.values())
+        if page is None and len(fragments) == 1 and "" not in fragments:
+            state.fragment_id = fragments.pop()
         start = time.perf_counter()
         await self._send(msg)
-        run = await self._collect(start)
+        run = await self._collect(start, state.fragment_id)
         for widget_id in [i for i, s in self._states.items() if s.WhichOneof("value") == "trigger_value"]:
             del self._states[widget_id]  # a click is sent once
         self.last = run
         self._forget_gone_widgets(run)
         return run
 
-    async def _collect(self, start: float) -> Run:
+    async def _collect(self, start: float, fragment: str = "") -> Run:
         elements: dict[tuple[int, ...], Element] = {}
+        if fragment and self.last is not None:  # the rest of the page stays as it was
+            elements = {e.path: e for e in self.last.elements}
         not_found = False
+        received = self._received
         while True:
             msg = await self._receive()
             kind = msg.WhichOneof("type")
@@ -258,17 +277,19 @@ class Session:
                 element = msg.delta.new_element
                 path = tuple(msg.metadata.delta_path)
                 kind_of = element.WhichOneof("type") or ""
-                elements[path] = Element(kind_of, getattr(element, kind_of) if kind_of else element, path)
+                proto = getattr(element, kind_of) if kind_of else element
+                elements[path] = Element(kind_of, proto, path, msg.delta.fragment_id)
             elif kind == "navigation":
                 self.pages = [page.url_pathname for page in msg.navigation.app_pages]
             elif kind == "page_not_found":
                 not_found = True
             elif kind == "script_finished" and msg.script_finished in FINAL_STATUSES:
                 ordered = [elements[p] for p in sorted(elements)]
-                return Run(time.perf_counter() - start, msg.script_finished, ordered, not_found)
+                seconds = time.perf_counter() - start
+                return Run(seconds, msg.script_finished, ordered, not_found, self._received - received)
 
-    def _set(self, key: str, value: Any) -> None:
-        """The widget state a browser sends for ``value``, typed by the widget's element."""
+    def _set(self, key: str, value: Any) -> str:
+        """Keep the widget state a browser sends for ``value``, typed by the widget's element; its fragment."""
         if self.last is None:
             raise ProtocolError("open the session before setting widgets")
         element = self.last.widget(key)
@@ -297,6 +318,7 @@ class Session:
         else:
             raise ProtocolError(f"{key}: setting a {kind} widget is not supported by this client")
         self._states[state.id] = state
+        return element.fragment
 
     def _forget_gone_widgets(self, run: Run) -> None:
         shown = {getattr(e.proto, "id", None) for e in run.elements}

@@ -41,3 +41,8 @@ def metric(at: AppTest, label: str) -> str:
 def tables(at: AppTest) -> list[pd.DataFrame]:
     """The read-only tables on the page (st.dataframe, not st.data_editor), in order."""
     return [d.value for d in at.dataframe if d.editing_mode == "read_only"]
+
+
+def static_tables(at: AppTest) -> list[pd.DataFrame]:
+    """The static tables on the page (st.table: they wrap to the page's width), in order, as the page prints them."""
+    return [t.value for t in at.table]

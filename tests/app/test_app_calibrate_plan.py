@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app_ui.charts import fmt
+from app_ui.tables import fmt
 from puffer_core import InfluenceCurve, MarkovChainPrior, calibrate, certify, compose, group_dp, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
@@ -151,8 +151,8 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     seen: dict[str, object] = {}
     original = app_ui.report.offer_exports
 
-    def spy(report: object, script: str, stem: str, key: str) -> None:
-        seen.update(report=report, script=script, stem=stem)
+    def spy(report: object, script: object, stem: str, key: str) -> None:
+        seen.update(report=report, script=script() if callable(script) else script, stem=stem)
         original(report, script, stem, key)
 
     monkeypatch.setattr(app_ui.report, "offer_exports", spy)

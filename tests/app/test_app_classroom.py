@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from puffer_core.classroom import example_1, laplace_sum_counterexample, laplace_sum_leakage, posterior_trace
-from tests.app.conftest import errors, open_page, problems, tables
+from tests.app.conftest import errors, open_page, problems, static_tables, tables
 
 CLASSROOM = "app_pages/classroom.py"
 
@@ -75,14 +75,14 @@ def test_laplace_two_node_counterexample_numbers(classroom: AppTest) -> None:
     at.slider(key="w_lap_releases").set_value(3).run()
     at.number_input(key="w_lap_target").set_value(2.0).run()
     assert not problems(at) and not errors(at)
-    table = next(t for t in tables(at) if "Theorem 6.2 bound" in t.columns)
+    table = next(t for t in static_tables(at) if "Theorem 6.2 bound" in t.columns)
     for exact, bound in zip(table["calibrated exact"], table["Theorem 6.2 bound"]):
         assert float(exact) <= float(bound)
 
 
 def test_tiny_chain_exact_leakage_is_below_the_guarantee(classroom: AppTest) -> None:
     at = classroom
-    table = next(t for t in tables(at) if "exact leakage" in t.columns)
+    table = next(t for t in static_tables(at) if "exact leakage" in t.columns)
     for exact, guarantee in zip(table["exact leakage"], table["guarantee (a(b) curve)"]):
         assert float(exact) <= float(guarantee) + 1e-9
     at.number_input(key="w_tiny_k").set_value(3).run()
@@ -158,7 +158,7 @@ def test_the_laplace_tab_explains_what_the_numbers_show(classroom: AppTest) -> N
     assert f"2 releases leak {excess:.4f} nats more than 2 × one release" in text
     assert f"{math.expm1(excess):.2%} further" in text
     assert "At k = 3, 4 the exact leakage is below k × one release" in text
-    table = next(t for t in tables(at) if "k × one" in t.columns)
+    table = next(t for t in static_tables(at) if "k × one" in t.columns)
     assert list(table["k × one"]) == [f"{k * plain[0]:.4g}" for k in range(1, 5)]
     assert list(table["excess"])[1:] == [f"{plain[k - 1] - k * plain[0]:.4g}" for k in range(2, 5)]
     # a chain that does not break linear composition says so

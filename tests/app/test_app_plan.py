@@ -18,11 +18,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from app_ui.charts import fmt
 from app_ui.ledger import DEFAULT_LEDGER, LABELS, MAX_NAME, LedgerText, read_ledger_csv
+from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior, compose, group_dp_cumulative, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
@@ -44,10 +45,11 @@ EDIT = {
 
 
 @pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, bytes]]:
-    """The bytes of every download the app offers, by the id in its URL (the test runtime keeps them in memory)."""
-    stored: dict[str, bytes] = {}
+def downloads(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    """Every download the app offers, by its id: its bytes, or the function that makes them when it is clicked."""
+    stored: dict[str, object] = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def keep(self: MemoryMediaFileStorage, path_or_data: object, mimetype: str, kind: object, filename=None) -> str:
         file_id = original(self, path_or_data, mimetype, kind, filename)
@@ -55,13 +57,23 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, bytes]]:
             stored[file_id] = path_or_data
         return file_id
 
+    def keep_deferred(self: MediaFileManager, data_callable: object, *args: object, **kwargs: object) -> str:
+        file_id = original_deferred(self, data_callable, *args, **kwargs)
+        stored[file_id] = data_callable
+        return file_id
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", keep)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep_deferred)
     yield stored
 
 
-def _download(at: AppTest, stored: dict[str, bytes], label: str) -> bytes:
+def _download(at: AppTest, stored: dict[str, object], label: str) -> bytes:
+    """What clicking the download button ``label`` gives (a deferred download is built now, as on a click)."""
     button = next(b for b in at.download_button if b.label == label)
-    return stored[Path(button.proto.url).stem]
+    if button.proto.deferred_file_id:
+        made = stored[button.proto.deferred_file_id]()  # type: ignore[operator]
+        return made.encode("utf-8") if isinstance(made, str) else made
+    return stored[Path(button.proto.url).stem]  # type: ignore[return-value]
 
 
 def _ledger(at: AppTest) -> pd.DataFrame:

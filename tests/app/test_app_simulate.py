@@ -11,11 +11,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_ui.charts import fmt
 from app_ui.data_picker import simulation_report
+from app_ui.tables import fmt
 from puffer_core.fitting import fit_markov_chain
 from puffer_core.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.uploads import DIRTY
 
 SIMULATE = "app_pages/simulate.py"
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -256,12 +257,6 @@ def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest
 # --------------------------------------------------------------------------- the registry, repair, the note, exports
 
 SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
-DIRTY = (
-    b"user,time,state,zone\n"
-    b"u1,1,home,Oslo\nu1,2,work,Oslo\nu1,2,work,Oslo\nu1,3,home,Oslo\nu1,4,,Oslo\n"
-    b"u2,1,work,Rome\nu2,2,home,Rome\nu2,3,work,Rome\nu2,3,work,Rome\nu2,4,home,Rome\n"
-    b"u3,1,home,Oslo\nu3,2,home,Oslo\n,3,work,Oslo\nu3,4,work,Oslo\nu3,5,home,Oslo\n"
-)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -507,8 +502,9 @@ def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     captured: list[tuple[str, str]] = []
     original = report.offer_exports
 
-    def capture(html: str, script: str, stem: str, key: str) -> None:
-        captured.append((html, script))
+    def capture(html: object, script: object, stem: str, key: str) -> None:
+        # the page passes functions (a report is built when its button is clicked): build both here
+        captured.append((html() if callable(html) else html, script() if callable(script) else script))
         original(html, script, stem, key)
 
     monkeypatch.setattr(report, "offer_exports", capture)

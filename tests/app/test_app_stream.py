@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from app_ui.attacks import parse_attack_output
-from app_ui.charts import fmt
 from app_ui.streams import (
     StreamExport,
     constant_schedule,
@@ -25,6 +24,7 @@ from app_ui.streams import (
     parse_segments,
     stream_report,
 )
+from app_ui.tables import fmt
 from puffer_core import (
     GaussianProcessPrior,
     MarkovChainPrior,
@@ -47,7 +47,7 @@ from puffer_core.stream import (
     translation_bound,
 )
 from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
-from tests.app.conftest import errors, metric, open_page, problems, tables
+from tests.app.conftest import errors, metric, open_page, problems, static_tables, tables
 
 STREAM = "app_pages/stream.py"
 ATTACK = "app_pages/attack.py"
@@ -326,7 +326,7 @@ def test_attack_table_orders_lower_truth_and_bounds_for_every_demo_prior() -> No
     assert not at.get("plotly_chart")  # nothing runs before the button
     run_attack(at)
     assert not problems(at) and not errors(at)
-    table = tables(at)[0]
+    table = static_tables(at)[0]
     assert list(table["prior"]) == [
         "binary, T = 6", "3 states, T = 4", "binary, T = 100", "5 states, T = 100", "check-ins fitted", "your prior"
     ]
@@ -358,7 +358,7 @@ def test_attack_on_histograms_and_noisy_streams(release: str) -> None:
     at = open_page(ATTACK)
     run_attack(at, release, only=("binary6", "sticky3", "binary100"), seed=3, draws=60)
     assert not problems(at) and not errors(at)
-    table = tables(at)[0]
+    table = static_tables(at)[0]
     tiny = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6)
     if release == "stream_histogram":
         law = laplace_histogram_emission(2, 0.5)
@@ -379,7 +379,7 @@ def test_attack_refuses_what_is_too_big_and_says_why() -> None:
     at = open_page(ATTACK)
     run_attack(at, "laplace", only=("checkins",), draws=20)
     assert not problems(at) and not errors(at)
-    table = tables(at)[0]
+    table = static_tables(at)[0]
     assert table["attack"].iloc[0] == "" and table["exact"].iloc[0] == ""
     assert any("No attack: the histogram attack tracks every count vector" in c.value for c in at.caption)
 
@@ -390,7 +390,7 @@ def test_attack_of_the_users_prior_and_a_gaussian_one() -> None:
     assert not problems(at) and not errors(at)
     prior = MarkovChainPrior([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], length=30)
     expected = attack_stream(prior, randomized_response_emission(3, 0.5), seed=0, draws=50).lower
-    assert tables(at)[0]["attack"].iloc[0] == fmt(expected)
+    assert static_tables(at)[0]["attack"].iloc[0] == fmt(expected)
     gauss = open_page(ATTACK, {"prior": "gaussian"})
     assert not problems(gauss)
     assert "w_attack_prior_user" not in [c.key for c in gauss.checkbox]
@@ -411,7 +411,7 @@ def test_the_prior_fitted_on_the_curves_page_reaches_both_pages() -> None:
     at.switch_page(ATTACK).run()
     run_attack(at, only=("user",), draws=40)
     assert not problems(at) and not errors(at)
-    row = tables(at)[0].iloc[0]
+    row = static_tables(at)[0].iloc[0]
     lower = attack_stream(fitted, randomized_response_emission(12, 0.5), seed=0, draws=40).lower
     assert row["prior"] == "your prior" and row["attack"] == fmt(lower)
     assert lower <= temporal_privacy_leakage(fitted, 0.5).max_tpl and row["TPL"] == fmt(
@@ -423,7 +423,7 @@ def test_the_prior_fitted_on_the_curves_page_reaches_both_pages() -> None:
 def test_attack_script_reruns_the_attacks_with_their_seed(tmp_path: Path) -> None:
     at = open_page(ATTACK)
     run_attack(at, only=("binary6", "sticky3", "sticky5"), seed=5, draws=40)
-    table = tables(at)[0]
+    table = static_tables(at)[0]
     printed = parse_attack_output(run_script(at.code[0].value, tmp_path, "attack"))
     assert len(printed) == 3
     for row, (_, shown) in zip(printed, table.iterrows()):

@@ -1,4 +1,6 @@
-"""Fixtures for the deployment tests: one app process, or deploy/run.sh with two processes behind HAProxy.
+"""Fixtures for the deployment tests: deploy/run.sh with two app processes behind HAProxy.
+
+The tests of one plain process use the server every end-to-end test shares (``app_url``, tests/conftest.py).
 
 HAProxy is Debian's package (``apt-get install -y haproxy``).  Without it the proxy tests are
 skipped locally but fail when the environment variable CI is "true" (``.ci/run`` installs it).
@@ -9,55 +11,18 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import start_streamlit, stop, wait_for_health
+from tests.servers import ROOT, free_port, free_ports, healthy, unavailable
 
-ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 90.0
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"deployment tests cannot run in CI: {reason}")
-    pytest.skip(reason)
-
-
-def _port_is_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _free_ports(count: int) -> int:
-    """The first of ``count`` consecutive free ports."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        first = int(sock.getsockname()[1])
-    while not all(_port_is_free(first + i) for i in range(count)):
-        first = first + count if first + 2 * count < 65000 else 20000
-    return first
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-            return response.read().strip() == b"ok"
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-        return False
 
 
 @dataclass
@@ -95,11 +60,11 @@ def _port_of(pid: int) -> int:
 @pytest.fixture(scope="session")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     if shutil.which("haproxy", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/usr/local/sbin") is None:
-        _unavailable("HAProxy is not installed (apt-get install -y haproxy)")
-    proxy_port = _free_ports(1)
-    first = _free_ports(2)
+        unavailable("deployment tests", "HAProxy is not installed (apt-get install -y haproxy)")
+    proxy_port = free_port()
+    first = free_ports(2)
     while first <= proxy_port <= first + 1:
-        first = _free_ports(2)
+        first = free_ports(2)
     log_path = tmp_path_factory.mktemp("deploy") / "run.log"
     env = {
         **os.environ,
@@ -117,7 +82,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         apps = {f"app{i + 1}": f"http://127.0.0.1:{first + i}" for i in range(2)}
         deadline = time.monotonic() + START_TIMEOUT
         try:
-            while not (_answers(url) and all(_answers(u) for u in apps.values())):
+            while not (healthy(url) and all(healthy(u) for u in apps.values())):
                 if launcher.poll() is not None:
                     raise RuntimeError(f"deploy/run.sh exited with status {launcher.returncode}")
                 if time.monotonic() > deadline:
@@ -138,24 +103,3 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             except subprocess.TimeoutExpired:
                 launcher.kill()
                 launcher.wait(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def one_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One plain `streamlit run app.py`: every session in the same process (the isolation tests)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    log_path = tmp_path_factory.mktemp("one_server") / "server.log"
-    with open(log_path, "wb") as log:
-        process = start_streamlit(port, log)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_for_health(url, process)
-        except RuntimeError as exc:
-            stop(process)
-            pytest.fail(f"{exc}\n{log_path.read_text(errors='replace')[-3000:]}")
-        try:
-            yield url
-        finally:
-            stop(process)

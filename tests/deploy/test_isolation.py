@@ -99,9 +99,9 @@ def _check(run: Run, own: Student, other: Student, page: str) -> None:
     assert not leaked, f"{page} shows the other session's {leaked}"
 
 
-def test_two_sessions_never_see_each_others_upload_or_prior(one_server: str) -> None:
+def test_two_sessions_never_see_each_others_upload_or_prior(app_url: str) -> None:
     async def scenario() -> None:
-        async with Session(one_server, "curves") as a, Session(one_server, "curves") as b:
+        async with Session(app_url, "curves") as a, Session(app_url, "curves") as b:
             await asyncio.gather(_set_up_a(a), _set_up_b(b))
             pages = a.pages
             assert KNOWN_PAGES <= set(pages), f"the navigation lists {pages}"

@@ -14,60 +14,13 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.pages import cells, download, grid_overflow, open_page, sideways_at, snap_widths, wait_idle
+
 pytestmark = pytest.mark.e2e
 
-IDLE = (
-    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
-    " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
-)
-WIDTHS = (1400, 390)
-# the horizontal overflow of each table on the page: 0 when it fits (glide's scroller holds the grid)
-OVERFLOW = (
-    "() => Array.from(document.querySelectorAll('[data-testid=\"stDataFrame\"]'))"
-    ".filter(e => e.offsetParent !== null)"
-    ".map(e => { const s = e.querySelector('.dvn-scroller'); return s ? s.scrollWidth - s.clientWidth : 0; })"
-)
 
-
-def _idle(page: Any, settle: float = 0.5) -> None:
-    page.wait_for_function(IDLE, timeout=60_000)
-    time.sleep(settle)
-    page.wait_for_function(IDLE, timeout=60_000)
-
-
-def _open(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    _idle(page)
-
-
-def _snap(page: Any, folder: Path, name: str) -> None:
-    """A full-page PNG at each width (the viewport is stretched to the content's height first)."""
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 1000})
-        time.sleep(0.6)
-        height = page.evaluate(
-            "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-            " return m ? m.scrollHeight : document.body.scrollHeight; }"
-        )
-        page.set_viewport_size({"width": width, "height": int(min(max(1000, height + 40), 12000))})
-        time.sleep(0.8)
-        page.screenshot(path=str(folder / f"{name}_{width}.png"), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    time.sleep(0.4)
-
-
-def _cells(page: Any, index: int) -> list[str]:
-    """The cells of the index-th table on the page, row by row (read from the grid's accessible table)."""
-    table = page.locator('[data-testid="stDataFrame"]').nth(index)
-    table.locator("td").first.wait_for(state="attached")
-    return [text.strip() for text in table.locator("td").all_inner_texts()]
-
-
-def _download(page: Any, label: str) -> bytes:
-    with page.expect_download() as info:
-        page.get_by_role("button", name=label).click()
-    return Path(info.value.path()).read_bytes()
+def download_bytes(page: Any, label: str) -> bytes:
+    return download(page, label).read_bytes()
 
 
 def _summary(page: Any) -> str:
@@ -75,7 +28,7 @@ def _summary(page: Any) -> str:
 
 
 def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    _open(page, f"{app_url}/about")
+    open_page(page, app_url, "about")
     main = page.locator('[data-testid="stMain"]')
     for heading in ("About the math", "Glossary", "The mathematics", "References"):
         assert main.get_by_role("heading", name=heading, exact=True).first.is_visible()
@@ -92,16 +45,16 @@ def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_d
     time.sleep(0.5)
     assert main.get_by_text("Theorem 6.2", exact=False).first.is_visible()
     assert not page.locator('[data-testid="stException"]').count()
-    _snap(page, screenshot_dir, "20_about")
+    snap_widths(page, screenshot_dir, "about")
 
 
 def test_home_links_to_the_about_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    _open(page, app_url)
+    open_page(page, app_url)
     main = page.locator('[data-testid="stMain"]')
     assert "MATH" + ".md" not in main.inner_text()
-    _snap(page, screenshot_dir, "21_home")
+    snap_widths(page, screenshot_dir, "home-about-link")
     main.get_by_role("link", name="About the math", exact=True).first.click()
-    _idle(page)
+    wait_idle(page)
     assert page.get_by_role("heading", name="About the math").is_visible()
 
 
@@ -120,7 +73,7 @@ def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None
     page.keyboard.press("Control+a")
     page.keyboard.type(text, delay=40)
     page.keyboard.press("Enter")
-    _idle(page)
+    wait_idle(page)
 
 
 def _edit_ledger(page: Any) -> None:
@@ -131,7 +84,7 @@ def _edit_ledger(page: Any) -> None:
     k = page.get_by_label("k for the top-k rankings")
     k.fill("4")
     k.press("Enter")
-    _idle(page)
+    wait_idle(page)
 
 
 def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
@@ -139,46 +92,50 @@ def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
 ) -> None:
     first = browser.new_context(viewport={"width": 1400, "height": 1000})
     tab = first.new_page()
-    _open(tab, f"{app_url}/plan")
+    open_page(tab, app_url, "plan")
     _edit_ledger(tab)
     link = tab.url
     assert "ledger=" in link and "topk=4" in link
-    editor, table, summary = _cells(tab, 0), _cells(tab, 1), _summary(tab)
+    editor, table, summary = cells(tab, 0), cells(tab, 1), _summary(tab)
     assert editor[0] == NAME and editor[3:5] == ["Feb", "0.25"]
-    assert tab.evaluate(OVERFLOW)[1] <= 1  # the results table fits the page: no horizontal scrolling
-    csv = _download(tab, "Download the ledger (CSV)")
+    assert grid_overflow(tab)[1] <= 1  # the results table fits the page: no horizontal scrolling
+    csv = download_bytes(tab, "Download the ledger (CSV)")
     first.close()
 
     fresh = browser.new_context(viewport={"width": 1400, "height": 1000})  # nothing shared with the first
     again = fresh.new_page()
-    _open(again, link)
+    again.goto(link)
+    again.wait_for_selector('[data-testid="stApp"]')
+    wait_idle(again)
     assert not again.locator('[data-testid="stAlertContentWarning"]').count()
-    assert _cells(again, 0) == editor and _cells(again, 1) == table and _summary(again) == summary
+    assert cells(again, 0) == editor and cells(again, 1) == table and _summary(again) == summary
     assert again.get_by_label("k for the top-k rankings").input_value() == "4"
-    assert _download(again, "Download the ledger (CSV)") == csv
-    _snap(again, screenshot_dir, "22_plan_ledger")
+    assert download_bytes(again, "Download the ledger (CSV)") == csv
+    snap_widths(again, screenshot_dir, "plan-ledger-from-link")
     again.get_by_role("tab", name="Planner: split a total budget").click()
-    _idle(again)
-    _snap(again, screenshot_dir, "23_plan_planner")
+    wait_idle(again)
+    snap_widths(again, screenshot_dir, "plan-planner")
     fresh.close()
 
 
 def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    _open(page, f"{app_url}/classroom")
+    open_page(page, app_url, "classroom")
     page.get_by_role("button", name="Run 5 more").click()
-    _idle(page)
+    wait_idle(page)
     warning = page.locator('[data-testid="stAlertContentWarning"]').inner_text()
     assert "Since run 2 (of the 5 so far) the attacker is certain of the secret" in warning
-    assert "'" not in _cells(page, 0)[1]  # the outputs read (A1, B2), not ('A1', 'B2')
-    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
-    _snap(page, screenshot_dir, "24_classroom_collapse")
+    assert "'" not in cells(page, 0)[1]  # the outputs read (A1, B2), not ('A1', 'B2')
+    assert all(overflow <= 1 for overflow in grid_overflow(page))
+    snap_widths(page, screenshot_dir, "classroom-collapse")
     page.get_by_role("tab", name="Laplace on a two-node chain").click()
-    _idle(page)
+    wait_idle(page)
     assert page.get_by_text("2 releases leak 0.0123 nats more than 2 × one release", exact=False).is_visible()
-    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
-    _snap(page, screenshot_dir, "25_classroom_laplace")
+    assert all(overflow <= 1 for overflow in grid_overflow(page))
+    assert not sideways_at(page, 390)  # the table wraps on a phone
+    snap_widths(page, screenshot_dir, "classroom-laplace")
     page.get_by_role("tab", name="A tiny chain, audited exactly").click()
-    _idle(page)
-    assert all(overflow <= 1 for overflow in page.evaluate(OVERFLOW))
+    wait_idle(page)
+    assert all(overflow <= 1 for overflow in grid_overflow(page))
+    assert not sideways_at(page, 390)
     assert not page.locator('[data-testid="stException"]').count()
-    _snap(page, screenshot_dir, "26_classroom_tiny_chain")
+    snap_widths(page, screenshot_dir, "classroom-tiny-chain")

@@ -5,51 +5,17 @@ Screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.test_e2e_app import alerts, open_page, wait_idle
+from tests.e2e.pages import MAIN, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
+from tests.uploads import DIRTY
 
 pytestmark = pytest.mark.e2e
 
 SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
-SIDEBAR = '[data-testid="stSidebarUserContent"]'
-MAIN = '[data-testid="stMain"]'
-DIRTY = (
-    b"user,time,state,zone\n"
-    b"u1,1,home,Oslo\nu1,2,work,Oslo\nu1,2,work,Oslo\nu1,3,home,Oslo\nu1,4,,Oslo\n"
-    b"u2,1,work,Rome\nu2,2,home,Rome\nu2,3,work,Rome\nu2,3,work,Rome\nu2,4,home,Rome\n"
-    b"u3,1,home,Oslo\nu3,2,home,Oslo\n,3,work,Oslo\nu3,4,work,Oslo\nu3,5,home,Oslo\n"
-)
-
-
-def snap(page: Any, folder: Path, name: str, width: int = 1400) -> Path:
-    """A PNG of the whole page at ``width`` px (the viewport is stretched to the content's height first)."""
-    page.set_viewport_size({"width": width, "height": 1000})
-    time.sleep(0.6)
-    height = page.evaluate(
-        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-        " return m ? m.scrollHeight : document.body.scrollHeight; }"
-    )
-    page.set_viewport_size({"width": width, "height": int(min(max(1000, height + 40), 12000))})
-    time.sleep(0.8)
-    path = folder / f"{name}-{width}.png"
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    time.sleep(0.3)
-    return path
-
-
-def no_horizontal_scroll(page: Any) -> list[str]:
-    """The tables on the page that are wider than the space they have (they would scroll sideways)."""
-    return page.evaluate(
-        "() => Array.from(document.querySelectorAll('[data-testid=\"stTable\"]'))"
-        ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)"
-        ".map(t => t.innerText.slice(0, 60))"
-    )
 
 
 def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
@@ -71,9 +37,8 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     assert note.is_visible()
     assert "falls back to group DP" in note.inner_text()
     assert "Best mechanism per ε_puffer on these data" in main.inner_text()
-    assert not no_horizontal_scroll(page)
-    snap(page, screenshot_dir, "20_simulate_seattle")
-    snap(page, screenshot_dir, "20_simulate_seattle", width=390)
+    assert not wide_tables(page)
+    snap_widths(page, screenshot_dir, "simulate-seattle")
 
     # twelve monthly releases: the ledger chart, on a log scale at a click
     releases = page.get_by_role("spinbutton", name="Releases")
@@ -94,9 +59,8 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     assert page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).pop().layout.yaxis.type") == (
         "log"
     )
-    assert not no_horizontal_scroll(page)
-    snap(page, screenshot_dir, "21_simulate_seattle_ledger")
-    snap(page, screenshot_dir, "21_simulate_seattle_ledger", width=390)
+    assert not wide_tables(page)
+    snap_widths(page, screenshot_dir, "simulate-seattle-ledger")
 
 
 def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
@@ -130,8 +94,7 @@ def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
     assert "dirty.csv (3 users)" in page.locator(SIDEBAR).inner_text()
     main.get_by_text("Preview of dirty.csv").click()
     wait_idle(page)
-    snap(page, screenshot_dir, "22_simulate_repair")
-    snap(page, screenshot_dir, "22_simulate_repair", width=390)
+    snap_widths(page, screenshot_dir, "simulate-repair")
 
     uploader.set_input_files({"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,x,A\n"})
     page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)

@@ -5,57 +5,29 @@ Screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app_ui.charts import fmt
+from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream import temporal_privacy_leakage
-from tests.e2e.test_e2e_app import alerts, open_page, wait_idle
+from tests.e2e.pages import EXCEPTION, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
 
 pytestmark = pytest.mark.e2e
-
-TRACES = (
-    "() => Array.from(document.querySelector('.js-plotly-plot').data)"
-    ".filter(t => t.customdata).map(t => [t.name, Array.from(t.customdata)])"
-)
-NO_EXCEPTION = '[data-testid="stException"]'
-
-
-def snap(page: Any, folder: Path, name: str, width: int) -> Path:
-    """A PNG of the whole page at ``width`` px (the viewport stretched to the content's height)."""
-    page.set_viewport_size({"width": width, "height": 1000})
-    time.sleep(0.8)
-    height = page.evaluate(
-        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
-        " return m ? m.scrollHeight : document.body.scrollHeight; }"
-    )
-    page.set_viewport_size({"width": width, "height": int(min(max(1000, height + 40), 12000))})
-    time.sleep(0.8)
-    path = folder / f"{name}_{width}.png"
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    return path
-
-
-def traces(page: Any) -> dict[str, list[str]]:
-    return dict(page.evaluate(TRACES))
 
 
 def test_stream_chart_shows_the_library_numbers(page: Any, app_url: str, screenshot_dir: Path) -> None:
     open_page(page, app_url, "stream")
     page.wait_for_selector(".js-plotly-plot")
-    assert not page.locator(NO_EXCEPTION).count() and not alerts(page)
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
     shown = traces(page)
     expected = temporal_privacy_leakage(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=100), 0.3)
     assert shown["TPL (temporal leakage)"] == [fmt(v) for v in expected.tpl]
     assert shown["BPL (from the past)"] == [fmt(v) for v in expected.bpl]
     assert {"[C] bound", "group DP (Σ ε_t)", "FPL (from the future)"} <= set(shown)
-    snap(page, screenshot_dir, "stream_default", 1400)
-    snap(page, screenshot_dir, "stream_default", 390)
+    snap_widths(page, screenshot_dir, "stream")
 
 
 def test_stream_of_a_tiny_chain_shows_the_exact_leakage(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -67,9 +39,8 @@ def test_stream_of_a_tiny_chain_shows_the_exact_leakage(page: Any, app_url: str,
     assert len(exact) == 6 and all(e <= t * (1 + 1e-3) for e, t in zip(exact, tpl))
     page.get_by_text("ε by time steps (a table)").click()
     wait_idle(page)
-    assert not page.locator(NO_EXCEPTION).count() and not alerts(page)
-    snap(page, screenshot_dir, "stream_tiny_table", 1400)
-    snap(page, screenshot_dir, "stream_tiny_table", 390)
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    snap_widths(page, screenshot_dir, "stream-tiny-chain-table")
 
 
 def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -77,11 +48,11 @@ def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
     page.get_by_role("button", name="Run the attack").click()
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     wait_idle(page)
-    assert not page.locator(NO_EXCEPTION).count() and not alerts(page)
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
     shown = traces(page)
     lower = [float(v) for v in shown["attack (lower bound)"]]
     bound = [float(v) for v in shown["[C] bound"]]
     assert len(lower) == 6 and all(lo <= b * (1 + 1e-3) for lo, b in zip(lower, bound))
     assert page.get_by_text("attack (seed 0)").first.is_visible()
-    snap(page, screenshot_dir, "attack", 1400)
-    snap(page, screenshot_dir, "attack", 390)
+    assert not sideways_at(page, 390)  # the ladder's table wraps on a phone
+    snap_widths(page, screenshot_dir, "attack")

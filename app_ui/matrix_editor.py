@@ -1,0 +1,198 @@
+"""The K-state Markov chain's editor on the Influence curves page: presets, the matrix, its initial distribution.
+
+The matrix is typed in Streamlit's grid in the user's words (states shown 0-based, a row is the
+current state, a column the next one).  Nothing typed is clipped or normalised silently: the
+checks of :data:`puffer_core.prior_kinds.MATRIX` say what is wrong right under the grid, and
+"Normalise rows" says what it changed.  A matrix with many states is laid out so that no grid
+scrolls sideways at 1400 px (two grids side by side beyond :data:`ONE_GRID` states).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from puffer_core.prior_kinds import MATRIX, MATRIX_PRESETS, MAX_STATES, normalise_matrix
+
+from . import state
+from .data_picker import LoadedData, dataset_picker, fitted_prior
+from .priors import set_matrix, use_prior
+from .tables import show_problems
+
+FITTED = "Fitted from data"  # the preset that loads the chain fitted to a dataset
+NARROW_EDITOR = 6  # up to this many states the matrix editor sits with the controls; larger ones get the page's width
+EDITOR_WIDTH = 900  # pixels a wide editor may take: the main area at 1400 px with the sidebar open is ~940
+MIN_COLUMN = 50  # the narrowest column Streamlit's grid draws
+INDEX_WIDE = 110  # the index column when state names are long (they are cut with … beyond)
+INDEX_NARROW = 70  # the index column when they are short (wide enough for its header "from \\ to")
+ROW_HEIGHT = 35  # pixels per row of Streamlit's grid: a wide editor is made tall enough to show every row
+ONE_GRID = 16  # more states than this do not fit one grid (MIN_COLUMN each, plus the index): two grids
+
+
+def _load_preset() -> None:
+    values = state.settings()
+    preset = st.session_state.get("w_preset", "Sticky")
+    if preset == FITTED:
+        data = st.session_state.get("dataset")
+        if isinstance(data, LoadedData):
+            use_prior(fitted_prior(data), origin=data)
+            st.session_state["w_length"] = values["length"]  # also move the widget the user sees
+        return
+    k = int(st.session_state.get("w_k", 3))
+    knob = st.session_state.get("w_seed", 0) if preset == "Random" else st.session_state.get("w_stay", 0.8)
+    set_matrix(MATRIX_PRESETS[preset](k, float(knob)), state.default_labels(k))
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _normalise() -> None:
+    values = state.settings()
+    done = normalise_matrix(values["matrix"])
+    labels = values["labels"]
+    notes = []
+    if done.scaled:
+        rows = _and([f"'{labels[i]}'" for i in done.scaled])
+        sums = _and([f"{total:.6g}" for total in done.scaled.values()])
+        if len(done.scaled) == 1:
+            notes.append(("info", f"Each entry of row {rows} was divided by the row's sum ({sums}), so it sums to 1."))
+        else:
+            notes.append(
+                ("info", f"Each entry of rows {rows} was divided by its row's sum ({sums}), so every row sums to 1.")
+            )
+    if done.filled:
+        cells = ", ".join(f"row '{labels[i]}', column '{labels[j]}'" for i, j in done.filled)
+        notes.append(("warning", f"Empty cells were set to 0: {cells}."))
+    for i, why in done.skipped.items():
+        notes.append(("warning", f"Row '{labels[i]}' was left as it is: {why}. Fill it in first."))
+    if not notes:
+        notes.append(("info", "Every row already sums to 1: nothing was changed."))
+    set_matrix(done.matrix, labels, values["initial"])
+    st.session_state["normalise_notes"] = notes
+
+
+def preset_controls() -> None:
+    """Start from a preset (sticky, cyclic, random, or fitted to a dataset) and load it into the editor."""
+    with st.container(border=True):
+        st.markdown("**Start from a preset**")
+        preset = st.selectbox(
+            "Preset",
+            [*MATRIX_PRESETS, FITTED],
+            key="w_preset",
+            persist_state="session",
+            label_visibility="collapsed",
+        )
+        if preset == FITTED:
+            st.caption("The transition counts of the data, row-normalised and smoothed (docs/math.md §6).")
+            data = dataset_picker("curves")
+            ready = data is not None
+        else:
+            cols = st.columns(2)
+            cols[0].number_input("States K", 2, MAX_STATES, 3, key="w_k", persist_state="session")
+            if preset == "Random":
+                cols[1].number_input("Seed", 0, 10_000, 0, key="w_seed", persist_state="session")
+            else:
+                cols[1].slider("Stay probability", 0.0, 1.0, 0.8, 0.01, key="w_stay", persist_state="session")
+            ready = True
+        st.button("Load into the editor", on_click=_load_preset, disabled=not ready, key="w_load_preset")
+
+
+def is_wide(labels: tuple[str, ...]) -> bool:
+    """Whether the editor needs the page's whole width (more than NARROW_EDITOR states)."""
+    return len(labels) > NARROW_EDITOR
+
+
+def _number_columns(labels: list[str], width: int | None = None) -> dict[str, Any]:
+    """Editor columns for probabilities: no range (nothing typed is clipped: the checks below say what is
+    wrong), ``width`` pixels wide (None: as wide as their content), the full label as the header's tooltip."""
+    number = "%.4g" if len(labels) <= 10 else "%.3g"
+    return {label: st.column_config.NumberColumn(label, format=number, width=width, help=label) for label in labels}
+
+
+def _grids(labels: list[str]) -> tuple[int, list[list[str]], int | None]:
+    """How the matrix is laid out so that no grid scrolls sideways at 1400 px: the index column's
+    width, the columns of each grid (one grid, or two for more than ONE_GRID states), their width."""
+    if len(labels) <= NARROW_EDITOR:
+        return 0, [labels], None
+    index = INDEX_WIDE if max(len(x) for x in labels) > 6 else INDEX_NARROW
+    halves = 1 if len(labels) <= ONE_GRID else 2
+    size = math.ceil(len(labels) / halves)
+    parts = [labels[i : i + size] for i in range(0, len(labels), size)]
+    width = max(MIN_COLUMN, min(120, (EDITOR_WIDTH - index) // size))
+    return index, parts, width
+
+
+def _initial_controls(labels: list[str]) -> None:
+    """Stationary start, or an initial distribution typed per state (docs/math.md §1)."""
+    values = state.settings()
+    options = ["stationary", "given"]
+    mode = st.radio(
+        "Initial distribution (the states of the first entry)",
+        options,
+        index=options.index("stationary" if values["initial"] is None else "given"),
+        format_func={"stationary": "The chain's stationary distribution", "given": "Give one"}.get,
+        horizontal=True,
+        key=f"w_initial_mode_{values['matrix_version']}",
+        help="A chain with more than one closed group of states has no unique stationary distribution: give one.",
+    )
+    if mode == "stationary":
+        values["initial"] = None
+        return
+    if values["initial"] is None or len(values["initial"]) != len(labels):
+        values["initial"] = tuple(1.0 / len(labels) for _ in labels)
+    editor_key, start = state.editor_state("initial")
+    frame = pd.DataFrame({"Pr(first entry)": list(start)}, index=labels, dtype=float)
+    frame.index.name = "state"
+    edited = st.data_editor(  # one row per state: it fits however many states there are
+        frame,
+        key=editor_key,
+        column_config={"Pr(first entry)": st.column_config.NumberColumn("Pr(first entry)", format="%.4g")},
+        width="stretch",
+    )
+    values["initial"] = tuple(float(x) for x in edited["Pr(first entry)"].to_numpy(dtype=float, na_value=np.nan))
+
+
+def matrix_editor() -> None:
+    """The transition matrix and its initial distribution, checked as typed (messages right under the grid)."""
+    values = state.settings()
+    editor_key, start = state.editor_state("matrix")
+    labels = list(values["labels"])
+    base = pd.DataFrame(np.array(start, dtype=float), index=labels, columns=labels)
+    base.index.name = "from \\ to"
+    index_width, parts, width = _grids(labels)
+    st.markdown(f"**Transition matrix** ({len(labels)} states: rows are the current state, columns the next)")
+    if len(parts) > 1:
+        st.caption(
+            f"Shown in {len(parts)} parts, so that every column is on screen: the next states"
+            f" {' and '.join(f'{part[0]}…{part[-1]}' for part in parts)}. Each row runs across both parts."
+        )
+    edited = []
+    for n, part in enumerate(parts):
+        config = _number_columns(part, width)
+        if index_width:
+            config["_index"] = st.column_config.TextColumn(width=index_width)
+        key = editor_key if len(parts) == 1 else f"{editor_key}_part{n}"
+        height = (len(labels) + 1) * ROW_HEIGHT + 3 if width is not None else "auto"
+        edited.append(st.data_editor(base[part], key=key, column_config=config, width="stretch", height=height))
+    matrix = pd.concat(edited, axis=1)[labels]
+    values["matrix"] = tuple(tuple(float(x) for x in row) for row in matrix.to_numpy(dtype=float, na_value=np.nan))
+    messages = st.container()  # right under the grid: filled once the initial distribution is read too
+    st.button(
+        "Normalise rows",
+        on_click=_normalise,
+        key="w_normalise",
+        help="Divide every row by its sum so it sums to 1 (you are told what changed).",
+    )
+    for level, note in st.session_state.pop("normalise_notes", []):
+        (st.info if level == "info" else st.warning)(note)
+    _initial_controls(labels)
+    problems = MATRIX.problems(values)
+    with messages:
+        show_problems(problems)
+        if values["initial"] is None and any("no unique stationary distribution" in p for p in problems):
+            st.info("Choose **Give one** under *Initial distribution* below to say where the chain starts.")

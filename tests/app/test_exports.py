@@ -1,0 +1,84 @@
+"""What every exported script shares: the prior written as Python, and the script's frame.
+
+The prior's code (app_ui.priors.prior_source) is checked against the registry's own builder
+(puffer_core.prior_kinds), which shares no code with it: the same matrices, initial distribution,
+length and labels, or the same Gaussian process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import puffer_core
+from app_ui.priors import parameters_of, prior_source
+from app_ui.report import python_script
+from puffer_core import GaussianProcessPrior, MarkovChainPrior, load_dataset
+from puffer_core.prior_kinds import PRIOR_KINDS
+from puffer_core.robust import fit_prior_set
+
+CASES = [
+    ("binary", {"p": 0.73, "q": 0.1 + 0.2, "length": 17}),
+    ("matrix", {}),
+    (
+        "matrix",
+        {
+            "matrix": ((0.5, 0.5, 0.0), (0.2, 0.3, 0.5), (1 / 3, 1 / 3, 1 / 3)),
+            "labels": ("a", "b", "c"),
+            "initial": (0.2, 0.3, 0.5),
+            "length": 9,
+        },
+    ),
+    ("theta", {"theta": ((0.8, 0.7), (0.95, 0.6)), "length": 12}),
+    ("gaussian", {"kernel": "exponential", "length_scale": 2.5, "n": 12, "gamma": 3.0, "delta": 0.2}),
+]
+
+
+def _built(code: str, names: str) -> object:
+    scope: dict[str, object] = {names: getattr(puffer_core, names)}
+    exec(code, scope)  # noqa: S102 - the code the page writes into a script
+    return scope["prior"]
+
+
+def _same(a: object, b: object, ulp: float = 0.0) -> None:
+    """The same prior; ``ulp``: how far an entry may move (a chain normalises its rows again when built)."""
+    if isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y, ulp)
+    elif isinstance(a, MarkovChainPrior):
+        assert isinstance(b, MarkovChainPrior)
+        assert np.allclose(a.transition, b.transition, rtol=0, atol=ulp) and np.allclose(a.initial, b.initial, 0, ulp)
+        assert (a.length, tuple(a.labels), a.stationary_initial) == (b.length, tuple(b.labels), b.stationary_initial)
+    else:
+        assert isinstance(a, GaussianProcessPrior) and isinstance(b, GaussianProcessPrior)
+        assert (a.n, a.length_scale, a.kernel, a.gamma, a.delta) == (b.n, b.length_scale, b.kernel, b.gamma, b.delta)
+
+
+@pytest.mark.parametrize(("kind", "values"), CASES)
+def test_the_prior_in_a_script_is_the_prior_the_page_uses(kind: str, values: dict[str, object]) -> None:
+    record = PRIOR_KINDS[kind]
+    params = parameters_of(record, values)
+    names, code = prior_source(kind, params)
+    _same(_built(code, names), record.prior(dict(params)))
+
+
+def test_a_robust_set_is_written_member_by_member() -> None:
+    members = fit_prior_set(load_dataset("checkins"), draws=3, seed=1)
+    names, code = prior_source("matrix", parameters_of(PRIOR_KINDS["matrix"], {}), members)
+    _same(_built(code, names), list(members), ulp=1e-15)  # each entry written in full: at most one unit apart
+
+
+def test_a_script_without_puffer_core_says_what_to_do(tmp_path: Path) -> None:
+    script = python_script("A title", ["What it prints."], "demo", ["from puffer_core import influence_curve"], "x = 1")
+    path = tmp_path / "demo.py"
+    path.write_text(script, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-I", str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1
+    expected = "puffer_core was not found: run this script from the Pufferfish Lab repository's folder"
+    assert run.stderr.strip() == expected
+    assert script.startswith('"""A title\n\nWhat it prints.\nRun it from the Pufferfish Lab repository\'s folder')

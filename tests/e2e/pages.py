@@ -1,0 +1,149 @@
+"""What the end-to-end tests do with a page in headless Chromium: open it, wait, read it, download, screenshot.
+
+Every test module imports these (the fixtures are in ``conftest.py``).  Screenshots go to
+``screenshots/`` (ignored by git): ``<name>.png`` at 1400 px and ``<name>-390.png`` at 390 px,
+a phone, where Streamlit stacks the columns and hides the sidebar.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+WIDTHS = (1400, 390)  # a laptop and a phone: every page is looked at at both
+HEIGHT = 1000
+MAX_HEIGHT = 16_000  # a phone stacks the columns: its pages are long
+MAIN = '[data-testid="stMain"]'
+SIDEBAR = '[data-testid="stSidebarUserContent"]'
+EXCEPTION = '[data-testid="stException"]'
+IDLE = (
+    "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+    " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
+)
+# the charts' series that carry their values as text: [name, [value, …]] for each
+TRACES = (
+    "() => Array.from(document.querySelector('.js-plotly-plot').data)"
+    ".filter(t => t.customdata).map(t => [t.name, Array.from(t.customdata)])"
+)
+
+
+def wait_idle(page: Any, settle: float = 0.4) -> None:
+    """Wait until the script run has finished and the page had a moment to draw."""
+    page.wait_for_function(IDLE, timeout=60_000)
+    time.sleep(settle)
+    page.wait_for_function(IDLE, timeout=60_000)
+
+
+def open_page(page: Any, app_url: str, path: str = "") -> None:
+    """Go to ``app_url/path`` (a page's url path, with a query string if any) and wait for its first run."""
+    page.goto(f"{app_url}/{path}")
+    page.wait_for_selector('[data-testid="stApp"]')
+    wait_idle(page)
+
+
+def alerts(page: Any) -> list[str]:
+    """The text of every st.error on the page."""
+    return [text.strip() for text in page.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
+
+
+def traces(page: Any) -> dict[str, list[str]]:
+    """The first chart's series by name: the values it shows (as text)."""
+    return dict(page.evaluate(TRACES))
+
+
+def download(page: Any, label: str) -> Path:
+    """Click the download button ``label`` and return the downloaded file."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=label).click()
+    return Path(info.value.path())
+
+
+def cells(page: Any, index: int) -> list[str]:
+    """The cells of the index-th st.dataframe on the page, row by row (read from the grid's accessible table)."""
+    table = page.locator('[data-testid="stDataFrame"]').nth(index)
+    table.locator("td").first.wait_for(state="attached")
+    return [text.strip() for text in table.locator("td").all_inner_texts()]
+
+
+def horizontal_overflow(page: Any) -> list[str]:
+    """What sticks out to the right of the main area at the current width (test ids), if anything.
+
+    Tables and a row of tabs scroll inside their own frame and charts resize, so anything listed
+    makes the whole page scroll sideways (what a frame of its own clips is not listed).
+    """
+    return page.evaluate(
+        """() => {
+            const main = document.querySelector('[data-testid="stMain"]');
+            if (!main) return [];
+            const right = main.getBoundingClientRect().right + 1;
+            const clipped = (el) => {
+                for (let up = el.parentElement; up && up !== main; up = up.parentElement) {
+                    const x = getComputedStyle(up).overflowX;
+                    if (x !== 'visible' && up.getBoundingClientRect().right <= right) return true;
+                }
+                return false;
+            };
+            const out = [];
+            for (const el of main.querySelectorAll('[data-testid]')) {
+                const box = el.getBoundingClientRect();
+                if (box.width > 0 && box.right > right && !clipped(el)) out.push(el.getAttribute('data-testid'));
+            }
+            return [...new Set(out)];
+        }"""
+    )
+
+
+def grid_overflow(page: Any) -> list[int]:
+    """How far each visible st.dataframe scrolls sideways, in pixels (0 when it fits the page)."""
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=\"stDataFrame\"]'))"
+        ".filter(e => e.offsetParent !== null)"
+        ".map(e => { const s = e.querySelector('.dvn-scroller'); return s ? s.scrollWidth - s.clientWidth : 0; })"
+    )
+
+
+def wide_tables(page: Any) -> list[str]:
+    """The visible st.table tables wider than the space they have (they would scroll sideways)."""
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=\"stTable\"]'))"
+        ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)"
+        ".map(t => t.innerText.slice(0, 60))"
+    )
+
+
+def sideways_at(page: Any, width: int) -> list[str]:
+    """What would scroll sideways with the page ``width`` px wide: elements past the main area, wide static tables."""
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    time.sleep(0.5)
+    try:
+        return horizontal_overflow(page) + wide_tables(page)
+    finally:
+        page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+
+def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path:
+    """A PNG of the whole page at ``width`` px, saved as ``<name>.png`` (``<name>-<width>.png`` below 1400 px).
+
+    The viewport is set to ``width`` and stretched to the content's height first, then put back to
+    1400 × 1000.  Streamlit lays the page out again for the new width (a phone stacks the columns
+    and hides the sidebar) without rerunning the script, so what it shows is the same state.
+    """
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    time.sleep(0.4)
+    height = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    page.set_viewport_size({"width": width, "height": int(min(max(HEIGHT, height + 40), MAX_HEIGHT))})
+    time.sleep(0.5)  # the charts redraw for the new width
+    path = folder / (f"{name}.png" if width == WIDTHS[0] else f"{name}-{width}.png")
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+    return path
+
+
+def snap_widths(page: Any, folder: Path, name: str, widths: Sequence[int] = WIDTHS) -> list[Path]:
+    """:func:`snap` at every width in ``widths`` (default: 1400 and 390 px)."""
+    return [snap(page, folder, name, width) for width in widths]

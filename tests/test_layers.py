@@ -1,0 +1,94 @@
+"""The layering ARCHITECTURE.md describes, checked on the source: thin pages, a library that never draws,
+no private names taken across the library's modules, no import cycle inside it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "puffer_core"
+MAX_PAGE_LINES = 400
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in LIBRARY.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, str]]:
+    """(module imported, name taken from it or "") for every import of a library module in ``path``."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, node.module] if node.module else base)
+            for alias in node.names:
+                if f"{target}.{alias.name}" in modules:
+                    out.append((f"{target}.{alias.name}", ""))
+                elif target in modules:
+                    out.append((target, alias.name))
+        elif isinstance(node, ast.Import):
+            out += [(alias.name, "") for alias in node.names if alias.name in modules]
+    return out
+
+
+def test_no_page_is_longer_than_400_lines() -> None:
+    lines = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "app_pages").glob("*.py")}
+    long = {name: n for name, n in lines.items() if n > MAX_PAGE_LINES}
+    assert not long, f"pages over {MAX_PAGE_LINES} lines (move their views into app_ui): {long}"
+
+
+def test_the_library_never_imports_the_app_or_streamlit() -> None:
+    for path in LIBRARY.rglob("*.py"):
+        if path.name == "widgets.py":  # the Jupyter widgets: ipywidgets, never streamlit
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level]
+        bad = [n for n in names if n.split(".")[0] in {"streamlit", "app_ui", "app_pages", "app"}]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_no_module_of_the_library_takes_another_ones_private_names() -> None:
+    modules = _modules()
+    taken = {
+        (name, target, what)
+        for name, path in modules.items()
+        for target, what in _imports(name, path, modules)
+        if what.startswith("_") and target != name
+    }
+    assert not taken, f"private names imported across modules: {sorted(taken)}"
+
+
+def test_no_import_cycle_inside_the_library() -> None:
+    modules = _modules()
+    edges = {name: {t for t, _ in _imports(name, path, modules) if t != name} for name, path in modules.items()}
+
+    def package_of(a: str, b: str) -> bool:  # a package importing its own submodule (a re-export) is not a cycle
+        return b.startswith(a + ".")
+
+    cycles = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if package_of(node, nxt) or package_of(nxt, node):
+                continue
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(modules):
+        if start not in state:
+            visit(start, [start])
+    assert not cycles, "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
