@@ -80,6 +80,6 @@ def screenshot_dir() -> Path:
 
 
 @pytest.fixture
-def screenshots(screenshot_dir: Path) -> Callable[[Any, str], list[Path]]:
+def screenshots(screenshot_dir: Path) -> Callable[[Any, str], list[Path | None]]:
     """``screenshots(page, name)``: the page at 1400 and at 390 px width, saved to ``screenshots/``."""
     return lambda page, name: snap_widths(page, screenshot_dir, name)

@@ -1,17 +1,20 @@
 """What the end-to-end tests do with a page in headless Chromium: open it, wait, read it, download, screenshot.
 
-Every test module imports these (the fixtures are in ``conftest.py``).  Screenshots go to
-``screenshots/`` (ignored by git): ``<name>.png`` at 1400 px and ``<name>-390.png`` at 390 px,
-a phone, where Streamlit stacks the columns and hides the sidebar.
+Every test module imports these (the fixtures are in ``conftest.py``).  With ``SCREENSHOTS=1`` in the
+environment, screenshots go to ``screenshots/`` (ignored by git): ``<name>.png`` at 1400 px and
+``<name>-390.png`` at 390 px, a phone, where Streamlit stacks the columns and hides the sidebar.  They are
+for people to look at; no test reads them, so a plain run skips them (they cost about a minute).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in ("", "0")
 WIDTHS = (1400, 390)  # a laptop and a phone: every page is looked at at both
 HEIGHT = 1000
 MAX_HEIGHT = 16_000  # a phone stacks the columns: its pages are long
@@ -123,13 +126,17 @@ def sideways_at(page: Any, width: int) -> list[str]:
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
 
 
-def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path:
+def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path | None:
     """A PNG of the whole page at ``width`` px, saved as ``<name>.png`` (``<name>-<width>.png`` below 1400 px).
+
+    Only with ``SCREENSHOTS=1`` in the environment (returns None otherwise).
 
     The viewport is set to ``width`` and stretched to the content's height first, then put back to
     1400 × 1000.  Streamlit lays the page out again for the new width (a phone stacks the columns
     and hides the sidebar) without rerunning the script, so what it shows is the same state.
     """
+    if not SCREENSHOTS:
+        return None
     page.set_viewport_size({"width": width, "height": HEIGHT})
     time.sleep(0.4)
     height = page.evaluate(
@@ -144,6 +151,6 @@ def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path:
     return path
 
 
-def snap_widths(page: Any, folder: Path, name: str, widths: Sequence[int] = WIDTHS) -> list[Path]:
+def snap_widths(page: Any, folder: Path, name: str, widths: Sequence[int] = WIDTHS) -> list[Path | None]:
     """:func:`snap` at every width in ``widths`` (default: 1400 and 390 px)."""
     return [snap(page, folder, name, width) for width in widths]

@@ -1,7 +1,7 @@
 """End to end: `streamlit run app.py` in real headless Chromium (see conftest.py).
 
-Every test saves PNG screenshots of what it saw to ``screenshots/`` (ignored by git); the Influence
-curves and Calibrate pages are saved at 1400 px and at 390 px width.
+With ``SCREENSHOTS=1`` every test saves PNG screenshots of what it saw to ``screenshots/`` (ignored by
+git); the Influence curves and Calibrate pages are saved at 1400 px and at 390 px width.
 """
 
 from __future__ import annotations

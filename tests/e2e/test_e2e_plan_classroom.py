@@ -2,8 +2,8 @@
 
 What only a browser shows: that the About page's links stay on the page, that a link copied from
 the address bar rebuilds the same ledger in a fresh browser (a new session, nothing shared), and that
-the tables fit the page.  Every test saves screenshots at 1400 px and at 390 px (a phone) to
-``screenshots/``.
+the tables fit the page.  With ``SCREENSHOTS=1`` every test saves screenshots at 1400 px and at
+390 px (a phone) to ``screenshots/``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """End to end on the Simulate page: the real Seattle weather from the picker, and a data-repair flow.
 
-Screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
+With ``SCREENSHOTS=1``, screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
 """
 
 from __future__ import annotations

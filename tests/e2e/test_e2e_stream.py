@@ -1,6 +1,6 @@
 """End to end: the Streams page's chart over t and the attack ladder, in headless Chromium.
 
-Screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
+With ``SCREENSHOTS=1``, screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
 """
 
 from __future__ import annotations
