@@ -268,11 +268,11 @@ def test_a_negative_number_typed_in_the_matrix_is_kept_and_reported(page: Any, a
     error = page.locator('[data-testid="stAlertContentError"]').first
     for attempt in range(2):  # a busy machine can swallow the first double-click: type it again
         page.mouse.dblclick(box["x"] + box["width"] - 12, box["y"] + 35 + 17)  # edit row '0', last column '2'
-        time.sleep(0.5)
-        page.keyboard.press("Control+A")
-        page.keyboard.type("-0.3", delay=80)
-        page.keyboard.press("Enter")
         try:
+            page.wait_for_selector(".gdg-input", state="attached", timeout=10_000)  # the cell's editor is open
+            page.keyboard.press("Control+A")
+            page.keyboard.type("-0.3", delay=80)
+            page.keyboard.press("Enter")
             error.wait_for(timeout=15_000)
             break
         except Exception:

@@ -69,7 +69,7 @@ def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None
     for _ in range(right):
         page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
-    time.sleep(0.3)
+    page.wait_for_selector(".gdg-input", state="attached", timeout=10_000)  # the cell's editor is open
     page.keyboard.press("Control+a")
     page.keyboard.type(text, delay=40)
     page.keyboard.press("Enter")
