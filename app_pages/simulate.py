@@ -320,6 +320,7 @@ def _ledger(
         "Composed ε_puffer: the mechanism's own accounting ([C] Theorem 6.2, or the sum for MQM). Naive sum:"
         " releases × ε_puffer. Group DP accounting: what group DP over whole sequences certifies for the same"
         " noise, T_max · Σ ε_DP (docs/math.md §4)."
+        + views.smaller_bound_note(totals)
     )
     sections.append(Section(heading, figure=fig, table=totals, notes=tuple(notes)))
     return sections

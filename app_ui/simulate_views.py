@@ -127,6 +127,20 @@ def totals_table(part: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def smaller_bound_note(totals: pd.DataFrame) -> str:
+    """A sentence when group DP's accounting is below a mechanism's own total (else ""): both hold."""
+    own = totals["composed ε_puffer"].to_numpy(dtype=float)
+    group = totals["group DP accounting"].to_numpy(dtype=float)
+    names = [str(m) for m, o, g in zip(totals["mechanism"], own, group) if g < o * (1 - 1e-9)]
+    if not names:
+        return ""
+    return (
+        f" For {', '.join(names)}, group DP's accounting is the smaller number: every column is an upper bound"
+        " for the same noise, so the smallest holds. (MQM adds up its m counts one by one, ε/m each; group DP"
+        " charges the same noise as one histogram.)"
+    )
+
+
 def theta_figure(spread: PriorSpread, log_y: bool) -> tuple[go.Figure, list[str]]:
     """a(b) of the fitted prior, of Θ (calibrated with) and the draws' 5%–95% band."""
     b = np.asarray(spread.robust.b, dtype=float)

@@ -599,3 +599,29 @@ def test_the_script_with_prior_uncertainty_prints_both_runs(monkeypatch: pytest.
     _same_metrics(blocks["metrics"], at.session_state["sim_result"][1].metrics)
     _same_metrics(blocks["metrics with the fitted prior only"], at.session_state["sim_fitted_result"][1].metrics)
     assert "robust set Θ" in html and "Prior uncertainty: what the robust set Θ changed" in html
+
+
+def test_a_note_says_why_group_dp_can_be_below_mqms_own_total() -> None:
+    """MQM's split top-k adds up m counts at ε/m; the same noise as one histogram (L1 sensitivity 2) under group DP
+    can cost less. Both bound the same release, so the page says so instead of leaving a contradiction."""
+    from app_ui.simulate_views import smaller_bound_note
+    from puffer_core import MarkovChainPrior
+    from puffer_core.mechanisms.laplace import mqm_top_k_counts
+    from puffer_core.prior_kinds import sticky_matrix
+
+    prior = MarkovChainPrior(sticky_matrix(5, 0.95), length=30)
+    event = mqm_top_k_counts(prior, 1.0, 5).accounting
+    group_total = 30 * event.eps_dp  # group privacy over the whole sequence: T · (2 / σ)
+    assert group_total < event.eps_puffer  # the case the note is for (the quilt is the whole sequence here)
+    totals = pd.DataFrame(
+        {
+            "mechanism": ["MQM", "Pufferfish exponential"],
+            "composed ε_puffer": [event.eps_puffer, 0.9],
+            "naive sum": [event.eps_puffer, 1.0],
+            "group DP accounting": [group_total, 1.2],
+        }
+    )
+    note = smaller_bound_note(totals)
+    assert "For MQM, group DP's accounting is the smaller number" in note
+    assert "Pufferfish" not in note
+    assert smaller_bound_note(totals.iloc[1:]) == ""
