@@ -15,7 +15,7 @@ from app_ui.attacks import (
     attack_script,
     is_stream,
     ladder,
-    ladder_table,
+    ladder_tables,
     notes,
 )
 from app_ui.priors import parameters_of
@@ -150,7 +150,9 @@ elif run or run_key in runs:
         )
         export = AttackExport(tuple(attacked), release, eps, k, seed, draws)
         st.plotly_chart(ladder(export), key="attack_chart", config={"displaylogo": False})
-        static_table(ladder_table(export))  # wraps to the page's width: nothing to scroll sideways on a phone
+        bounds, where = ladder_tables(export)  # two narrow tables: nothing to scroll sideways on a phone
+        static_table(bounds)
+        static_table(where)
         for note in notes(rows):
             st.caption(note)
         st.markdown(

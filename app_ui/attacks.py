@@ -409,10 +409,16 @@ def ladder(export: AttackExport) -> go.Figure:
     return attack_figure(export.rows())
 
 
+BOUND_COLUMNS = ["prior", "attack", "exact", "TPL", "[C]", "group DP"]
+WHERE_COLUMNS = ["prior", "attack ÷ bound", "worst t", "pair"]
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
-def ladder_table(export: AttackExport) -> Styler:
-    """The ladder as the page prints it (numbers as text, right-aligned), built once (shared: do not change it)."""
-    return right_aligned(attack_table(export.rows()))
+def ladder_tables(export: AttackExport) -> tuple[Styler, Styler]:
+    """The ladder as the page prints it, in two tables narrow enough for a phone: the numbers, then how close
+    the attack came and where (numbers as text, right-aligned), built once (shared: do not change them)."""
+    table = attack_table(export.rows())
+    return right_aligned(table[BOUND_COLUMNS]), right_aligned(table[WHERE_COLUMNS])
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

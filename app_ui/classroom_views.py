@@ -323,7 +323,7 @@ def laplace_view(p: float, q: float, releases: int, target: float) -> LaplaceVie
     fig.update_xaxes(dtick=1)
     table = pd.DataFrame(
         {
-            "releases": ks,
+            "k": ks,
             "Lap(1) exact": plain,
             "k × one": kx * plain[0],
             "excess": plain - kx * plain[0],
@@ -364,10 +364,10 @@ def chain_view(matrix: tuple[tuple[float, ...], ...], length: int, eps_dp: float
             break
         rows.append(
             {
-                "releases": k,
+                "k": k,
                 "exact leakage": report.eps,
-                "guarantee (a(b) curve)": float(guarantees[k - 1]),
-                "group DP (k·T·ε_DP)": float(group_eps[k - 1]),
+                "guarantee": float(guarantees[k - 1]),
+                "group DP": float(group_eps[k - 1]),
                 "worst entry": None if report.entry is None else report.entry + 1,
                 "worst pair": "" if report.pair is None else f"{report.pair[0]} vs {report.pair[1]}",
             }
@@ -375,17 +375,17 @@ def chain_view(matrix: tuple[tuple[float, ...], ...], length: int, eps_dp: float
     table = pd.DataFrame(rows)
     if not rows:
         return ChainView(table, stopped, None, ())
-    kx = table["releases"].to_numpy(dtype=float)
+    kx = table["k"].to_numpy(dtype=float)
     fig, notes = line_figure(
         [
             Trace("exact leakage", kx, table["exact leakage"].to_numpy(dtype=float)),
             Trace(
                 "guarantee (a(b) curve, Theorem 6.2)",
                 kx,
-                table["guarantee (a(b) curve)"].to_numpy(dtype=float),
+                table["guarantee"].to_numpy(dtype=float),
                 dash="dash",
             ),
-            Trace("group DP", kx, table["group DP (k·T·ε_DP)"].to_numpy(dtype=float), dash="dot"),
+            Trace("group DP (k·T·ε_DP)", kx, table["group DP"].to_numpy(dtype=float), dash="dot"),
         ],
         x_title="releases",
         y_title="ε_puffer",

@@ -111,7 +111,10 @@ def wide_tables(page: Any) -> list[str]:
     """The visible st.table tables wider than the space they have (they would scroll sideways)."""
     return page.evaluate(
         "() => Array.from(document.querySelectorAll('[data-testid=\"stTable\"]'))"
-        ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)"
+        ".filter(t => t.offsetParent !== null)"
+        # the table scrolls inside a frame of its own, so compare the table itself with the room it has
+        ".filter(t => { const inner = t.querySelector('table') || t;"
+        " return inner.getBoundingClientRect().width > t.clientWidth + 1 || t.scrollWidth > t.clientWidth + 1; })"
         ".map(t => t.innerText.slice(0, 60))"
     )
 
