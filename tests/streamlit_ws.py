@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -399,3 +400,22 @@ def http_status(base_url: str, path: str, method: str = "GET", headers: Mapping[
 def plotly_spec(element: Element) -> dict[str, Any]:
     """The figure of a ``plotly_chart`` element, as a dict."""
     return json.loads(element.proto.spec)
+
+
+def run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run(coroutine)`` in a thread of its own: the end-to-end tests' Playwright keeps an event loop
+    running in the main thread for the whole session, and ``asyncio.run`` refuses to start inside one."""
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # re-raised in the caller's thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, name="streamlit-ws")
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.streamlit_ws import SIDEBAR, Run, Session
+from tests.streamlit_ws import SIDEBAR, Run, Session, run_async
 
 pytestmark = pytest.mark.deploy
 KNOWN_PAGES = {"", "curves", "calibrate", "plan", "simulate", "classroom"}  # "" is the default page (home)
@@ -121,4 +121,4 @@ def test_two_sessions_never_see_each_others_upload_or_prior(app_url: str) -> Non
                     if page == "curves":
                         assert run.metrics()["Sequence length T"] == str(student.length)
 
-    asyncio.run(scenario())
+    run_async(scenario())

@@ -16,7 +16,7 @@ import pytest
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, influence_curve
 from tests.deploy.conftest import Deployment
-from tests.streamlit_ws import SIDEBAR, XSRF_COOKIE, Session
+from tests.streamlit_ws import SIDEBAR, XSRF_COOKIE, Session, run_async
 
 AFFINITY_COOKIE = "PUFFER_PROCESS"
 SESSIONS = 4
@@ -76,7 +76,7 @@ def test_the_cookie_spreads_browsers_and_each_session_keeps_its_own_values(deplo
         finally:
             await asyncio.gather(*(s.close() for s in sessions))
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_an_upload_reaches_the_process_of_its_websocket(deployment: Deployment) -> None:
@@ -105,7 +105,7 @@ def test_an_upload_reaches_the_process_of_its_websocket(deployment: Deployment) 
             assert run.metrics()["Sequence length T"] == "13"
             assert "**Prior in use:** 2-state Markov chain, T = 13" in run.texts(SIDEBAR)
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def _xsrf_token(cookie: str) -> bytes:
@@ -133,7 +133,7 @@ def test_the_xsrf_cookie_of_one_process_is_accepted_by_the_other(deployment: Dep
             run = await session.upload("curves_upload", "small.csv", content)
             assert "**Data loaded:** small.csv (4 users)" in run.texts(SIDEBAR)
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_every_process_shares_one_cookie_secret(deployment: Deployment) -> None:
