@@ -179,7 +179,11 @@ if current is not None:
         if numbers.temporal is not None:
             c1.metric("Max TPL over t", fmt(numbers.temporal.max_tpl), help="[TPL]: max_t BPL_t + FPL_t − ε_t.")
         else:
-            c1.metric("Max TPL over t", "—", help="TPL needs a Markov chain prior.")
+            c1.metric(
+                "Max TPL over t",
+                "—",
+                help="TPL needs a Markov chain prior." if chains is None else "Out of reach for this prior: see below.",
+            )
         c2.metric("[C] bound", fmt(numbers.translation.eps_puffer), help="min_b b·ε + a(b), refined per entry.")
         c3.metric("Group DP", fmt(numbers.group_dp), help="Σ ε_t: every entry of the user may change.")
         c4.metric(

@@ -30,6 +30,7 @@ from puffer_core.stream import (
     plan_stream,
     randomized_response_emission,
     stream_bounds,
+    tpl_refusal,
     tpl_supremum,
     translation_bound,
 )
@@ -269,6 +270,13 @@ def stream_numbers(kind: str, params: Params, eps: tuple[float, ...]) -> StreamN
         group = group_dp_bound(eps)
         summary = f"TPL needs a Markov chain prior, so the [C] bound is the one: ε = {fmt(translation.eps_puffer)}."
         return StreamNumbers(np.array(eps), None, translation, group, summary)
+    refusal = tpl_refusal(chains)
+    if refusal is not None:
+        translation = translation_bound(curve, eps)
+        summary = (
+            f"TPL is not computed: {refusal}. The [C] bound does not need it: ε = {fmt(translation.eps_puffer)}."
+        )
+        return StreamNumbers(np.array(eps), None, translation, group_dp_bound(eps), summary)
     bounds = stream_bounds(chains if len(chains) > 1 else chains[0], eps, curve=curve)
     return StreamNumbers(np.array(eps), bounds.temporal, bounds.translation, bounds.group_dp, bounds.describe())
 
@@ -330,7 +338,7 @@ def stream_plan(kind: str, params: Params, target: float, unbounded: bool) -> St
     """The largest constant ε per step for a target, under TPL (NaN for a Gaussian prior), [C] and group DP."""
     curve = kind_curve(kind, params)
     chains = chain_priors(build_prior(kind, params))
-    if chains is None:
+    if chains is None or (not unbounded and tpl_refusal(chains) is not None):  # TPL out of reach: [C] alone
         return StreamPlan(target, math.nan, calibrate(curve, target).eps_dp, target / curve.length, False)
     return plan_stream(chains, target, curve=curve, unbounded=unbounded)
 
@@ -511,7 +519,9 @@ def stream_script(export: StreamExport) -> str:
     Output: ``name value`` lines (values as Python floats, ``inf`` for ∞), then a header line
     ``t eps bpl fpl tpl c_bound exact`` and one line per step (``nan`` where the page shows no value).
     """
-    chains = chain_priors(build_prior(export.kind, export.params)) is not None
+    markov = chain_priors(build_prior(export.kind, export.params))
+    chains = markov is not None and tpl_refusal(markov) is None  # else the page shows [C] and group DP only
+    why = "TPL needs a Markov chain prior" if markov is None else "TPL is out of reach here (tpl_refusal(prior))"
     names, prior = prior_source(export.kind, export.params)
     segments = ",\n    ".join(repr(s) for s in export.schedule.segments)
     lines = [
@@ -557,7 +567,7 @@ def stream_script(export: StreamExport) -> str:
         ]
     else:
         lines += [
-            "translation = translation_bound(curve, eps)  # TPL needs a Markov chain prior: [C] and group DP only",
+            f"translation = translation_bound(curve, eps)  # {why}: [C] and group DP only",
             "group = group_dp_bound(eps)",
             'print("c_bound", repr(translation.eps_puffer))',
             'print("group_dp", repr(group))',

@@ -55,6 +55,7 @@ from .stream import (
     plan_stream,
     stream_bounds,
     temporal_privacy_leakage,
+    tpl_refusal,
     tpl_supremum,
     translation_bound,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "stationary_distribution",
     "stream_bounds",
     "temporal_privacy_leakage",
+    "tpl_refusal",
     "tpl_supremum",
     "translation_bound",
 ]

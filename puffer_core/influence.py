@@ -61,6 +61,7 @@ from .curve import InfluenceCurve
 from .gaussian import gaussian_influence_curve
 from .kernels import far_zone, log_or_neg, start_zone
 from .priors import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .validation import human_seconds
 
 WORK_LIMIT_SECONDS = 120.0  # curves estimated to take longer are refused up front
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
@@ -181,19 +182,11 @@ def _refuse_if_out_of_reach(plans: list[_Prior], n_eff: int) -> None:
     else:
         advice = "reduce the number of states (merge rarely used ones) or the number of priors in Θ"
     raise ValueError(
-        f"this a(b) curve is out of reach: it needs about {_human_seconds(seconds)} and {nbytes / 2**30:.1f} GB"
+        f"this a(b) curve is out of reach: it needs about {human_seconds(seconds)} and {nbytes / 2**30:.1f} GB"
         f" (K = {k} states, {len(plans)} prior{'s' if len(plans) > 1 else ''}, left/right terms up to"
         f" distance {max(distances)}); limits are {WORK_LIMIT_SECONDS:.0f} s and"
         f" {TABLE_LIMIT_BYTES / 2**30:.1f} GB — {advice}"
     )
-
-
-def _human_seconds(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np.ndarray:
@@ -202,7 +195,7 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
     smallest = sum(table_cost(k, min(n_eff, p.length - 1, 16), 1)[0] for p in priors)
     if smallest > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
         raise ValueError(
-            f"this a(b) curve is out of reach: even the first 16 distances need about {_human_seconds(smallest)}"
+            f"this a(b) curve is out of reach: even the first 16 distances need about {human_seconds(smallest)}"
             f" (K = {k} states); the limit is {WORK_LIMIT_SECONDS:.0f} s — merge rarely used states"
         )
     plans = [_Prior(p, n_eff) for p in priors]

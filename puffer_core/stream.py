@@ -41,13 +41,18 @@ import numpy as np
 
 from .calibration import calibrate, certify
 from .curve import InfluenceCurve
+from .influence import WORK_LIMIT_SECONDS
 from .priors import ROW_TOLERANCE, MarkovChainPrior, stationary_distribution
-from .validation import check_eps, check_whole
+from .validation import check_eps, check_whole, human_seconds
 
 MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
 MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
 MAX_LENGTH_CELLS = 20_000_000  # T × K marginal probabilities held at once
 _CHUNK_CELLS = 1_000_000  # (pairs × K) cells of one chunk of the front construction
+# one front costs about this × K³ seconds plus the overhead (measured on dense rows, K = 200–400: the
+# slowest kind; smaller K costs relatively more, hence the overhead)
+_FRONT_SECONDS_PER_K3 = 2.5e-8
+_FRONT_OVERHEAD_SECONDS = 5e-3
 _EXPM1_LIMIT = 700.0  # expm1 overflows beyond ~709.78
 _CONVERGED = 1e-12  # relative distance to π below which a non-stationary step uses the stationary front
 _INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never a huge truncated number)
@@ -405,10 +410,84 @@ class _PriorFronts:
     shortcut_steps: int
 
 
-def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
+@dataclass(frozen=True, eq=False)
+class _FrontPlan:
+    """Which steps of a non-stationary prior need a backward front of their own (the marginals have not
+    settled), decided before any front is built so that the work can be estimated and refused up front."""
+
+    marginals: np.ndarray | None  # None: stationary start, one backward front serves every step
+    pi: np.ndarray | None
+    rhos: list[float | None]  # step t = 2..T: ρ_t when close enough to π for the stationary front, else None
+
+    def fronts(self) -> int:
+        """How many fronts :func:`_prior_fronts` builds (an upper bound: forward fronts shared by support)."""
+        if self.marginals is None:
+            return 2
+        own = sum(rho is None for rho in self.rhos)
+        supports = len({row.tobytes() for row in (self.marginals[:-1] > 0)}) if len(self.rhos) else 0
+        return own + (own < len(self.rhos)) + supports
+
+
+def _plan_fronts(prior: MarkovChainPrior) -> _FrontPlan:
+    T, P = prior.length, prior.transition
+    if prior.stationary_initial or T == 1:
+        return _FrontPlan(None, None, [])
+    marginals = prior.marginals()
+    try:
+        pi = stationary_distribution(P)
+    except ValueError:
+        pi = None
+    rhos: list[float | None] = []
+    for t in range(2, T + 1):
+        rho = _distance_to_stationary(marginals[t - 2], marginals[t - 1], pi)
+        rhos.append(rho if rho is not None and rho - 1.0 <= _CONVERGED else None)
+    return _FrontPlan(marginals, pi, rhos)
+
+
+def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> str | None:
+    """Why building these priors' fronts is out of reach (the estimate and what to change), or None."""
+    k = priors[0].n_states
+    count = sum(plan.fronts() for plan in plans)
+    each = _FRONT_SECONDS_PER_K3 * k**3 + _FRONT_OVERHEAD_SECONDS
+    seconds = count * each
+    if seconds <= WORK_LIMIT_SECONDS:
+        return None
+    unsettled = max(sum(rho is None for rho in plan.rhos) for plan in plans)
+    affordable = max(1, int(WORK_LIMIT_SECONDS / each) // max(1, len(priors)) - 3)
+    return (
+        f"this stream is out of reach: it needs about {human_seconds(seconds)} (K = {k} states; the chain's"
+        f" marginals have not settled near its stationary distribution for {unsettled} steps, and each such step"
+        f" needs a leakage front of its own, about {each:.2g} s each); the limit is {WORK_LIMIT_SECONDS:g} s."
+        f" Start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
+        " or merge rarely used states"
+    )
+
+
+def tpl_refusal(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> str | None:
+    """Why TPL over the prior's length would be refused as out of reach (with the estimate), or None.
+
+    Cheap (O(T·K), no front is built): :func:`temporal_privacy_leakage`, :func:`max_eps_for_tpl` and
+    :func:`plan_stream` raise ValueError with this message.  A stationary start needs two fronts; a
+    non-stationary one also needs a front per step until its marginals settle near π.
+    """
+    priors = _as_priors(prior_or_priors)
+    return _front_work_refusal(priors, [_plan_fronts(p) for p in priors])
+
+
+def _prepare(priors: Sequence[MarkovChainPrior]) -> list[_PriorFronts]:
+    """Every prior's fronts, after checking that building them is within reach."""
+    plans = [_plan_fronts(p) for p in priors]
+    refusal = _front_work_refusal(priors, plans)
+    if refusal is not None:
+        raise ValueError(refusal)
+    return [_prior_fronts(p, plan) for p, plan in zip(priors, plans)]
+
+
+def _prior_fronts(prior: MarkovChainPrior, plan: _FrontPlan | None = None) -> _PriorFronts:
     T, P = prior.length, prior.transition
     if T == 1:
         return _PriorFronts([], np.zeros(0), [], 0)
+    plan = _plan_fronts(prior) if plan is None else plan
     cache: dict[bytes, _Front] = {}
 
     def forward_front(support: np.ndarray) -> _Front:
@@ -417,26 +496,21 @@ def _prior_fronts(prior: MarkovChainPrior) -> _PriorFronts:
             cache[key] = _build_front(P, support)
         return cache[key]
 
-    if prior.stationary_initial:
+    if plan.marginals is None:
         pi = np.asarray(prior.initial)
         support = pi > 0
         back = _build_front(_backward_from(pi, pi, P), support)
         fwd = forward_front(support)
         return _PriorFronts([back] * (T - 1), np.zeros(T - 1), [fwd] * (T - 1), 0)
-    marginals = prior.marginals()
+    marginals, pi = plan.marginals, plan.pi
     support = marginals > 0
-    try:
-        pi = stationary_distribution(P)
-    except ValueError:
-        pi = None
     stationary_front: _Front | None = None
     backward: list[_Front] = []
     slack = np.zeros(T - 1)
     shortcut = 0
-    for t in range(2, T + 1):
+    for t, rho in zip(range(2, T + 1), plan.rhos):
         previous, current = marginals[t - 2], marginals[t - 1]
-        rho = _distance_to_stationary(previous, current, pi)
-        if rho is not None and rho - 1.0 <= _CONVERGED:
+        if rho is not None:
             # P^B_t = P^B_π entrywise times p_{t−1}[j]/π[j] · π[i]/p_t[i] ∈ [1/ρ, ρ], so every
             # ratio (1 + c·Q_t[i,S]) / (1 + c·Q_t[i',S]) is at most ρ² times the stationary one
             if stationary_front is None:
@@ -522,8 +596,8 @@ def _leakages(
     bpl = np.zeros(schedules.shape)
     fpl = np.zeros(schedules.shape)
     tpl = np.zeros(schedules.shape)
-    for i, prior in enumerate(priors):
-        fronts = _prior_fronts(prior) if prepared is None else prepared[i]
+    prepared = _prepare(priors) if prepared is None else prepared
+    for fronts in prepared:
         backward = _recurse(fronts.backward, fronts.backward_slack, schedules)
         forward = _recurse(fronts.forward[::-1], np.zeros(len(fronts.forward)), schedules[:, ::-1])[:, ::-1]
         bpl = np.maximum(bpl, backward)
@@ -543,11 +617,12 @@ def temporal_privacy_leakage(
     the forward matrix is the transition matrix; a pair (x, x') counts at step t when both
     have positive probability p_t.  For a set Θ of priors (same length) every value is the
     maximum over the priors.  Cost: one O(K³ log K) front per distinct matrix, then
-    O(T × front size).
+    O(T × front size); a stream whose fronts would take longer than ``WORK_LIMIT_SECONDS`` is
+    refused up front with the estimate (:func:`tpl_refusal`).
     """
     priors = _as_priors(prior_or_priors)
     schedule = _schedule(eps, priors[0].length)
-    prepared = [_prior_fronts(p) for p in priors]
+    prepared = _prepare(priors)
     bpl, fpl, tpl = _leakages(priors, schedule[None, :], prepared)
     shortcut = max(f.shortcut_steps for f in prepared)
     return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)
@@ -652,7 +727,7 @@ def max_eps_for_tpl(
             return np.array([max(_supremum_tpl(f, float(e)) for f in fronts) if e > 0 else 0.0 for e in values])
 
     else:
-        prepared = [_prior_fronts(p) for p in priors]
+        prepared = _prepare(priors)
         length = priors[0].length
 
         def evaluate(values: np.ndarray) -> np.ndarray:
@@ -853,11 +928,11 @@ def plan_stream(
     priors = _as_priors(prior_or_priors)
     target = check_eps("target", target)
     T = priors[0].length
+    if curve is not None and (not isinstance(curve, InfluenceCurve) or curve.length != T):
+        raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
+    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded)  # first: it refuses out-of-reach streams
     if curve is None:
         curve = influence_curve(priors)
-    elif not isinstance(curve, InfluenceCurve) or curve.length != T:
-        raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
-    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded)
     if unbounded:
         allowed = [(target - a) / b for b, a in curve.points() if 2 * b + 1 <= T and a < target]
         return StreamPlan(target, eps_tpl, max(allowed, default=0.0), 0.0, True)

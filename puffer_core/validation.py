@@ -107,3 +107,12 @@ def check_distribution(values: object, what: str, tolerance: float = PROBABILITY
     if abs(total - 1.0) > tolerance:
         raise ValueError(f"{what} sums to {total:.6g}; probabilities must sum to 1")
     return array
+
+
+def human_seconds(seconds: float) -> str:
+    """A duration as people say it in a refusal: "40 s", "12 min", "3.5 h"."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

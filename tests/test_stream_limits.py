@@ -85,3 +85,62 @@ def test_refuses_non_stationary_priors_and_other_things():
         tpl_divergence_threshold(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], [1.0, 0.0], 10))
     with pytest.raises(ValueError, match="MarkovChainPrior"):
         tpl_divergence_threshold([])
+
+
+# --------------------------------------------------------------------------------------------
+# work out of reach is refused before any front is built
+
+
+def _slow_chain(length: int) -> MarkovChainPrior:
+    """200 states staying put with probability 0.99, started in state 0: the marginals settle slowly."""
+    from puffer_core.prior_kinds import sticky_matrix
+
+    start = np.zeros(200)
+    start[0] = 1.0
+    return MarkovChainPrior(sticky_matrix(200, 0.99), length=length, initial=start)
+
+
+def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    import puffer_core.stream as stream_module
+    from puffer_core.stream import max_eps_for_tpl, plan_stream, tpl_refusal
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a front was built before the refusal")
+
+    monkeypatch.setattr(stream_module, "_build_front", never)
+    prior = _slow_chain(1000)
+    message = tpl_refusal(prior)
+    assert message is not None
+    for words in ("out of reach", "about 3 min", "K = 200", "999 steps", "stationary distribution", "shorten"):
+        assert words in message, words
+    for call in (
+        lambda: temporal_privacy_leakage(prior, 0.5),
+        lambda: max_eps_for_tpl(prior, 1.0),
+        lambda: plan_stream(prior, 1.0, curve=None),
+    ):
+        with pytest.raises(ValueError, match="out of reach"):
+            call()
+    assert tpl_refusal(MarkovChainPrior(np.asarray(prior.transition), length=1000)) is None  # stationary: 2 fronts
+
+
+def test_the_planned_front_count_bounds_the_fronts_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The estimate counts every front the computation then builds (so the refusal is never optimistic)."""
+    import puffer_core.stream as stream_module
+
+    built = []
+    real = stream_module._build_front
+
+    def counting(*args: object, **kwargs: object):
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream_module, "_build_front", counting)
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        k = int(rng.integers(2, 6))
+        matrix = rng.dirichlet(np.full(k, 0.7), size=k)
+        start = rng.dirichlet(np.ones(k))
+        prior = MarkovChainPrior(matrix, length=int(rng.integers(2, 80)), initial=start)
+        built.clear()
+        temporal_privacy_leakage(prior, 0.4)
+        assert len(built) <= stream_module._plan_fronts(prior).fronts()

@@ -433,3 +433,26 @@ def test_attack_script_reruns_the_attacks_with_their_seed(tmp_path: Path) -> Non
         if row["exact"] is not None:
             assert fmt(row["exact"]) == shown["exact"]
         assert fmt(row["tpl"]) == shown["TPL"] and fmt(row["c_bound"]) == shown["[C]"]
+
+
+def test_a_stream_whose_tpl_is_out_of_reach_shows_the_c_bound_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With the work limit at ~0 every chain's TPL is out of reach: the page (and its script) keep [C] and group DP."""
+    import puffer_core.stream as stream_module
+
+    monkeypatch.setattr(stream_module, "WORK_LIMIT_SECONDS", 1e-9)
+    at = open_page(STREAM, {"p": "0.83", "q": "0.71", "T": "37"})  # values no other test caches
+    assert not problems(at) and not errors(at) and not at.exception
+    prior = MarkovChainPrior([[0.83, 0.17], [0.29, 0.71]], length=37)
+    translation = translation_bound(influence_curve(prior), [0.3] * 37)
+    assert metric(at, "Max TPL over t") == "—"
+    assert metric(at, "[C] bound") == fmt(translation.eps_puffer)
+    assert any("TPL is not computed: this stream is out of reach" in m.value for m in at.markdown)
+    assert "TPL (temporal leakage)" not in chart(at)
+    assert metric(at, "ε per step under TPL") == "—"
+    code = at.code[0].value
+    assert "TPL is out of reach here" in code
+    named, steps = parse_script_output(run_script(code, tmp_path, "refused"))  # [C] and group DP only
+    assert float(named["c_bound"]) == translation.eps_puffer and "max_tpl" not in named
+    assert all(math.isnan(v) for v in steps["tpl"])
