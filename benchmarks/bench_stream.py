@@ -111,6 +111,15 @@ def main() -> None:
     print("| case | answer | time to answer (ms) |")
     print("|---|---|---:|")
     print(f"| TPL K=200, T=1000, sticky 0.99, non-stationary start | {message or 'within reach'} | {took:.1f} |")
+    long = MarkovChainPrior(sticky_matrix(200, 0.9), None, 20_000)
+    started = time.perf_counter()
+    try:
+        attack_stream(long, randomized_response_emission(200, 0.5), seed=0)
+        answer = "ran"
+    except ValueError as exc:
+        answer = str(exc)
+    took = (time.perf_counter() - started) * 1000
+    print(f"| attack, stream of randomized response, K=200, T=20000 | {answer} | {took:.1f} |")
 
 
 if __name__ == "__main__":

@@ -33,15 +33,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .influence import WORK_LIMIT_SECONDS
 from .priors import MarkovChainPrior
 from .stream import check_emissions
-from .validation import check_eps, check_whole
+from .validation import check_eps, check_whole, human_seconds
 
 MAX_HISTOGRAM_CELLS = 5_000_000  # (T+1)^(K−1) count cells × K² of the histogram dynamic program
 MAX_RANKINGS = 10_000
 _IMPROVEMENT = 1e-12  # a climb step must raise the log-odds by more than this
 _BATCH_CELLS = 2_000_000  # outputs × T × K log-probabilities per forward–backward batch
 MAX_STREAM_CELLS = 20_000_000  # T × K of one stream attack
+# seconds of one stream attack: per (draw + climbed sweep) × T × K², and per T of the climbs' own bookkeeping
+# (measured with the defaults at K = 20–200, T = 100–800; the estimate is up to 2× the time taken)
+_STREAM_SECONDS_PER_TK2 = 1.05e-6 / 100
+_STREAM_SECONDS_PER_T = 2e-3
 _OUTPUT_CELLS = 4_000_000  # outputs × count cells × K evaluated at once
 
 
@@ -257,6 +262,9 @@ def attack_stream(
             f"a stream of T = {T} steps over {k} states needs T × K = {k * T:.3g} log-probabilities per"
             f" output; the attack is limited to {MAX_STREAM_CELLS:.0e} (shorten the stream)"
         )
+    refusal = stream_attack_refusal(k, T, len(priors), draws, restarts, max_sweeps)
+    if refusal is not None:
+        raise ValueError(refusal)
     batch = max(1, _BATCH_CELLS // (k * T))
     rng = np.random.default_rng(seed)
     laws = check_emissions(emissions, k, T)
@@ -288,6 +296,28 @@ def attack_stream(
             if value > best.lower:
                 best = Attack(value, t, pair, index, tuple(int(v) for v in climbed), seed, draws)
     return best
+
+
+def stream_attack_seconds(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
+                          max_sweeps: int = 20) -> float:
+    """About how long :func:`attack_stream` takes (an estimate, on the high side)."""
+    units = draws + restarts * max_sweeps * 1.25  # one forward–backward per draw; a climbed sweep costs about as much
+    per_prior = units * _STREAM_SECONDS_PER_TK2 * length * k * k + _STREAM_SECONDS_PER_T * length * restarts / 4
+    return priors * per_prior
+
+
+def stream_attack_refusal(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
+                          max_sweeps: int = 20) -> str | None:
+    """Why a stream attack of this size would be refused (the estimate and what to change), or None."""
+    seconds = stream_attack_seconds(k, length, priors, draws, restarts, max_sweeps)
+    if seconds <= WORK_LIMIT_SECONDS:
+        return None
+    steps = max(1, int(length * WORK_LIMIT_SECONDS / seconds))
+    return (
+        f"this attack is out of reach: {priors} prior(s) of K = {k} states over T = {length} steps with {draws} draws"
+        f" need about {human_seconds(seconds)}; the limit is {WORK_LIMIT_SECONDS:g} s. Shorten the stream to about"
+        f" {steps} steps, use fewer draws, or merge rarely used states"
+    )
 
 
 def _pair_shift(loglik: np.ndarray, pair: tuple[int, int]) -> float:

@@ -252,3 +252,18 @@ def test_bad_input_raises_a_clear_value_error(call, message):
     prior = MarkovChainPrior([[0.8, 0.2], [0.3, 0.7]], None, 4)
     with pytest.raises(ValueError, match=message):
         call(prior)
+
+
+def test_a_stream_attack_out_of_reach_is_refused_before_any_work() -> None:
+    from puffer_core.attacker import stream_attack_refusal
+    from puffer_core.prior_kinds import sticky_matrix
+
+    prior = MarkovChainPrior(sticky_matrix(200, 0.9), length=20_000)  # T × K = 4e6: within memory, not in time
+    message = stream_attack_refusal(200, 20_000)
+    assert message is not None
+    for words in ("out of reach", "K = 200", "T = 20000", "200 draws", "Shorten the stream to about", "fewer draws"):
+        assert words in message, words
+    with pytest.raises(ValueError, match="out of reach"):
+        attack_stream(prior, randomized_response_emission(200, 0.5), seed=0)
+    assert stream_attack_refusal(20, 500) is None  # the benchmark's case (about 2 s)
+    assert stream_attack_refusal(200, 20_000, draws=10, restarts=1, max_sweeps=1) is None  # fewer draws: in reach
