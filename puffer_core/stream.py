@@ -454,12 +454,23 @@ def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_Fro
         return None
     unsettled = max(sum(rho is None for rho in plan.rhos) for plan in plans)
     affordable = max(1, int(WORK_LIMIT_SECONDS / each) // max(1, len(priors)) - 3)
-    return (
-        f"this stream is out of reach: it needs about {human_seconds(seconds)} (K = {k} states; the chain's"
-        f" marginals have not settled near its stationary distribution for {unsettled} steps, and each such step"
-        f" needs a leakage front of its own, about {each:.2g} s each); the limit is {WORK_LIMIT_SECONDS:g} s."
-        f" Start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
+    why = (
+        f"; the chain's marginals are still away from its stationary distribution at {unsettled} steps, and each"
+        " of those steps needs a front of its own"
+        if unsettled
+        else ""
+    )
+    advice = (
+        f"Start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
         " or merge rarely used states"
+        if unsettled
+        else "Use fewer priors in Θ, or merge rarely used states"
+    )
+    priors_text = f", {len(priors)} priors" if len(priors) > 1 else ""
+    return (
+        f"this stream is out of reach: it needs about {human_seconds(seconds)} ({count} leakage fronts over"
+        f" K = {k} states{priors_text}, about {each:.2g} s each{why}); the limit is {WORK_LIMIT_SECONDS:g} s."
+        f" {advice}"
     )
 
 

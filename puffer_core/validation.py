@@ -110,9 +110,11 @@ def check_distribution(values: object, what: str, tolerance: float = PROBABILITY
 
 
 def human_seconds(seconds: float) -> str:
-    """A duration as people say it in a refusal: "40 s", "12 min", "3.5 h"."""
+    """A duration as people say it in a refusal: "40 s", "3.4 min", "12 min", "3.5 h"."""
     if seconds < 120:
         return f"{seconds:.0f} s"
+    if seconds < 600:  # near the 2-minute limits, a decimal: "2.1 min", never a bare "2 min" over a 120 s limit
+        return f"{seconds / 60:.1f} min"
     if seconds < 7200:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"

@@ -102,6 +102,7 @@ def _slow_chain(length: int) -> MarkovChainPrior:
 
 def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
     import puffer_core.stream as stream_module
+    from puffer_core.prior_kinds import sticky_matrix
     from puffer_core.stream import max_eps_for_tpl, plan_stream, tpl_refusal
 
     def never(*args: object, **kwargs: object) -> None:
@@ -111,7 +112,7 @@ def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch
     prior = _slow_chain(1000)
     message = tpl_refusal(prior)
     assert message is not None
-    for words in ("out of reach", "about 3 min", "K = 200", "999 steps", "stationary distribution", "shorten"):
+    for words in ("out of reach", "about 3.4 min", "K = 200", "at 999 steps", "stationary distribution", "shorten"):
         assert words in message, words
     for call in (
         lambda: temporal_privacy_leakage(prior, 0.5),
@@ -121,6 +122,8 @@ def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch
         with pytest.raises(ValueError, match="out of reach"):
             call()
     assert tpl_refusal(MarkovChainPrior(np.asarray(prior.transition), length=1000)) is None  # stationary: 2 fronts
+    many = tpl_refusal([MarkovChainPrior(sticky_matrix(500, 0.9), length=100)] * 20)  # 20 × 2 fronts at K = 500
+    assert many is not None and "20 priors" in many and "fewer priors in Θ" in many and "stationary" not in many
 
 
 def test_the_planned_front_count_bounds_the_fronts_built(monkeypatch: pytest.MonkeyPatch) -> None:
