@@ -314,7 +314,8 @@ def stream_attack_refusal(k: int, length: int, priors: int = 1, draws: int = 200
         return None
     steps = max(1, int(length * WORK_LIMIT_SECONDS / seconds))
     return (
-        f"this attack is out of reach: {priors} prior(s) of K = {k} states over T = {length} steps with {draws} draws"
+        f"this attack is out of reach: {priors} prior{'s' if priors > 1 else ''} of K = {k} states over T = {length}"
+        f" steps with {draws} draws"
         f" need about {human_seconds(seconds)}; the limit is {WORK_LIMIT_SECONDS:g} s. Shorten the stream to about"
         f" {steps} steps, use fewer draws, or merge rarely used states"
     )
