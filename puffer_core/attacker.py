@@ -33,10 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .influence import WORK_LIMIT_SECONDS
 from .priors import MarkovChainPrior
 from .stream import check_emissions
-from .validation import check_eps, check_whole, human_seconds
+from .validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
 
 MAX_HISTOGRAM_CELLS = 5_000_000  # (T+1)^(K−1) count cells × K² of the histogram dynamic program
 MAX_RANKINGS = 10_000

@@ -52,6 +52,7 @@ from scipy.special import log_ndtr, ndtr
 
 from .curve import InfluenceCurve
 from .priors import MAX_LENGTH, GaussianProcessPrior
+from .validation import WORK_LIMIT_SECONDS, human_seconds
 
 JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
 R_POINTS = 401  # r grid (both ends included), refined where the bounds need it
@@ -59,7 +60,6 @@ R_TOL = 1e-7  # refinement stops once each bound is within R_TOL·spread + R_ABS
 R_ABS = 1e-6
 _U = np.finfo(float).eps / 2  # unit roundoff
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-WORK_LIMIT_SECONDS = 120.0
 FLOP_RATE = 5e9  # floating-point operations per second assumed by the up-front estimate
 
 
@@ -320,7 +320,7 @@ def _check_size(prior: GaussianProcessPrior) -> None:
     nbytes = 2 * 6 * 8.0 * n * n
     if seconds > WORK_LIMIT_SECONDS or nbytes > 2**31:
         raise ValueError(
-            f"a Gaussian-process curve with n = {n} coordinates needs about {seconds:.0f} s and"
+            f"a Gaussian-process curve with n = {n} coordinates needs about {human_seconds(seconds)} and"
             f" {nbytes / 2**30:.1f} GB; use n ≤ 2500 (the curve only depends on the coordinates within"
             " the correlation range of the centre, so a shorter record with the same ℓ shows the same shape)"
         )

@@ -61,9 +61,8 @@ from .curve import InfluenceCurve
 from .gaussian import gaussian_influence_curve
 from .kernels import far_zone, log_or_neg, start_zone
 from .priors import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, stationary_distribution
-from .validation import human_seconds
+from .validation import WORK_LIMIT_SECONDS, human_seconds
 
-WORK_LIMIT_SECONDS = 120.0  # curves estimated to take longer are refused up front
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
 NODE_RATE = 2e8  # node × pair × b evaluations per second when no pruning bound applies
 

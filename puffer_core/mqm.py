@@ -66,11 +66,10 @@ import numpy as np
 
 from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, estimate_cutoff, marginal_profile, table_cost
 from .priors import MarkovChainPrior, stationary_distribution
-from .validation import check_eps
+from .validation import WORK_LIMIT_SECONDS, check_eps, human_seconds
 
 _FIRST_LIMIT = 16
 _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computations
-WORK_LIMIT_SECONDS = 120.0  # influence tables estimated to take longer are refused
 FAR_SEARCH_SECONDS = 10.0  # budget for finding the cutoff that lets far nodes share one bound
 
 
@@ -286,7 +285,7 @@ def _refuse_tables(k: int, n: int, have: int, supports: int) -> None:
     if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
         raise ValueError(
             f"MQM for this prior needs Markov quilts spanning {n} nodes, whose influence tables take"
-            f" about {seconds:.0f} s and {nbytes / 2**30:.1f} GB (K = {k} states; limits"
+            f" about {human_seconds(seconds)} and {nbytes / 2**30:.1f} GB (K = {k} states; limits"
             f" {WORK_LIMIT_SECONDS:.0f} s and {TABLE_LIMIT_BYTES / 2**30:.1f} GB); raise ε_puffer"
             " (smaller quilts then suffice), shorten the sequences or merge rarely used states"
         )

@@ -41,9 +41,8 @@ import numpy as np
 
 from .calibration import calibrate, certify
 from .curve import InfluenceCurve
-from .influence import WORK_LIMIT_SECONDS
 from .priors import ROW_TOLERANCE, MarkovChainPrior, stationary_distribution
-from .validation import check_eps, check_whole, human_seconds
+from .validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
 
 MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
 MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
@@ -437,11 +436,18 @@ def _plan_fronts(prior: MarkovChainPrior) -> _FrontPlan:
         pi = stationary_distribution(P)
     except ValueError:
         pi = None
-    rhos: list[float | None] = []
-    for t in range(2, T + 1):
-        rho = _distance_to_stationary(marginals[t - 2], marginals[t - 1], pi)
-        rhos.append(rho if rho is not None and rho - 1.0 <= _CONVERGED else None)
-    return _FrontPlan(marginals, pi, rhos)
+    if pi is None:
+        return _FrontPlan(marginals, pi, [None] * (T - 1))
+    # ρ_t = max(r_{t−1}/s_t, r_t/s_{t−1}), r and s the max and min of p_t/π, for the steps where p_{t−1}
+    # and p_t have π's support (else no ρ: the step needs its own front)
+    support = pi > 0
+    same = np.all((marginals > 0) == support, axis=1)
+    ratio = marginals[:, support] / pi[support]
+    high, low = ratio.max(axis=1), ratio.min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.maximum(high[:-1] / low[1:], high[1:] / low[:-1])
+    settled = same[:-1] & same[1:] & (rho - 1.0 <= _CONVERGED)
+    return _FrontPlan(marginals, pi, [float(r) if ok else None for r, ok in zip(rho, settled)])
 
 
 def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> str | None:
@@ -533,18 +539,6 @@ def _prior_fronts(prior: MarkovChainPrior, plan: _FrontPlan | None = None) -> _P
             backward.append(_build_front(_backward_from(previous, current, P), support[t - 1]))
     forward = [forward_front(support[t - 1]) for t in range(1, T)]  # FPL_t uses the pairs possible at t
     return _PriorFronts(backward, slack, forward, shortcut)
-
-
-def _distance_to_stationary(previous: np.ndarray, current: np.ndarray, pi: np.ndarray | None) -> float | None:
-    """ρ = max(r_{t−1}/s_t, r_t/s_{t−1}) with r, s the max and min of p/π, or None if supports differ."""
-    if pi is None:
-        return None
-    support = pi > 0
-    if not (np.array_equal(previous > 0, support) and np.array_equal(current > 0, support)):
-        return None
-    rp = previous[support] / pi[support]
-    rc = current[support] / pi[support]
-    return float(max(rp.max() / rc.min(), rc.max() / rp.min()))
 
 
 @dataclass(frozen=True, eq=False)

@@ -109,6 +109,9 @@ def check_distribution(values: object, what: str, tolerance: float = PROBABILITY
     return array
 
 
+WORK_LIMIT_SECONDS = 120.0  # work estimated to take longer is refused up front, with the estimate
+
+
 def human_seconds(seconds: float) -> str:
     """A duration as people say it in a refusal: "40 s", "3.4 min", "12 min", "3.5 h"."""
     if seconds < 120:
