@@ -22,7 +22,7 @@ from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.streams import build_prior, chain_priors
 from app_ui.tables import static_table
-from puffer_core.prior_kinds import PRIOR_KINDS
+from puffer_core.priors.kinds import PRIOR_KINDS
 
 values = state.settings()
 values.setdefault("attack_release", "stream_rr")

@@ -28,7 +28,7 @@ from app_ui.priors import (
 )
 from app_ui.report import offer_exports
 from app_ui.tables import csv_download, fmt, show_table
-from puffer_core.prior_kinds import PRIOR_KINDS
+from puffer_core.priors.kinds import PRIOR_KINDS
 
 values = state.settings()
 

@@ -31,8 +31,8 @@ from app_ui.classroom_views import (
 )
 from app_ui.docs import show_sources
 from app_ui.tables import csv_download, fmt, show_problems, static_table
-from puffer_core.prior_kinds import sticky_matrix
-from puffer_core.priors import transition_problems
+from puffer_core.priors.kinds import sticky_matrix
+from puffer_core.priors.models import transition_problems
 
 st.title("Classroom")
 st.markdown(

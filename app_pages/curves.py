@@ -24,7 +24,7 @@ from app_ui.priors import (
     why_no_uncertainty,
 )
 from app_ui.tables import csv_download, fmt, show_table
-from puffer_core.prior_kinds import BINARY, KERNEL_LABELS, PRIOR_KINDS, PROBABILITY
+from puffer_core.priors.kinds import BINARY, KERNEL_LABELS, PRIOR_KINDS, PROBABILITY
 
 MAX_PINNED = 8
 FIGURE3_LENGTH_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0)  # [C] Figure 3(b)
@@ -182,7 +182,7 @@ def _gaussian_controls() -> None:
     st.caption(JITTER_NOTE)
 
 
-# the controls of each kind of prior (its parameters are puffer_core.prior_kinds' record)
+# the controls of each kind of prior (its parameters are puffer_core.priors.kinds' record)
 CONTROLS = {
     "binary": _binary_controls,
     "matrix": _matrix_controls,

@@ -22,7 +22,7 @@ from app_ui.plan_exports import ledger_chart, ledger_view, planner_view, report,
 from app_ui.priors import parameters_of, prior_summary
 from app_ui.report import offer_exports
 from app_ui.tables import csv_download, fmt, show_problems
-from puffer_core.prior_kinds import PRIOR_KINDS
+from puffer_core.priors.kinds import PRIOR_KINDS
 
 values = state.settings()
 UPLOAD_KEY = "w_ledger_upload"

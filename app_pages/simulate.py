@@ -19,11 +19,11 @@ from app_ui.report import Section, html_report, offer_exports
 from app_ui.simulate_settings import simulation_settings
 from app_ui.state import settings
 from app_ui.tables import csv_download, right_aligned, static_table
+from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
-from puffer_core.explain import explain_simulation
-from puffer_core.priors import MarkovChainPrior
-from puffer_core.robust import PriorSpread, prior_spread
-from puffer_core.simulation import SimulationResult, simulate
+from puffer_core.priors.models import MarkovChainPrior
+from puffer_core.simulation.explain import explain_simulation
+from puffer_core.simulation.run import SimulationResult, simulate
 
 MEMO_ENTRIES = 200  # figures and tables of the results shown, kept for the session
 T = TypeVar("T")

@@ -31,7 +31,7 @@ from app_ui.streams import (
     stream_view,
 )
 from app_ui.tables import csv_download, fmt, show_problems, show_table
-from puffer_core.prior_kinds import PRIOR_KINDS, Parameter
+from puffer_core.priors.kinds import PRIOR_KINDS, Parameter
 
 values = state.settings()
 values.setdefault("stream_mode", "constant")

@@ -1,7 +1,7 @@
 """The "How tight is my bound?" page: demo priors, cached attacks, the ladder chart and the exports.
 
-For each prior the attacker (:mod:`puffer_core.attacker`, docs/math.md §11) gives a lower bound
-on the true leakage, the exact audit (:mod:`puffer_core.stream_audit`, §9) the truth when the
+For each prior the attacker (:mod:`puffer_core.attacks.attacker`, docs/math.md §11) gives a lower bound
+on the true leakage, the exact audit (:mod:`puffer_core.audit.stream`, §9) the truth when the
 chain is tiny, and the library the reported bounds (TPL for streams, the [C] bound, group DP),
 so the page can show **lower bound ≤ truth ≤ reported bound** with the seed.
 """
@@ -19,12 +19,13 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset
-from puffer_core.attacker import attack_histogram, attack_stream
-from puffer_core.curve import InfluenceCurve
-from puffer_core.fitting import DEFAULT_SMOOTHING
-from puffer_core.prior_kinds import sticky_matrix
-from puffer_core.stream import group_dp_bound, temporal_privacy_leakage
-from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.attacks.attacker import attack_histogram, attack_stream
+from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.engine.curve import InfluenceCurve
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
+from puffer_core.priors.kinds import sticky_matrix
+from puffer_core.stream.bounds import group_dp_bound
+from puffer_core.stream.tpl import temporal_privacy_leakage
 
 from .priors import kind_curve, prior_source
 from .report import Section, html_report, python_script
@@ -488,11 +489,11 @@ def attack_script(export: AttackExport) -> str:
         "attack",
         [
             "from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset",
-            "from puffer_core.attacker import attack_histogram, attack_stream",
-            "from puffer_core.prior_kinds import sticky_matrix",
+            "from puffer_core.attacks import attack_histogram, attack_stream",
+            "from puffer_core.priors import sticky_matrix",
             "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n"
             "    randomized_response_emission,\n    temporal_privacy_leakage,\n)",
-            "from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage",
+            "from puffer_core.audit import exact_histogram_leakage, exact_stream_leakage",
         ],
         "\n".join(lines),
     )

@@ -28,7 +28,7 @@ from puffer_core import (
     group_dp,
     group_dp_cumulative,
 )
-from puffer_core.prior_kinds import PRIOR_KINDS
+from puffer_core.priors.kinds import PRIOR_KINDS
 
 from .charts import GREY, PALETTE, ZOOM_FLOOR, Trace, curve_trace, line_figure, zoom_limit
 from .priors import Params, Uncertainty, prior_source

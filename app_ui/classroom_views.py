@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from puffer_core import MarkovChainPrior, certify, cumulative, group_dp_cumulative, influence_curve, pufferfish_laplace
-from puffer_core.audit import leakage_report
+from puffer_core.audit.exact import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
     appendix_j_example,

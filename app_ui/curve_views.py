@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core.prior_kinds import BINARY, GAUSSIAN, PRIOR_KINDS
+from puffer_core.priors.kinds import BINARY, GAUSSIAN, PRIOR_KINDS
 
 from .charts import PALETTE, ZOOM_FLOOR, ZOOM_NOTE, Band, Trace, curve_trace, line_figure, traces_frame, zoom_limit
 from .priors import Params, Uncertainty, closed_form_curve, kind_curve, parameters_of

@@ -1,12 +1,12 @@
 """Choose the data: a built-in dataset or an upload, its columns and repair, loaded once and kept for the session.
 
-The built-in datasets are :data:`puffer_core.datasets.DATASETS` (synthetic demos and real
+The built-in datasets are :data:`puffer_core.data.datasets.DATASETS` (synthetic demos and real
 public data, each with its source and licence, shown next to it); a real series such as the
 Seattle weather offers a choice of what one user's sequence is (a month or a year).  An upload
-is parsed once (:func:`puffer_core.readers.read_table`), previewed, its columns are offered for
+is parsed once (:func:`puffer_core.data.readers.read_table`), previewed, its columns are offered for
 the mapping (a group column is suggested from the text columns with few distinct values, and
 used only when the user confirms it), it is repaired only when the user asks (rows with an
-empty cell, rows repeated exactly: :func:`puffer_core.readers.load_with_repair`, which counts
+empty cell, rows repeated exactly: :func:`puffer_core.data.readers.load_with_repair`, which counts
 what it dropped), and the chosen columns are loaded from that parse.  The Markov chain fitted to
 the data (docs/math.md §6) is computed once per dataset and column mapping.  Nothing is written
 to disk: an upload lives in this session's memory only.
@@ -23,12 +23,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from puffer_core.data import Sequences
-from puffer_core.datasets import DATASETS, Dataset, load_dataset
+from puffer_core.data.datasets import DATASETS, Dataset, load_dataset
+from puffer_core.data.readers import Loaded, Repair, Table, find_repairs, load_with_repair, read_table
+from puffer_core.data.sequences import Sequences
 from puffer_core.errors import DataError
-from puffer_core.fitting import DEFAULT_SMOOTHING, fit_markov_chain
-from puffer_core.priors import MarkovChainPrior
-from puffer_core.readers import Loaded, Repair, Table, find_repairs, load_with_repair, read_table
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
+from puffer_core.priors.models import MarkovChainPrior
 
 from .memo import session_memo
 

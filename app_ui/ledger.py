@@ -22,9 +22,9 @@ from urllib.parse import unquote
 
 import pandas as pd
 
-from puffer_core.events import Composition
+from puffer_core.accounting.events import Composition
 from puffer_core.mechanisms import MECHANISMS
-from puffer_core.prior_kinds import Number, Parameter
+from puffer_core.priors.kinds import Number, Parameter
 
 Row = tuple[str, str, float]  # (release name, mechanism name, ε_puffer)
 

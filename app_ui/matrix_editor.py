@@ -2,7 +2,7 @@
 
 The matrix is typed in Streamlit's grid in the user's words (states shown 0-based, a row is the
 current state, a column the next one).  Nothing typed is clipped or normalised silently: the
-checks of :data:`puffer_core.prior_kinds.MATRIX` say what is wrong right under the grid, and
+checks of :data:`puffer_core.priors.kinds.MATRIX` say what is wrong right under the grid, and
 "Normalise rows" says what it changed.  A matrix with many states is laid out so that no grid
 scrolls sideways at 1400 px (two grids side by side beyond :data:`ONE_GRID` states).
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from puffer_core.prior_kinds import MATRIX, MATRIX_PRESETS, MAX_STATES, normalise_matrix
+from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, MAX_STATES, normalise_matrix
 
 from . import state
 from .data_picker import LoadedData, dataset_picker, fitted_prior

@@ -1,7 +1,7 @@
 """The prior the user chose on the Influence curves page, and its a(b) curve (docs/math.md §2).
 
 The kinds of prior, their parameters, descriptions, builders and checks are the records of
-:data:`puffer_core.prior_kinds.PRIOR_KINDS`; this module keeps the chosen one in the settings,
+:data:`puffer_core.priors.kinds.PRIOR_KINDS`; this module keeps the chosen one in the settings,
 computes its curve through one cached call, and shows it on the pages that use it.
 
 A chain fitted to data (docs/math.md §6) remembers the data it came from, so that the pages can
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
-from puffer_core.data import Sequences
-from puffer_core.gaussian import JITTER
-from puffer_core.prior_kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
+from puffer_core.data.sequences import Sequences
+from puffer_core.engine.gaussian import JITTER
+from puffer_core.priors.kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
 
 from . import page_path
 from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
@@ -266,7 +266,7 @@ def prior_source(
     """A prior as Python building it with puffer_core, for the scripts every page exports: (names to import, code).
 
     ``params`` are the kind's parameters (:func:`parameters_of`); the code assigns ``name`` — one
-    prior, or the list Θ — exactly as :data:`~puffer_core.prior_kinds.PRIOR_KINDS` builds it, with
+    prior, or the list Θ — exactly as :data:`~puffer_core.priors.kinds.PRIOR_KINDS` builds it, with
     every float written as ``repr`` (it reads back to the same float).  ``members``: the priors of a
     robust Θ (a fitted chain and its posterior draws), written out entry by entry (a chain normalises
     its rows again when it is built, which can move an entry by one unit in the last place).

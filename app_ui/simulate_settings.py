@@ -12,9 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from puffer_core.data import Sequences
+from puffer_core.data.sequences import Sequences
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
-from puffer_core.simulation import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
+from puffer_core.simulation.run import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
 
 from . import simulate_text as words
 

@@ -2,7 +2,7 @@
 note, what a robust prior set changed, the report's settings, and the script that recomputes the page.
 
 Nothing here computes a formula: the numbers come from :func:`puffer_core.simulation.simulate`
-and :func:`puffer_core.explain.explain_simulation`; this module chooses the words for their codes
+and :func:`puffer_core.simulation.explain.explain_simulation`; this module chooses the words for their codes
 (docs/math.md §3–§7) and writes them down.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 
 import pandas as pd
 
-from puffer_core.explain import Explanation, Finding
-from puffer_core.fitting import DEFAULT_SMOOTHING
 from puffer_core.mechanisms import MECHANISMS
-from puffer_core.simulation import SimulationResult
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
+from puffer_core.simulation.explain import Explanation, Finding
+from puffer_core.simulation.run import SimulationResult
 
 from .data_picker import LoadedData
 from .state import EPS_RANGE
@@ -394,13 +394,13 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
     builtin = loaded.builtin
     if builtin is not None:
         how = f"{builtin.title}. {builtin.source}"
-        imports.append("from puffer_core.datasets import load_dataset")
+        imports.append("from puffer_core.data import load_dataset")
         load = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
         run = "python simulate.py"
     else:
         repair = loaded.repair
         how = f"the file you uploaded, {loaded.name} (the app kept no copy: put the file next to this script)"
-        imports = ["import sys", "", "from puffer_core.readers import load_sequences"]
+        imports = ["import sys", "", "from puffer_core.data import load_sequences"]
         options = {
             **loaded.columns,
             "drop_missing": bool(repair and repair.drop_missing),
@@ -411,16 +411,16 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run = f"python simulate.py [path to {loaded.name}]"
-    imports += ["from puffer_core.explain import explain_simulation", "from puffer_core.simulation import simulate"]
+    imports += ["from puffer_core.simulation import explain_simulation, simulate"]
     if chosen.get("robust"):
-        imports.append("from puffer_core.robust import fit_prior_set")
+        imports.append("from puffer_core.priors import fit_prior_set")
         prior = (
             f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
             f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
             f" concentration={chosen['concentration']!r}, smoothing={DEFAULT_SMOOTHING!r})\n"
         )
     else:
-        imports.append("from puffer_core.fitting import fit_markov_chain")
+        imports.append("from puffer_core.priors import fit_markov_chain")
         prior = (
             "# the Markov chain fitted on the data (docs/math.md §6)\n"
             f"prior = fit_markov_chain(data, smoothing={DEFAULT_SMOOTHING!r})\n"

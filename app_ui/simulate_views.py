@@ -1,7 +1,7 @@
 """The Simulate page's charts and tables of a result: the accuracy per ε_puffer, the ledger, what Θ changed.
 
-Each is built from a :class:`~puffer_core.simulation.SimulationResult` (or the
-:class:`~puffer_core.robust.PriorSpread` it was calibrated with) by a pure function here; the page
+Each is built from a :class:`~puffer_core.simulation.run.SimulationResult` (or the
+:class:`~puffer_core.priors.robust.PriorSpread` it was calibrated with) by a pure function here; the page
 keeps what it built for the session (:func:`app_ui.memo.session_memo`, keyed by the run's
 settings and the choices that shape the view), so that a rerun sends them again without building
 them.  Words are in :mod:`app_ui.simulate_text`.
@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from puffer_core.data import Sequences
-from puffer_core.events import Composition
-from puffer_core.priors import MarkovChainPrior
-from puffer_core.robust import PriorSpread
-from puffer_core.simulation import SimulationResult
+from puffer_core.accounting.events import Composition
+from puffer_core.data.sequences import Sequences
+from puffer_core.engine.spread import PriorSpread
+from puffer_core.priors.models import MarkovChainPrior
+from puffer_core.simulation.run import SimulationResult
 
 from .charts import Style, Trace, interval_figure, ledger_figure, line_figure, transition_heatmap
 from .tables import fmt

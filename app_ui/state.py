@@ -1,8 +1,8 @@
 """What the user set: one settings dict per session, shareable through the link in the address bar.
 
-Every setting is a :class:`~puffer_core.prior_kinds.Parameter` — its key in the settings, its
+Every setting is a :class:`~puffer_core.priors.kinds.Parameter` — its key in the settings, its
 default, its short name in the link and how it is written there, within its range.  The prior
-kinds' parameters come from :data:`puffer_core.prior_kinds.PRIOR_KINDS`; the pages' own ones are
+kinds' parameters come from :data:`puffer_core.priors.kinds.PRIOR_KINDS`; the pages' own ones are
 below.  The settings live in ``st.session_state["settings"]`` so that they survive page switches;
 they are read from the link once, when a session starts, and each page writes the ones it uses
 back with :func:`share`.  Widgets take their ranges from the same parameters (:func:`number_input`),
@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 
 from app_ui.ledger import LEDGER_PARAMETERS
-from puffer_core.prior_kinds import (
+from puffer_core.priors.kinds import (
     KIND_CODEC,
     MAX_STATES,
     PRIOR_KINDS,

@@ -2,7 +2,7 @@
 
 A stream releases r_t at every step t = 1..T, ε_t-DP for one entry (docs/math.md §10).  This
 module reads the ε_t schedule the user typed (checked row by row), computes every number once
-per input through :mod:`puffer_core.stream` and :mod:`puffer_core.stream_audit` (cached),
+per input through :mod:`puffer_core.stream` and :mod:`puffer_core.audit.stream` (cached),
 draws the chart over t, and writes the report and the script the page offers.  Nothing here
 computes a privacy formula.
 """
@@ -20,22 +20,24 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from puffer_core import MarkovChainPrior, calibrate
-from puffer_core.prior_kinds import PRIOR_KINDS
-from puffer_core.stream import (
+from puffer_core.audit.stream import StreamAudit, exact_stream_leakage
+from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.stream.bounds import (
     StreamPlan,
-    TemporalLeakage,
     TranslationBound,
     group_dp_bound,
-    laplace_histogram_emission,
     plan_stream,
-    randomized_response_emission,
     stream_bounds,
-    tpl_refusal,
-    tpl_supremum,
     translation_bound,
 )
-from puffer_core.stream_audit import StreamAudit, exact_stream_leakage
-from puffer_core.stream_limits import DivergenceThreshold, tpl_divergence_threshold
+from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.tpl import (
+    DivergenceThreshold,
+    TemporalLeakage,
+    tpl_divergence_threshold,
+    tpl_refusal,
+    tpl_supremum,
+)
 
 from .charts import Trace, line_figure
 from .priors import Params, kind_curve, prior_source
@@ -43,7 +45,7 @@ from .report import Section, html_report, python_script
 from .tables import Shown, fmt, shown
 
 MAX_STEP_EPS = 10.0  # the largest ε_t a schedule row may hold
-EXACT_STREAM_SEQUENCES = 5_000  # puffer_core.stream_audit's own limit
+EXACT_STREAM_SEQUENCES = 5_000  # puffer_core.audit.stream's own limit
 EXACT_STREAM_WORK = 30_000_000  # sequences × joint outputs × T × priors: about a second on one core
 
 MECHANISMS: dict[str, str] = {
@@ -590,8 +592,8 @@ def stream_script(export: StreamExport) -> str:
             f"from puffer_core import {names}, calibrate, influence_curve",
             "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n    plan_stream,\n"
             "    randomized_response_emission,\n    stream_bounds,\n    tpl_supremum,\n    translation_bound,\n)",
-            "from puffer_core.stream_audit import exact_stream_leakage",
-            "from puffer_core.stream_limits import tpl_divergence_threshold",
+            "from puffer_core.audit import exact_stream_leakage",
+            "from puffer_core.stream import tpl_divergence_threshold",
         ],
         "\n".join(lines),
     )

@@ -23,7 +23,7 @@ from puffer_core.classroom import (  # noqa: E402
     model_from_chain,
     simulate_runs_to_reveal,
 )
-from puffer_core.priors import MarkovChainPrior  # noqa: E402
+from puffer_core.priors.models import MarkovChainPrior  # noqa: E402
 
 
 def _noisy_count(seq: np.ndarray) -> np.ndarray:

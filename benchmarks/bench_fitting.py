@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT))
 
 from timing import print_budget_table  # noqa: E402
 
-from puffer_core.fitting import fit_markov_chain, split_by_time, split_by_users  # noqa: E402
-from puffer_core.readers import load_sequences  # noqa: E402
+from puffer_core.data.readers import load_sequences  # noqa: E402
+from puffer_core.priors.fitting import fit_markov_chain, split_by_time, split_by_users  # noqa: E402
 
 RUNS = 7
 N_ROWS = 1_000_000

@@ -143,8 +143,8 @@ def _gaussian(n: int):
 
 
 def _mqm(k: int, length: int, stationary: bool):
-    from puffer_core.mqm import mqm_noise_scale
-    from puffer_core.priors import MarkovChainPrior
+    from puffer_core.engine.mqm import mqm_noise_scale
+    from puffer_core.priors.models import MarkovChainPrior
 
     rng = np.random.default_rng(78)
     transition = 0.35 * np.eye(k) + 0.65 * rng.dirichlet(np.full(k, 0.3), size=k)

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from timing import print_budget_table  # noqa: E402
 
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, influence_curve  # noqa: E402
-from puffer_core.gaussian import R_POINTS  # noqa: E402
+from puffer_core.engine.gaussian import R_POINTS  # noqa: E402
 
 RUNS = 7
 

@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from timing import median_seconds  # noqa: E402
 
-from puffer_core.fitting import fit_markov_chain  # noqa: E402
-from puffer_core.mqm import mqm_scale  # noqa: E402
-from puffer_core.priors import MarkovChainPrior  # noqa: E402
-from puffer_core.readers import load_sequences  # noqa: E402
+from puffer_core.data.readers import load_sequences  # noqa: E402
+from puffer_core.engine.mqm import mqm_scale  # noqa: E402
+from puffer_core.priors.fitting import fit_markov_chain  # noqa: E402
+from puffer_core.priors.models import MarkovChainPrior  # noqa: E402
 
 RUNS = 5
 K = 78

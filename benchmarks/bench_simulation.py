@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from timing import median_seconds  # noqa: E402
 
-from puffer_core.readers import load_sequences  # noqa: E402
-from puffer_core.simulation import simulate  # noqa: E402
+from puffer_core.data.readers import load_sequences  # noqa: E402
+from puffer_core.simulation.run import simulate  # noqa: E402
 
 RUNS = 7
 GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)

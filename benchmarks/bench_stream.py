@@ -22,19 +22,18 @@ sys.path.insert(0, str(ROOT))
 
 from timing import print_budget_table  # noqa: E402
 
-from puffer_core.attacker import attack_histogram, attack_stream  # noqa: E402
-from puffer_core.prior_kinds import sticky_matrix  # noqa: E402
-from puffer_core.priors import MarkovChainPrior  # noqa: E402
-from puffer_core.stream import (  # noqa: E402
-    laplace_histogram_emission,
+from puffer_core.attacks.attacker import attack_histogram, attack_stream  # noqa: E402
+from puffer_core.audit.stream import exact_stream_leakage  # noqa: E402
+from puffer_core.priors.kinds import sticky_matrix  # noqa: E402
+from puffer_core.priors.models import MarkovChainPrior  # noqa: E402
+from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission  # noqa: E402
+from puffer_core.stream.tpl import (  # noqa: E402
     leakage_function,
     max_eps_for_tpl,
-    randomized_response_emission,
     temporal_privacy_leakage,
     tpl_refusal,
     tpl_supremum,
 )
-from puffer_core.stream_audit import exact_stream_leakage  # noqa: E402
 
 RUNS = 3
 

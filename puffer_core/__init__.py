@@ -3,10 +3,8 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
-from .attacker import Attack, attack_histogram, attack_stream
-from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
-from .closed_form import binary_chain_curve
-from .composition import (
+from .accounting.calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
+from .accounting.composition import (
     Accountant,
     Ledger,
     compose,
@@ -16,14 +14,18 @@ from .composition import (
     naive_sum,
     plan,
 )
-from .curve import InfluenceCurve
-from .data import Sequences
-from .datasets import DATASETS, Dataset, get_dataset, load_dataset
+from .accounting.events import Composition, CurveEvent, MQMEvent
+from .attacks.attacker import Attack, attack_histogram, attack_stream
+from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
+from .data.datasets import DATASETS, Dataset, get_dataset, load_dataset
+from .data.readers import Table, load_sequences, read_columns, read_table
+from .data.sequences import Sequences
+from .engine.closed_form import binary_chain_curve
+from .engine.curve import InfluenceCurve
+from .engine.influence import influence_curve
+from .engine.mqm import mqm_noise_scale
+from .engine.spread import PriorSpread, prior_spread, row_sensitivity
 from .errors import DataError
-from .events import Composition, CurveEvent, MQMEvent
-from .explain import Explanation, Finding, Winner, explain_simulation
-from .fitting import fit_markov_chain, split_by_time, split_by_users
-from .influence import influence_curve
 from .mechanisms import (
     MECHANISMS,
     ExponentialTopK,
@@ -36,30 +38,24 @@ from .mechanisms import (
     pufferfish_exponential,
     pufferfish_laplace,
 )
-from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
-from .mqm import mqm_noise_scale
-from .priors import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
-from .readers import Table, load_sequences, read_columns, read_table
-from .robust import PriorSpread, fit_prior_set, prior_spread, row_sensitivity
-from .simulation import SimulationResult, simulate
-from .stream import (
-    StreamBounds,
-    StreamPlan,
+from .priors.fitting import fit_markov_chain, split_by_time, split_by_users
+from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
+from .priors.robust import fit_prior_set
+from .simulation.explain import Explanation, Finding, Winner, explain_simulation
+from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
+from .simulation.run import SimulationResult, simulate
+from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.tpl import (
     TemporalLeakage,
-    TranslationBound,
     backward_privacy_leakage,
     forward_privacy_leakage,
     leakage_function,
     leakage_supremum,
     max_eps_for_tpl,
-    plan_stream,
-    stream_bounds,
     temporal_privacy_leakage,
     tpl_refusal,
     tpl_supremum,
-    translation_bound,
 )
-from .stream_audit import StreamAudit, exact_histogram_leakage, exact_stream_leakage
 
 __all__ = [
     "Accountant",

@@ -15,10 +15,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .fitting import DEFAULT_SMOOTHING
+from .data.readers import load_sequences
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
-from .readers import load_sequences
-from .simulation import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
+from .priors.fitting import DEFAULT_SMOOTHING
+from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 
 EXIT_BAD_INPUT = 2
 DEFAULT_K = 3

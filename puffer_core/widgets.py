@@ -45,16 +45,16 @@ except ImportError as exc:
         " `pip install -r requirements-widgets.txt`"
     ) from exc
 
-from .calibration import Calibration, calibrate, group_dp
-from .composition import cumulative, group_dp_cumulative, naive_sum, plan
-from .curve import InfluenceCurve
-from .influence import influence_curve
-from .prior_kinds import BINARY, GAUSSIAN, KERNEL_LABELS, MATRIX, PRIOR_KINDS, kind_of
-from .priors import GaussianProcessPrior, MarkovChainPrior
+from .accounting.calibration import Calibration, calibrate, group_dp
+from .accounting.composition import cumulative, group_dp_cumulative, naive_sum, plan
+from .engine.curve import InfluenceCurve
+from .engine.influence import influence_curve
+from .priors.kinds import BINARY, GAUSSIAN, KERNEL_LABELS, MATRIX, PRIOR_KINDS, kind_of
+from .priors.models import GaussianProcessPrior, MarkovChainPrior
 
 __all__ = ["CompositionPlanner", "InfluenceExplorer", "format_matrix", "parse_initial", "parse_matrix"]
 
-KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (puffer_core.prior_kinds)
+KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (puffer_core.priors.kinds)
 # the notebook recomputes on every change, without a cache: smaller limits and a smaller Gaussian than the app's
 CHAIN_MAX_LENGTH = 500  # exact curves up to b = T take a few seconds at T = 500
 GAUSSIAN_MAX_N = 150  # a Gaussian curve at n = 150 takes a few seconds
@@ -252,7 +252,7 @@ class InfluenceExplorer:
         self.error: str | None = None
         self._set_up_figure()
 
-        # each kind's controls under the names of its parameters (puffer_core.prior_kinds)
+        # each kind's controls under the names of its parameters (puffer_core.priors.kinds)
         self._controls: dict[str, dict[str, Any]] = {
             "binary": {"p": self.p, "q": self.q, "length": self.length},
             "matrix": {"matrix": self.matrix, "initial": self.initial, "length": self.length},
@@ -473,7 +473,7 @@ class CompositionPlanner:
     """Spend a total ε_puffer budget over k releases of one curve (docs/math.md §4, [C] Theorem 6.2).
 
     Controls: ``releases`` (k) and ``budget`` (total ε_puffer E).  Results: ``plan`` (the
-    per-release :class:`Calibration` from :func:`puffer_core.composition.plan`; also
+    per-release :class:`Calibration` from :func:`puffer_core.accounting.composition.plan`; also
     ``calibration``) and ``table``, the cumulative ε_puffer after each release of those k
     releases by Theorem 6.2 (:func:`cumulative`), by the naive sum Σ ε_puffer_l and by group-DP
     accounting (each release is T·ε_DP-DP for a whole sequence: the point (T, 0)).  Assign

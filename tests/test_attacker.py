@@ -10,20 +10,17 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_sequences
-from puffer_core.attacker import (
+from puffer_core.attacks.attacker import (
     attack_histogram,
     attack_stream,
     histogram_count_weights,
     stream_log_likelihoods,
 )
-from puffer_core.audit import exact_leakage
-from puffer_core.stream import (
-    group_dp_bound,
-    laplace_histogram_emission,
-    randomized_response_emission,
-    temporal_privacy_leakage,
-)
-from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.audit.exact import exact_leakage
+from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.stream.bounds import group_dp_bound
+from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests import brute_stream
 from tests.brute_stream import random_prior
 
@@ -255,8 +252,8 @@ def test_bad_input_raises_a_clear_value_error(call, message):
 
 
 def test_a_stream_attack_out_of_reach_is_refused_before_any_work() -> None:
-    from puffer_core.attacker import stream_attack_refusal
-    from puffer_core.prior_kinds import sticky_matrix
+    from puffer_core.attacks.attacker import stream_attack_refusal
+    from puffer_core.priors.kinds import sticky_matrix
 
     prior = MarkovChainPrior(sticky_matrix(200, 0.9), length=20_000)  # T × K = 4e6: within memory, not in time
     message = stream_attack_refusal(200, 20_000)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior, calibrate, certify, compose, influence_curve
-from puffer_core.audit import exact_leakage, leakage_report
+from puffer_core.audit.exact import exact_leakage, leakage_report
 from tests.brute import random_chain, random_distribution
 
 

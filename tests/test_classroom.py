@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from puffer_core.audit import exact_leakage
+from puffer_core.audit.exact import exact_leakage
 from puffer_core.classroom import (
     FiniteModel,
     SecretPair,
@@ -38,7 +38,7 @@ from puffer_core.classroom import (
     simulate_runs_to_reveal,
     single_prior_histogram,
 )
-from puffer_core.priors import MarkovChainPrior
+from puffer_core.priors.models import MarkovChainPrior
 
 E = math.e
 

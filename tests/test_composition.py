@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puffer_core.calibration import Calibration
-from puffer_core.composition import Accountant, cumulative_eps_puffer
-from puffer_core.events import Composition, CurveEvent, MQMEvent
+from puffer_core.accounting.calibration import Calibration
+from puffer_core.accounting.composition import Accountant, cumulative_eps_puffer
+from puffer_core.accounting.events import Composition, CurveEvent, MQMEvent
 
 
 def _curve_event(eps_puffer, eps_dp, b, a):

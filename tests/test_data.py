@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puffer_core.data import Sequences
+from puffer_core.data.readers import load_sequences, read_columns, read_table
+from puffer_core.data.sequences import Sequences
 from puffer_core.errors import DataError
-from puffer_core.readers import load_sequences, read_columns, read_table
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 

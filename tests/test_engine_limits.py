@@ -14,7 +14,7 @@ from puffer_core import (
     influence_curve,
     mqm_noise_scale,
 )
-from puffer_core.gaussian import gaussian_influence_curve
+from puffer_core.engine.gaussian import gaussian_influence_curve
 from tests.brute import brute_influence_all
 
 

@@ -1,4 +1,4 @@
-"""Why a mechanism wins or loses (puffer_core.explain): winners with ties, fallbacks, and their reasons."""
+"""Why a mechanism wins or loses (puffer_core.simulation.explain): winners with ties, fallbacks, and their reasons."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from puffer_core import (
     load_sequences,
     simulate,
 )
-from puffer_core.explain import higher_is_better
+from puffer_core.simulation.explain import higher_is_better
 
 
 def _metric_rows(metric, rows):

@@ -1,4 +1,4 @@
-"""Tests for puffer_core.fitting: the fitted Markov chain prior and train/test splits (docs/math.md §6)."""
+"""Tests for puffer_core.priors.fitting: the fitted Markov chain prior and train/test splits (docs/math.md §6)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from puffer_core.data.readers import load_sequences
 from puffer_core.errors import DataError
-from puffer_core.fitting import (
+from puffer_core.priors.fitting import (
     first_state_distribution,
     fit_markov_chain,
     normalise_counts,
@@ -22,7 +23,6 @@ from puffer_core.fitting import (
     split_by_users,
     transition_counts,
 )
-from puffer_core.readers import load_sequences
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 

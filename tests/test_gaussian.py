@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from puffer_core import GaussianProcessPrior, influence_curve
-from puffer_core.gaussian import log_interval_probability
+from puffer_core.engine.gaussian import log_interval_probability
 
 
 def test_curves_fall_with_b_and_rise_with_length_scale_like_figure_3b():
@@ -146,7 +146,7 @@ def test_the_audit_value_at_60_digits():
 @settings(max_examples=60, deadline=None)
 def test_spread_grows_with_mu_and_shrinks_with_sigma(mu, s1, ratio):
     """The two monotonicities the curve relies on (μ proved in the module docstring; σ checked here)."""
-    from puffer_core.gaussian import log_interval_probability as lip
+    from puffer_core.engine.gaussian import log_interval_probability as lip
 
     r = np.linspace(-5.0, 4.9, 2001)
 

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from puffer_core.audit import exact_leakage
-from puffer_core.calibration import Calibration, calibrate
-from puffer_core.composition import compose, cumulative_eps_puffer
-from puffer_core.events import CurveEvent
-from puffer_core.influence import influence_curve
+from puffer_core.accounting.calibration import Calibration, calibrate
+from puffer_core.accounting.composition import compose, cumulative_eps_puffer
+from puffer_core.accounting.events import CurveEvent
+from puffer_core.audit.exact import exact_leakage
+from puffer_core.engine.influence import influence_curve
+from puffer_core.engine.mqm import mqm_noise_scale
 from puffer_core.mechanisms import (
     DEFAULT_MECHANISMS,
     MECHANISMS,
@@ -32,8 +33,7 @@ from puffer_core.mechanisms import (
     pufferfish_laplace,
     top_k_indices,
 )
-from puffer_core.mqm import mqm_noise_scale
-from puffer_core.priors import MarkovChainPrior
+from puffer_core.priors.models import MarkovChainPrior
 
 STICKY = MarkovChainPrior([[0.8, 0.2], [0.3, 0.7]], None, 4)
 THREE = MarkovChainPrior([[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.25, 0.25, 0.5]], [0.5, 0.3, 0.2], 4)

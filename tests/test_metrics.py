@@ -1,4 +1,4 @@
-"""Tests for puffer_core.metrics: Acc@k, Hit Rate@K, NDCG@K, L1 count error (docs/math.md §7)."""
+"""Tests for puffer_core.simulation.metrics: Acc@k, Hit Rate@K, NDCG@K, L1 count error (docs/math.md §7)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puffer_core.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k, true_ranking
+from puffer_core.simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k, true_ranking
 
 COUNTS = np.array([50, 30, 20, 10, 0])
 

@@ -2,7 +2,7 @@
 
 The brute force below enumerates every state sequence, builds the joint distribution, and
 evaluates every minimal Markov quilt of every node straight from the definitions; it
-shares no code with puffer_core.mqm.
+shares no code with puffer_core.engine.mqm.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from puffer_core.mqm import mqm_noise_scale, mqm_scale
-from puffer_core.priors import MarkovChainPrior
+from puffer_core.engine.mqm import mqm_noise_scale, mqm_scale
+from puffer_core.priors.models import MarkovChainPrior
 from tests.brute import converged_from, cutoff_distance, random_chain, random_distribution
 
 
@@ -229,7 +229,7 @@ def test_rejects_bad_epsilon(eps):
 
 
 def test_rejects_curves_and_mixed_theta():
-    from puffer_core.influence import influence_curve
+    from puffer_core.engine.influence import influence_curve
 
     prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], None, 5)
     with pytest.raises(ValueError, match="MarkovChainPrior"):

@@ -7,15 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from puffer_core.prior_kinds import (
-    KIND_CODEC,
-    MATRIX_PRESETS,
-    PRIOR_KINDS,
-    kind_of,
-    normalise_rows,
-    prior_kind,
-)
-from puffer_core.priors import GaussianProcessPrior, MarkovChainPrior, transition_problems
+from puffer_core.priors.kinds import KIND_CODEC, MATRIX_PRESETS, PRIOR_KINDS, kind_of, normalise_rows, prior_kind
+from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior, transition_problems
 
 
 @pytest.mark.parametrize("name", list(PRIOR_KINDS))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior, certify, influence_curve
-from puffer_core.audit import exact_leakage
+from puffer_core.audit.exact import exact_leakage
 from puffer_core.classroom import (
     FiniteModel,
     SecretPair,

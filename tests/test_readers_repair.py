@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from puffer_core.data.readers import Repair, find_repairs, load_sequences, load_with_repair, read_table
 from puffer_core.errors import DataError
-from puffer_core.readers import Repair, find_repairs, load_sequences, load_with_repair, read_table
 
 DIRTY = (
     b"user,time,state,note\n"

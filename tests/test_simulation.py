@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from puffer_core.calibration import calibrate
-from puffer_core.composition import compose
-from puffer_core.fitting import fit_markov_chain
-from puffer_core.influence import influence_curve
-from puffer_core.mqm import mqm_noise_scale
-from puffer_core.priors import MarkovChainPrior
-from puffer_core.readers import load_sequences
-from puffer_core.simulation import SimulationResult, simulate
+from puffer_core.accounting.calibration import calibrate
+from puffer_core.accounting.composition import compose
+from puffer_core.data.readers import load_sequences
+from puffer_core.engine.influence import influence_curve
+from puffer_core.engine.mqm import mqm_noise_scale
+from puffer_core.priors.fitting import fit_markov_chain
+from puffer_core.priors.models import MarkovChainPrior
+from puffer_core.simulation.run import SimulationResult, simulate
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 PAPER_ORDER = ["pufferfish_exponential", "mqm", "group_dp_exponential", "group_dp_laplace"]

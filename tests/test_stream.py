@@ -12,27 +12,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, certify, influence_curve
-from puffer_core.audit import exact_leakage
-from puffer_core.stream import (
+from puffer_core.audit.exact import exact_leakage
+from puffer_core.audit.stream import exact_stream_leakage
+from puffer_core.stream.bounds import group_dp_bound, plan_stream, stream_bounds, translation_bound
+from puffer_core.stream.laws import emission_epsilon, laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.tpl import (
     MAX_STATES,
     backward_matrix,
     backward_privacy_leakage,
-    emission_epsilon,
     forward_matrix,
     forward_privacy_leakage,
-    group_dp_bound,
-    laplace_histogram_emission,
     leakage_function,
     leakage_supremum,
     max_eps_for_tpl,
-    plan_stream,
-    randomized_response_emission,
-    stream_bounds,
     temporal_privacy_leakage,
     tpl_supremum,
-    translation_bound,
 )
-from puffer_core.stream_audit import exact_stream_leakage
 from tests import brute_stream
 from tests.brute_stream import random_prior
 

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior
-from puffer_core.stream import backward_matrix, leakage_supremum, temporal_privacy_leakage, tpl_supremum
-from puffer_core.stream_limits import excluded_mass, tpl_divergence_threshold
+from puffer_core.stream.tpl import (
+    backward_matrix,
+    excluded_mass,
+    leakage_supremum,
+    temporal_privacy_leakage,
+    tpl_divergence_threshold,
+    tpl_supremum,
+)
 from tests.brute_stream import random_prior
 
 
@@ -93,7 +99,7 @@ def test_refuses_non_stationary_priors_and_other_things():
 
 def _slow_chain(length: int) -> MarkovChainPrior:
     """200 states staying put with probability 0.99, started in state 0: the marginals settle slowly."""
-    from puffer_core.prior_kinds import sticky_matrix
+    from puffer_core.priors.kinds import sticky_matrix
 
     start = np.zeros(200)
     start[0] = 1.0
@@ -101,9 +107,10 @@ def _slow_chain(length: int) -> MarkovChainPrior:
 
 
 def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
-    import puffer_core.stream as stream_module
-    from puffer_core.prior_kinds import sticky_matrix
-    from puffer_core.stream import max_eps_for_tpl, plan_stream, tpl_refusal
+    import puffer_core.stream.tpl as stream_module
+    from puffer_core.priors.kinds import sticky_matrix
+    from puffer_core.stream.bounds import plan_stream
+    from puffer_core.stream.tpl import max_eps_for_tpl, tpl_refusal
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a front was built before the refusal")
@@ -128,7 +135,7 @@ def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch
 
 def test_the_planned_front_count_bounds_the_fronts_built(monkeypatch: pytest.MonkeyPatch) -> None:
     """The estimate counts every front the computation then builds (so the refusal is never optimistic)."""
-    import puffer_core.stream as stream_module
+    import puffer_core.stream.tpl as stream_module
 
     built = []
     real = stream_module._build_front

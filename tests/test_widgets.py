@@ -14,11 +14,11 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from puffer_core.calibration import calibrate  # noqa: E402
-from puffer_core.composition import cumulative, naive_sum, plan  # noqa: E402
-from puffer_core.curve import InfluenceCurve  # noqa: E402
-from puffer_core.influence import influence_curve  # noqa: E402
-from puffer_core.priors import GaussianProcessPrior, MarkovChainPrior  # noqa: E402
+from puffer_core.accounting.calibration import calibrate  # noqa: E402
+from puffer_core.accounting.composition import cumulative, naive_sum, plan  # noqa: E402
+from puffer_core.engine.curve import InfluenceCurve  # noqa: E402
+from puffer_core.engine.influence import influence_curve  # noqa: E402
+from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior  # noqa: E402
 from puffer_core.widgets import (  # noqa: E402
     CompositionPlanner,
     InfluenceExplorer,

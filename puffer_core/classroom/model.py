@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from ..audit import all_sequences, mechanism_matrix, sequence_probabilities
-from ..priors import MarkovChainPrior, as_chain_priors
+from ..audit.exact import all_sequences, mechanism_matrix, sequence_probabilities
+from ..priors.models import MarkovChainPrior, as_chain_priors
 from ..validation import check_distribution, check_whole
 
 MAX_DATASETS = 200_000

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..curve import InfluenceCurve
-from ..events import Composition, CurveEvent, MQMEvent, PrivacyEvent
-from ..priors import MarkovChainPrior
+from ..accounting.events import Composition, CurveEvent, MQMEvent, PrivacyEvent
+from ..engine.curve import InfluenceCurve
+from ..priors.models import MarkovChainPrior
 from ..validation import check_choice, check_whole
 from .base import HISTOGRAM_SENSITIVITY, Mechanism, check_counts, top_k_indices
 from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_exponential
@@ -190,21 +190,21 @@ def make_mechanism(
 
 __all__ = [
     "ANSWERS",
-    "DEFAULT_MECHANISMS",
-    "HISTOGRAM_SENSITIVITY",
-    "MECHANISMS",
-    "QUERIES",
-    "TOPK_LAPLACE",
     "BuildRequest",
     "Calibrated",
     "CurveEvent",
+    "DEFAULT_MECHANISMS",
     "ExponentialTopK",
+    "HISTOGRAM_SENSITIVITY",
     "LaplaceCounts",
+    "MECHANISMS",
     "MQMEvent",
     "Mechanism",
     "MechanismSpec",
     "Output",
     "PrivacyEvent",
+    "QUERIES",
+    "TOPK_LAPLACE",
     "check_counts",
     "group_dp_exponential",
     "group_dp_laplace",

@@ -1,7 +1,7 @@
 """What every mechanism shares: the protocol it follows, the count checks, top-k, OpenDP (docs/math.md §5).
 
 A mechanism is a small immutable object that carries its **accounting** — the privacy event of
-one release (:mod:`puffer_core.events`) — apart from its **sampling**, in the spirit of OpenDP's
+one release (:mod:`puffer_core.accounting.events`) — apart from its **sampling**, in the spirit of OpenDP's
 measurements; like diffprivlib it exposes the error it adds next to the sampler.  The input is
 a vector of true counts (one per state) or a table of them (one row per group, e.g. per
 country).  A table costs no more than one row: an entry sits in one group, so changing it moves
@@ -29,10 +29,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..curve import InfluenceCurve
-from ..events import PrivacyEvent
-from ..influence import influence_curve
-from ..priors import as_chain_priors
+from ..accounting.events import PrivacyEvent
+from ..engine.curve import InfluenceCurve
+from ..engine.influence import influence_curve
+from ..priors.models import as_chain_priors
 
 HISTOGRAM_SENSITIVITY = 2.0  # L1 sensitivity of a histogram of all entries to one entry
 MAX_OUTPUTS = 2_000_000  # exact output distributions are limited to this many outputs

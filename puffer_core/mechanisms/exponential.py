@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from ..calibration import calibrate, group_dp
-from ..events import CurveEvent
+from ..accounting.calibration import calibrate, group_dp
+from ..accounting.events import CurveEvent
 from ..validation import check_eps, check_probability, check_rng, check_whole
 from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, opendp_prelude, top_k_indices
 

@@ -3,7 +3,7 @@
 Counts + Lap(L/ε_DP) on every count; a histogram of all entries has L1 sensitivity L = 2.
 **Pufferfish** calibrates ε_DP from the a(b) curve (docs/math.md §3); **group DP** uses
 ε_DP = ε_puffer/T_max; **MQM** adds Lap(L·σ_max(ε)) to an L-Lipschitz query
-(:func:`puffer_core.mqm.mqm_noise_scale`).  The papers' top-k baseline ([C] §7.1.3) releases
+(:func:`puffer_core.engine.mqm.mqm_noise_scale`).  The papers' top-k baseline ([C] §7.1.3) releases
 the m counts as m separate 1-Lipschitz queries, each with ε/m, and sorts them; MQM releases
 compose additively ([S] Theorem III.7), so the m counts cost ε in total.
 
@@ -21,10 +21,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..calibration import Calibration, calibrate, group_dp
-from ..events import CurveEvent, MQMEvent, PrivacyEvent
-from ..mqm import mqm_noise_scale
-from ..priors import MarkovChainPrior
+from ..accounting.calibration import Calibration, calibrate, group_dp
+from ..accounting.events import CurveEvent, MQMEvent, PrivacyEvent
+from ..engine.mqm import mqm_noise_scale
+from ..priors.models import MarkovChainPrior
 from ..validation import check_eps, check_number, check_positive, check_probability, check_rng, check_whole
 from .base import HISTOGRAM_SENSITIVITY, MAX_OUTPUTS, as_curve, check_counts, opendp_prelude, top_k_indices
 

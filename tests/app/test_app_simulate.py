@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_ui.data_picker import simulation_report
 from app_ui.tables import fmt
-from puffer_core.fitting import fit_markov_chain
-from puffer_core.readers import load_sequences
+from puffer_core.data.readers import load_sequences
+from puffer_core.priors.fitting import fit_markov_chain
 from tests.app.conftest import errors, metric, open_page, problems
 from tests.uploads import DIRTY
 
@@ -227,7 +227,7 @@ def test_a_chain_fitted_to_one_entry_per_user_opens_on_the_curves_page() -> None
 
 def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import app_ui.data_picker as picker
-    import puffer_core.simulation as simulation
+    import puffer_core.simulation.run as simulation
 
     calls: list[str] = []
 
@@ -607,7 +607,7 @@ def test_a_note_says_why_group_dp_can_be_below_mqms_own_total() -> None:
     from app_ui.simulate_views import smaller_bound_note
     from puffer_core import MarkovChainPrior
     from puffer_core.mechanisms.laplace import mqm_top_k_counts
-    from puffer_core.prior_kinds import sticky_matrix
+    from puffer_core.priors.kinds import sticky_matrix
 
     prior = MarkovChainPrior(sticky_matrix(5, 0.95), length=30)
     event = mqm_top_k_counts(prior, 1.0, 5).accounting

@@ -34,19 +34,13 @@ from puffer_core import (
     influence_curve,
     load_dataset,
 )
-from puffer_core.attacker import attack_histogram, attack_stream
-from puffer_core.fitting import DEFAULT_SMOOTHING
-from puffer_core.prior_kinds import sticky_matrix
-from puffer_core.stream import (
-    laplace_histogram_emission,
-    plan_stream,
-    randomized_response_emission,
-    stream_bounds,
-    temporal_privacy_leakage,
-    tpl_supremum,
-    translation_bound,
-)
-from puffer_core.stream_audit import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.attacks.attacker import attack_histogram, attack_stream
+from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
+from puffer_core.priors.kinds import sticky_matrix
+from puffer_core.stream.bounds import plan_stream, stream_bounds, translation_bound
+from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_supremum
 from tests.app.conftest import errors, metric, open_page, problems, static_tables, tables
 
 STREAM = "app_pages/stream.py"
@@ -439,7 +433,7 @@ def test_a_stream_whose_tpl_is_out_of_reach_shows_the_c_bound_and_says_why(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """With the work limit at ~0 every chain's TPL is out of reach: the page (and its script) keep [C] and group DP."""
-    import puffer_core.stream as stream_module
+    import puffer_core.stream.tpl as stream_module
 
     monkeypatch.setattr(stream_module, "WORK_LIMIT_SECONDS", 1e-9)
     at = open_page(STREAM, {"p": "0.83", "q": "0.71", "T": "37"})  # values no other test caches

@@ -1,7 +1,7 @@
 """What every exported script shares: the prior written as Python, and the script's frame.
 
 The prior's code (app_ui.priors.prior_source) is checked against the registry's own builder
-(puffer_core.prior_kinds), which shares no code with it: the same matrices, initial distribution,
+(puffer_core.priors.kinds), which shares no code with it: the same matrices, initial distribution,
 length and labels, or the same Gaussian process.
 """
 
@@ -18,8 +18,8 @@ import puffer_core
 from app_ui.priors import parameters_of, prior_source
 from app_ui.report import python_script
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, load_dataset
-from puffer_core.prior_kinds import PRIOR_KINDS
-from puffer_core.robust import fit_prior_set
+from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.priors.robust import fit_prior_set
 
 CASES = [
     ("binary", {"p": 0.73, "q": 0.1 + 0.2, "length": 17}),

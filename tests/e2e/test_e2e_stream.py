@@ -12,7 +12,7 @@ import pytest
 
 from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior
-from puffer_core.stream import temporal_privacy_leakage
+from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.e2e.pages import EXCEPTION, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
 
 pytestmark = pytest.mark.e2e

@@ -1,0 +1,191 @@
+"""Composition of releases, the accountant and the budget planner (docs/math.md §4, [C] Theorem 6.2).
+
+:func:`compose`, :func:`cumulative` and :func:`naive_sum` work on
+:class:`~puffer_core.accounting.calibration.Calibration` values; :func:`group_dp_cumulative` is what
+group-DP accounting certifies.  :class:`Accountant` applies them to a sequence of privacy
+events (:mod:`puffer_core.accounting.events`), the one place that knows which rule composes which kind of
+event; :func:`plan` spends a total budget over k releases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..engine.curve import InfluenceCurve
+from ..validation import check_eps, check_whole, is_number
+from .calibration import Calibration, check_curve, usable_points
+from .events import Composition, CurveEvent, MQMEvent, PrivacyEvent
+
+
+def compose(calibrations: Iterable[Calibration]) -> float:
+    """Joint ε_puffer of releases built by §3: max_l a_l + Σ_l (ε_puffer_l − a_l) (docs/math.md §4).
+
+    Each release's ε_puffer_l − a_l equals b_l·ε_DP_l when it was calibrated exactly; the
+    larger of the two is used so a hand-made Calibration can never understate the total.
+    """
+    cals = list(calibrations)
+    if not cals:
+        return 0.0
+    for c in cals:
+        if not isinstance(c, Calibration):
+            raise ValueError(f"compose takes Calibration objects; got {type(c).__name__}")
+    a = np.array([c.a for c in cals])
+    spend = np.array([max(c.eps_puffer - c.a, c.b * c.eps_dp) for c in cals])
+    return float(a.max() + spend.sum())
+
+
+def naive_sum(calibrations: Iterable[Calibration]) -> float:
+    """Σ ε_puffer_l: what a user who adds up the releases would report."""
+    return float(sum(c.eps_puffer for c in calibrations))
+
+
+def cumulative(calibrations: Iterable[Calibration]) -> np.ndarray:
+    """compose() of the first l releases, for l = 1..k (the ledger's running total)."""
+    cals = list(calibrations)
+    return np.array([compose(cals[: i + 1]) for i in range(len(cals))])
+
+
+def group_dp_cumulative(length: int, eps_dps: Sequence[float]) -> np.ndarray:
+    """What group-DP accounting certifies after each release: T·Σ_{l ≤ j} ε_DP_l for j = 1..k.
+
+    A per-entry ε_DP mechanism is T·ε_DP-DP for a whole sequence of ``length`` = T entries by
+    group privacy (docs/math.md §1), and group-DP releases add up (docs/math.md §4): the baseline that
+    the curve's composition (:func:`cumulative`) is compared with.  Each value is T times the
+    exact sum, rounded once, so k equal releases give exactly the float ``k * T * eps_dp``.
+    ε_DP = +inf (a release with no noise) is allowed and makes every later total +inf.
+    """
+    length = check_whole("length (the entries in a sequence)", length)
+    if isinstance(eps_dps, (str, bytes)) or not isinstance(eps_dps, Iterable):
+        raise ValueError(f"eps_dps must be a sequence of per-release ε_DP values; got {type(eps_dps).__name__}")
+    values = list(eps_dps)
+    out = np.empty(len(values))
+    exact = Fraction(0)
+    infinite = False
+    for j, eps in enumerate(values):
+        if not is_number(eps):
+            raise ValueError(f"ε_DP of release {j + 1} must be a number; got {eps!r}")
+        eps = float(eps)
+        if math.isnan(eps) or eps < 0:
+            raise ValueError(f"ε_DP of release {j + 1} must be ≥ 0 (+inf is allowed); got {eps}")
+        infinite = infinite or math.isinf(eps)
+        if not infinite:
+            exact += Fraction(eps)
+        out[j] = math.inf if infinite else _rounded(length * exact)
+    return out
+
+
+def _rounded(value: Fraction | int) -> float:
+    """The float nearest ``value``; +inf beyond the float range, as float arithmetic would give."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+# --------------------------------------------------------------------------- the accountant
+
+# the running ε_puffer of a sequence of events of one kind: the only place the rules are dispatched
+_RULES: dict[Composition, Callable[[list], np.ndarray]] = {
+    Composition.THEOREM_6_2: lambda events: cumulative([e.calibration for e in events]),
+    Composition.ADDITIVE: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Ledger:
+    """Running totals after each of k releases (docs/math.md §4): entry l covers releases 1..l.
+
+    ``eps_puffer`` is the guarantee by the events' own rule (``composition``: [C] Theorem 6.2
+    for curve-calibrated releases, the plain sum for MQM); ``naive_sum`` adds up every release's
+    ε_puffer; ``group_dp`` is T·Σ ε_DP, what group-DP accounting certifies for the same releases.
+    """
+
+    composition: Composition | None
+    eps_puffer: np.ndarray
+    naive_sum: np.ndarray
+    group_dp: np.ndarray
+
+
+class Accountant:
+    """Composes privacy events into a :class:`Ledger` (docs/math.md §4), in the spirit of dp_accounting.
+
+    ``length`` is T_max, the longest sequence: group DP charges T_max·ε_DP per release.  A
+    ledger holds events of one kind only — curve-calibrated releases compose by Theorem 6.2,
+    MQM releases add up, and no theorem covers a mix — :meth:`supports` says whether it can.
+    """
+
+    def __init__(self, length: int) -> None:
+        self.length = check_whole("length (the entries in a sequence)", length)
+
+    def __repr__(self) -> str:
+        return f"Accountant(length={self.length})"
+
+    @staticmethod
+    def supports(events: Iterable[PrivacyEvent]) -> bool:
+        """True when the events can be composed in one ledger (all of one kind)."""
+        return len({_checked(e).composition for e in events}) <= 1
+
+    def ledger(self, events: Iterable[PrivacyEvent]) -> Ledger:
+        """The running totals of ``events`` (released in this order)."""
+        items = list(events)
+        eps = np.array([_checked(e).eps_puffer for e in items], dtype=float)
+        return Ledger(
+            _composition(items),
+            cumulative_eps_puffer(items),
+            np.cumsum(eps),
+            group_dp_cumulative(self.length, [e.eps_dp for e in items]),
+        )
+
+
+def _checked(event: object) -> PrivacyEvent:
+    if not isinstance(event, (CurveEvent, MQMEvent)):
+        raise ValueError(
+            f"the accountant composes privacy events (a mechanism's .accounting); got {type(event).__name__}"
+        )
+    return event
+
+
+def _composition(events: list[PrivacyEvent]) -> Composition | None:
+    kinds = {_checked(e).composition for e in events}
+    if len(kinds) > 1:
+        raise ValueError("cannot compose curve-based and MQM releases in one ledger; keep them apart")
+    return kinds.pop() if kinds else None
+
+
+def cumulative_eps_puffer(events: Iterable[PrivacyEvent]) -> np.ndarray:
+    """Running total ε_puffer after each of a sequence of releases of one kind (docs/math.md §4).
+
+    Curve-calibrated releases: [C] Theorem 6.2, ``max_l a_l + Σ_l (ε_puffer_l − a_l)``.  MQM
+    releases: the plain sum ([S] Theorem III.7).  Mixing the two kinds is refused.
+    """
+    items = list(events)
+    rule = _composition(items)
+    return np.zeros(0) if rule is None else _RULES[rule](items)
+
+
+def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calibration:
+    """Spend ``total_eps_puffer`` over ``releases`` releases with one common point (a, b).
+
+    ε_DP per release = (E − a(b)) / (k·b), b chosen to maximise it (docs/math.md §4 planner).
+    Each release then has ε_puffer = b·ε_DP + a and compose() of the k releases is E.
+    """
+    curve = check_curve(curve, "plan")
+    total = check_eps("total_eps_puffer", total_eps_puffer)
+    releases = check_whole("releases", releases)
+    b, a, allowed = usable_points(curve, total)
+    count = _rounded(releases)  # in floats: k may be far beyond int64
+    per = allowed / count  # (E − a(b)) / (k·b)
+    i = int(np.argmax(per))  # first maximum: smallest b
+    eps_dp = float(per[i])
+    if eps_dp == 0.0:
+        shown = f"{count:.3g}" if math.isfinite(count) else "more than 1e308"
+        raise ValueError(
+            f"{shown} releases leave each one a per-entry ε_DP too small for a float (it rounds to 0);"
+            " plan fewer releases"
+        )
+    return Calibration(float(b[i] * eps_dp + a[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))

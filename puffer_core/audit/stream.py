@@ -1,0 +1,187 @@
+"""Exact leakage of a stream on tiny chains, by enumeration (docs/math.md §9, §10).
+
+A stream releases r_t ~ emission_t[X_t, ·] at every step t (randomized response, a noisy
+histogram, …: :mod:`puffer_core.stream` builds the output laws).  Given a user's whole
+sequence the releases are independent, so Pr[r_1..r_T | sequence] = Π_t emission_t[X_t, r_t].
+The exact leakage about entry t is the max over pairs (x, x') with positive prior mass, priors
+θ and joint outputs r of log Pr[r | X_t = x, θ] / Pr[r | X_t = x', θ], computed here from every
+one of the K^T sequences and every one of the Π_t O_t joint outputs — nothing shared with the
+TPL recursion or the attacker's forward–backward pass.  It is the truth both bounds of
+docs/math.md §10 must stay above.  :func:`exact_histogram_leakage` gives the same truth for one
+user's histogram over the whole sequence, the other release the attacker handles (§11).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..priors.models import MarkovChainPrior, check_no_underflow
+from ..stream.laws import check_emissions
+from ..validation import check_eps, check_whole
+from .exact import all_sequences, exact_leakage, sequence_probabilities
+
+MAX_SEQUENCES = 5_000
+MAX_WORK = 400_000_000  # sequences × joint outputs × T
+_CHUNK_CELLS = 2_000_000  # sequences × outputs held at once
+
+
+@dataclass(frozen=True, eq=False)
+class StreamAudit:
+    """Exact leakage per entry (``per_entry[t]``, 0-based t) and where the worst is attained.
+
+    ``output`` holds the per-step output indices of the worst joint output.
+    """
+
+    eps: float
+    per_entry: np.ndarray
+    entry: int | None = None
+    pair: tuple[int, int] | None = None
+    prior_index: int | None = None
+    output: tuple[int, ...] | None = None
+
+
+def _joint_outputs(sizes: Sequence[int], start: int, stop: int) -> np.ndarray:
+    """Joint outputs number start..stop−1 (C order over the steps) as per-step indices, (n, T)."""
+    flat = np.arange(start, stop)
+    out = np.empty((flat.size, len(sizes)), dtype=np.int64)
+    for t in range(len(sizes) - 1, -1, -1):
+        flat, out[:, t] = np.divmod(flat, sizes[t])
+    return out
+
+
+def exact_stream_leakage(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], emissions: object
+) -> StreamAudit:
+    """The exact leakage of a stream about every entry (docs/math.md §9, §10), for tiny chains.
+
+    ``emissions``: one K×O matrix (the same release at every step) or a list of one K×O_t
+    matrix per step, row x = the output law given X_t = x.  Priors in Θ share K and the length
+    T.  Refuses more than 5,000 sequences or 4e8 units of work (sequences × joint outputs × T).
+    """
+    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
+    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
+        raise ValueError("exact_stream_leakage takes a MarkovChainPrior or a non-empty list of them")
+    k, T = priors[0].n_states, priors[0].length
+    if any(p.n_states != k or p.length != T for p in priors):
+        raise ValueError("all priors must have the same number of states and the same length")
+    laws = check_emissions(emissions, k, T)
+    n_seq = k**T
+    sizes = [law.shape[1] for law in laws]
+    n_out = math.prod(sizes)
+    if n_seq > MAX_SEQUENCES or n_seq * n_out * T > MAX_WORK:
+        raise ValueError(
+            f"{k} states over T = {T} steps give {n_seq:,} sequences and {n_out:,} joint outputs; exact"
+            f" enumeration is limited to {MAX_SEQUENCES:,} sequences and {MAX_WORK:.0e} units of work"
+            " (use a shorter chain, fewer states or fewer outputs per step)"
+        )
+    seqs = all_sequences(k, T)
+    step = max(1, _CHUNK_CELLS // n_seq)
+    per_entry = np.zeros(T)
+    best: tuple[float, int | None, tuple[int, int] | None, int | None, tuple[int, ...] | None] = (
+        0.0, None, None, None, None
+    )
+    for index, prior in enumerate(priors):
+        probs = sequence_probabilities(prior, seqs)
+        onehot = [(seqs[:, t][None, :] == np.arange(k)[:, None]).astype(float) for t in range(T)]
+        mass = [o @ probs for o in onehot]
+        for start in range(0, n_out, step):
+            outs = _joint_outputs(sizes, start, min(n_out, start + step))
+            likelihood = np.ones((n_seq, outs.shape[0]))
+            possible = np.ones((n_seq, outs.shape[0]), dtype=bool)
+            for t, law in enumerate(laws):
+                factor = law[seqs[:, t]][:, outs[:, t]]
+                likelihood *= factor
+                possible &= factor > 0
+            check_no_underflow(likelihood, possible, "a joint output of the stream")
+            weighted = probs[:, None] * likelihood
+            for t in range(T):
+                joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
+                for x, xp in itertools.permutations(range(k), 2):
+                    if mass[t][x] <= 0 or mass[t][xp] <= 0:
+                        continue
+                    num = joint[x] / mass[t][x]
+                    den = joint[xp] / mass[t][xp]
+                    pos = num > 0
+                    blocked = pos & (den <= 0)
+                    if np.any(blocked):
+                        w = int(np.flatnonzero(blocked)[0])
+                        value = math.inf
+                    elif np.any(pos):
+                        ratios = np.full(num.shape, -np.inf)
+                        ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+                        w = int(np.argmax(ratios))
+                        value = float(ratios[w])
+                    else:
+                        continue
+                    per_entry[t] = max(per_entry[t], value)
+                    if value > best[0]:
+                        best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
+    per_entry.setflags(write=False)
+    return StreamAudit(best[0], per_entry, *best[1:])
+
+
+HISTOGRAM_MECHANISMS = ("laplace", "exponential")
+
+
+def exact_histogram_leakage(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1
+) -> float:
+    """The exact leakage of one user's histogram over the whole sequence (docs/math.md §9, §11), tiny chains.
+
+    ``mechanism="laplace"``: every count of the user's K states plus Lap(2/ε) noise (per-entry
+    ε-DP).  Its leakage is a supremum over real outputs; between two whole numbers the
+    likelihood ratio of a count is monotone and below 0 or above T constant, so the supremum
+    is attained at whole numbers in 0..T, where the continuous Laplace density is proportional
+    to the discretised one (two-sided geometric, Pr[Z = z] ∝ e^{−ε|z|/2}).  The release
+    enumerated here is that discretised noise clamped to 0..T: (T+1)^K outputs with the same
+    leakage.  ``mechanism="exponential"``: the top-``k`` states by count, k rounds of ε/k each
+    with Pr ∝ exp(ε/k · count / 2) (docs/math.md §5); every ranking is an output.  Uses the
+    enumeration of :func:`puffer_core.audit.exact_leakage` and its size limits.
+    """
+    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
+    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
+        raise ValueError("exact_histogram_leakage takes a MarkovChainPrior or a non-empty list of them")
+    eps = check_eps("eps", eps)
+    if mechanism not in HISTOGRAM_MECHANISMS:
+        raise ValueError(f"mechanism must be one of {HISTOGRAM_MECHANISMS}; got {mechanism!r}")
+    n_states, T = priors[0].n_states, max(p.length for p in priors)
+    k = check_whole("k", k)
+    if k > n_states:
+        raise ValueError(f"k = {k} is larger than the number of states ({n_states})")
+    if mechanism == "exponential":
+        rankings = list(itertools.permutations(range(n_states), k))
+
+        def top_k(seq: np.ndarray) -> np.ndarray:
+            counts = np.bincount(seq, minlength=n_states)
+            log_p = np.zeros(len(rankings))
+            for i, ranking in enumerate(rankings):
+                left = np.ones(n_states, dtype=bool)
+                for r in ranking:
+                    scores = eps / k * counts[left] / 2.0
+                    top = scores.max()
+                    log_p[i] += eps / k * counts[r] / 2.0 - top - math.log(np.exp(scores - top).sum())
+                    left[r] = False
+            return np.exp(log_p)
+
+        return exact_leakage(priors, top_k)
+    r = math.exp(-eps / 2.0)
+    values = np.arange(T + 1)
+    laws = np.empty((T + 1, T + 1))  # laws[count, value]: Pr[noisy count = value | count]
+    for count in range(T + 1):
+        law = (1.0 - r) / (1.0 + r) * r ** np.abs(values - count)
+        law[0] = r**count / (1.0 + r)  # Pr[Z ≤ −count]
+        law[-1] = r ** (T - count) / (1.0 + r)  # Pr[Z ≥ T − count]
+        laws[count] = law
+
+    def noisy_counts(seq: np.ndarray) -> np.ndarray:
+        joint = np.ones(1)
+        for count in np.bincount(seq, minlength=n_states):
+            joint = np.outer(joint, laws[count]).reshape(-1)
+        return joint
+
+    return exact_leakage(priors, noisy_counts)

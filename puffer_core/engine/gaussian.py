@@ -1,0 +1,361 @@
+"""a(b) for a Gaussian-process prior (docs/math.md §2.3, [C] Example 4, Theorem 5).
+
+One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n.  The worst coordinate is the centre
+i* = ⌈n/2⌉; for each b, L = the n − b coordinates farthest from i* (when two coordinates are
+equally far, both choices are evaluated and the smaller value kept: the definition takes the
+min over H).  With x_i* | x_L ~ N(μ, σ²), μ = w·x_L ∈ [−M, M], M = γ‖w‖₁ and
+
+    f(r, μ) = log Pr(x ∈ [r, r+δ] | N(μ, σ²)) − log Pr(x ∈ [r, r+δ] | N(0, 1))
+    a(b)    = max_{|μ| ≤ M} [ max_r f(r, μ) − min_r f(r, μ) ],   r ∈ [−γ, γ − δ].
+
+Like the paper, this ignores how truncation reshapes the conditional (an approximation the
+app states).  Every reported value is an upper bound on this quantity for the *exact* kernel
+(no nugget), never below it:
+
+- **μ.** The spread is non-decreasing in |μ| (proof: for μ ≥ 0 the reflection r ↦ −δ − r
+  shows f(r) ≥ f(−δ − r) for r ≥ −δ/2, so a maximiser r⁺ ≥ −δ/2 ≥ a minimiser r⁻ exists; by
+  Danskin the right derivative of the spread in μ is g'(r⁻ − μ) − g'(r⁺ − μ) ≥ 0 because
+  g(u) = log Pr(N(0, σ²) ∈ [u, u + δ]) is concave (a log-concave density integrated over a
+  sliding interval), so g' is non-increasing).  Hence the max is at μ = M, and any upper
+  bound on M gives an upper bound on a(b).
+- **σ.** The spread is non-increasing in σ (a more concentrated conditional separates the
+  secrets more; verified on a wide grid in the tests), so a lower bound on σ gives an upper
+  bound on a(b).
+- **w and σ for the exact Σ.**  The solves use one Cholesky factorisation of Σ (rows in the
+  order farthest-first, so every L is a leading block) with a nugget ``JITTER`` for
+  stability; the results are then certified against the exact kernel by the residual
+  ρ = Σ_LL w̃ − Σ_{L,i*} (computed with a rounding allowance): w − w̃ = Σ_LL⁻¹ρ, so
+  ‖w − w̃‖₂ ≤ ‖ρ‖₂ / λ, with λ a proven lower bound on every eigenvalue of every principal
+  submatrix of Σ — the minimum of the kernel's Toeplitz symbol (squared exponential
+  exp(−d²/ℓ): the Jacobi theta product Π_m (1 − q^{2m})(1 − q^{2m−1})², q = e^{−1/ℓ};
+  exponential exp(−|d|/ℓ): (1 − ρ)/(1 + ρ), ρ = e^{−1/ℓ}).  This bounds M from above and
+  σ² = 1 − Σ_{i*,L} w from below.  Where σ² cannot be certified positive (ℓ so large that Σ is
+  singular to double precision) a(b) is reported as +inf.
+- **r.** g(r − μ) is concave in r and −log Pr(N(0,1) ∈ [r, r + δ]) convex, so on each cell of
+  the r grid f lies below min(two tangents of the concave part) + chord of the convex part
+  and above chord of the concave part + max(two tangents of the convex part).  These give
+  rigorous bounds for max_r f and min_r f; cells whose bound could still matter are
+  subdivided until the bound is within ``R_TOL`` of an attained value.
+
+Interval probabilities are computed in log space (``scipy.special.log_ndtr`` and a stable
+log of a difference), never clipped, so values of hundreds of nats are kept.  a(b) is made
+non-increasing by a running minimum over b (|H| ≤ b allows smaller H).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
+from scipy.special import log_ndtr, ndtr
+
+from ..priors.models import MAX_LENGTH, GaussianProcessPrior
+from ..validation import WORK_LIMIT_SECONDS, human_seconds
+from .curve import InfluenceCurve
+
+JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
+R_POINTS = 401  # r grid (both ends included), refined where the bounds need it
+R_TOL = 1e-7  # refinement stops once each bound is within R_TOL·spread + R_ABS + 1e-10·|f| of an attained value
+R_ABS = 1e-6
+_U = np.finfo(float).eps / 2  # unit roundoff
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+FLOP_RATE = 5e9  # floating-point operations per second assumed by the up-front estimate
+
+
+def _log1mexp(x: np.ndarray) -> np.ndarray:
+    """log(1 − e^x) for x ≤ 0, stable."""
+    x = np.minimum(x, -1e-300)
+    return np.where(x > -0.6931471805599453, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def log_interval_probability(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """log Pr(Z ∈ [lo, hi]) for a standard normal Z, stable far into both tails."""
+    lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    out = np.empty(lo.shape)
+    upper = lo > 0
+    lower = hi < 0
+    middle = ~(upper | lower)
+    a = log_ndtr(-lo[upper])
+    out[upper] = a + _log1mexp(log_ndtr(-hi[upper]) - a)
+    c = log_ndtr(hi[lower])
+    out[lower] = c + _log1mexp(log_ndtr(lo[lower]) - c)
+    out[middle] = np.log(ndtr(hi[middle]) - ndtr(lo[middle]))
+    return out
+
+
+def _log_interval(u: np.ndarray, sigma: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """(g, g') with g(u) = log Pr(N(0, σ²) ∈ [u, u + δ]) and its derivative in u."""
+    z1 = u / sigma
+    z2 = (u + delta) / sigma
+    g = log_interval_probability(z1, z2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = (np.exp(-0.5 * z2 * z2 - _LOG_SQRT_2PI - g) - np.exp(-0.5 * z1 * z1 - _LOG_SQRT_2PI - g)) / sigma
+    return g, np.where(np.isfinite(d), d, 0.0)
+
+
+def symbol_minimum(prior: GaussianProcessPrior) -> float:
+    """A proven lower bound on every eigenvalue of every principal submatrix of Σ (see the module docstring)."""
+    rho = math.exp(-1.0 / prior.length_scale)
+    if prior.kernel == "exponential":
+        return (1.0 - rho) / (1.0 + rho) * (1 - 1e-12)
+    m = np.arange(1, int(60 * prior.length_scale) + 200)
+    log_min = np.sum(np.log1p(-(rho ** (2 * m)))) + 2.0 * np.sum(np.log1p(-(rho ** (2 * m - 1))))
+    return float(np.exp(log_min)) * (1 - 1e-10)
+
+
+def _row_sum(prior: GaussianProcessPrior) -> float:
+    """max row sum of Σ (bounds ‖Σ_LL‖₂ for every L)."""
+    lag = np.arange(1, prior.n, dtype=float)
+    k = np.exp(-(lag**2) / prior.length_scale) if prior.kernel == "squared_exponential" else np.exp(
+        -lag / prior.length_scale
+    )
+    return 1.0 + 2.0 * float(k.sum())
+
+
+def _leading_norm2(mat: np.ndarray) -> np.ndarray:
+    """An upper bound on ‖mat[:k, :k]‖₂ for k = 1..m: min(Frobenius, √(‖·‖₁‖·‖_∞)) of each leading block."""
+    a = np.abs(mat)
+    frob = np.sqrt(np.diagonal(np.cumsum(np.cumsum(a * a, axis=0), axis=1)))
+    col = np.cumsum(a, axis=0)  # col[k−1, j] = Σ_{i<k} |a_ij|
+    one = np.maximum.accumulate(np.where(np.tril(np.ones(a.shape, dtype=bool)), col, 0.0).max(axis=1))
+    # ‖·‖₁ of the k-block is max_{j<k} col[k−1, j] (lower triangular: j ≤ i); rows likewise
+    row = np.cumsum(a, axis=1)
+    inf = np.maximum.accumulate(np.diagonal(row))
+    return np.minimum(frob, np.sqrt(one * inf)) * (1 + 4 * a.shape[0] * _U)
+
+
+def _block_minimum(chol: np.ndarray, s_ll: np.ndarray) -> np.ndarray:
+    """A proven lower bound on λ_min(S_k) for every leading block S_k of s_ll, from its computed factor.
+
+    With X ≈ chol⁻¹ and F = chol·cholᵀ − S (both leading blocks are blocks of the full
+    products, the factors being triangular): ‖chol_k⁻¹‖ ≤ ‖X_k‖ / (1 − ‖I − chol_k X_k‖) and
+    λ_min(S_k) ≥ 1/‖chol_k⁻¹‖² − ‖F_k‖, every norm bounded from above with rounding allowances.
+    """
+    m = chol.shape[0]
+    gamma = (m + 2) * _U / (1 - (m + 2) * _U)
+    x = solve_triangular(chol, np.eye(m), lower=True, check_finite=False)
+    x = np.tril(x)
+    resid = np.tril(np.eye(m) - chol @ x)
+    chol_f = np.sqrt(np.diagonal(np.cumsum(np.cumsum(chol * chol, axis=0), axis=1)))
+    x_norm = _leading_norm2(x)
+    g = _leading_norm2(resid) + gamma * chol_f * np.sqrt(np.diagonal(np.cumsum(np.cumsum(x * x, axis=0), axis=1)))
+    f = chol @ chol.T - s_ll
+    s_f = np.sqrt(np.diagonal(np.cumsum(np.cumsum(s_ll * s_ll, axis=0), axis=1)))
+    f_norm = np.sqrt(np.diagonal(np.cumsum(np.cumsum(f * f, axis=0), axis=1))) + gamma * (chol_f**2 + s_f)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv_norm = np.where(g < 1, x_norm / (1 - g), np.inf)
+        return np.where(np.isfinite(inv_norm), 1.0 / inv_norm**2 - f_norm, -np.inf) * (1 - 1e-12)
+
+
+def _certified(prior: GaussianProcessPrior, order: np.ndarray, lam: float | np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(upper bound on γ‖w‖₁, lower bound on σ²) for b = 1..n−1, L = order[b:], exact kernel."""
+    n = prior.n
+    centre = order[0]
+    perm = order[:0:-1]  # farthest first: L for b is the leading n − b entries
+    cov = prior.covariance()
+    s_ll = cov[np.ix_(perm, perm)]
+    c = cov[perm, centre]
+    nugget = JITTER
+    while True:
+        try:
+            chol = cholesky(s_ll + nugget * np.eye(n - 1), lower=True, check_finite=False)
+            break
+        except LinAlgError:
+            nugget *= 100.0
+    z = solve_triangular(chol, c, lower=True, check_finite=False)
+    upper = np.triu(np.ones((n - 1, n - 1), dtype=bool))  # column j ↔ |L| = j + 1
+    w = solve_triangular(chol.T, np.where(upper, z[:, None], 0.0), lower=False, check_finite=False)
+    w = np.where(upper, w, 0.0)
+    c_cols = np.where(upper, c[:, None], 0.0)
+    residual = np.where(upper, s_ll @ w - c_cols, 0.0)
+    size = np.arange(1, n)
+    gamma_k = (size + 2) * _U / (1 - (size + 2) * _U)
+    w2 = np.sqrt((w * w).sum(axis=0))
+    c2 = np.sqrt(np.cumsum(c * c))
+    rounding = gamma_k * (c2 + _row_sum(prior) * w2)  # |fl(ρ) − ρ| ≤ γ_k (|c| + |Σ||w̃|), in 2-norm
+    if lam < 1e-6:  # the kernel's own bound is weak: bound each leading block from its factor too
+        lam = np.maximum(lam, _block_minimum(chol, s_ll))
+    with np.errstate(divide="ignore"):
+        err = np.where(lam > 0, (np.sqrt((residual * residual).sum(axis=0)) + rounding) * (1 + 1e-10) / lam, np.inf)
+    w1 = np.abs(w).sum(axis=0) * (1 + 2 * n * _U) + np.sqrt(size) * err
+    cw = (c_cols * w).sum(axis=0)
+    cw_abs = (np.abs(c_cols) * np.abs(w)).sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        var_lo = np.where(np.isfinite(err), 1.0 - cw - gamma_k * cw_abs - c2 * err - 4 * _U, -np.inf)
+    # index b − 1: L = order[b:] has n − b entries, column n − b − 1
+    cols = n - np.arange(1, n) - 1
+    return prior.gamma * w1[cols], var_lo[cols]
+
+
+class _Side:
+    """f = A(r) + V(r): A(r) = log Pr(N(μ, σ²) ∈ [r, r+δ]) (concave), V(r) = −log Pr(N(0, 1) ∈ [r, r+δ]) (convex)."""
+
+    def __init__(self, mu: np.ndarray, sigma: np.ndarray, delta: float) -> None:
+        self.mu = mu[:, None]
+        self.sigma = sigma[:, None]
+        self.delta = delta
+        # (log Pr(N(0, s²) ∈ [u, u+δ]))'' = (−1 + Var)/s², Var ∈ [0, δ²/4] the variance of a tilted law on
+        # an interval of width δ; and A'' ≤ 0.  So f'' = A'' + V'' lies in [k_lo, k_hi]:
+        s2 = self.sigma**2
+        self.k_hi = np.minimum(0.0, (delta**2 / (4 * s2) - 1.0) / s2) + 1.0
+        self.k_lo = -1.0 / s2 + 1.0 - delta**2 / 4
+
+    def values(self, r: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """(f, A, A', V, V') at points r (rows, points); ``rows`` selects the (μ, σ) of each row.
+
+        Points shared by every row (a 1-d ``r``) evaluate V once.
+        """
+        mu = self.mu if rows is None else self.mu[rows]
+        sigma = self.sigma if rows is None else self.sigma[rows]
+        a, da = _log_interval(r - mu, sigma, self.delta)
+        v, dv = _log_interval(r, np.ones_like(r), self.delta)
+        v, dv = np.broadcast_to(-v, a.shape), np.broadcast_to(-dv, a.shape)
+        return a + v, a, da, v, dv
+
+
+def _cell_bounds(r: np.ndarray, a: np.ndarray, da: np.ndarray, v: np.ndarray, dv: np.ndarray,
+                 k_hi: np.ndarray, k_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell between consecutive points: (upper bound of max f, lower bound of min f), f = A + V.
+
+    Two bounds each, the tighter kept: (1) A concave lies below its tangents and above its
+    chord, V convex the other way round; (2) with k_lo ≤ f'' ≤ k_hi on the cell,
+    f − (k/2)(r − r_l)(r − r_r) is concave (k = max(k_hi, 0)) or convex (k = min(k_lo, 0)),
+    so f lies below the lower of its two tangents, or above the higher of its two tangents.
+    """
+    rl, rr = r[..., :-1], r[..., 1:]
+    al, ar, dal, dar = a[..., :-1], a[..., 1:], da[..., :-1], da[..., 1:]
+    vl, vr, dvl, dvr = v[..., :-1], v[..., 1:], dv[..., :-1], dv[..., 1:]
+    h = rr - rl
+    fl, fr = al + vl, ar + vr
+    dfl, dfr = dal + dvl, dar + dvr
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # (1) max: the lower of the two tangents of A (they cross at x) plus the chord of V
+        x = np.clip((ar - al + dal * rl - dar * rr) / (dal - dar), rl, rr)
+        top = al + dal * (x - rl) + vl + (vr - vl) * (x - rl) / h
+        top = np.where(np.isfinite(top) & (dal > dar), top, np.inf)
+        # (1) min: the chord of A plus the higher of the two tangents of V (they cross at y)
+        y = np.clip((vr - vl + dvl * rl - dvr * rr) / (dvl - dvr), rl, rr)
+        bottom = al + (ar - al) * (y - rl) / h + vl + dvl * (y - rl)
+        bottom = np.where(np.isfinite(bottom) & (dvr > dvl), bottom, -np.inf)
+        # (2) with the curvature bounds: tangents of f with slopes moved by k·h/2
+        k = np.maximum(k_hi, 0.0)
+        sl, sr = dfl + k * h / 2, dfr - k * h / 2
+        x2 = np.clip((fr - fl + sl * rl - sr * rr) / (sl - sr), rl, rr)
+        top2 = np.where(sl > sr, fl + sl * (x2 - rl), np.maximum(fl, fr))
+        k = np.minimum(k_lo, 0.0)
+        sl, sr = dfl + k * h / 2, dfr - k * h / 2
+        y2 = np.clip((fr - fl + sl * rl - sr * rr) / (sl - sr), rl, rr)
+        bottom2 = np.where(sr > sl, fl + sl * (y2 - rl), np.minimum(fl, fr))
+    top = np.minimum(top, np.where(np.isfinite(top2), top2, np.inf))
+    bottom = np.maximum(bottom, np.where(np.isfinite(bottom2), bottom2, -np.inf))
+    upper = np.maximum(np.maximum(fl, fr), top)
+    lower = np.minimum(np.minimum(fl, fr), bottom)
+    slack = 1e-12 * (1.0 + np.abs(fl) + np.abs(fr) + h * (np.abs(dfl) + np.abs(dfr)))
+    return upper + slack, lower - slack
+
+
+def _spread_upper(mu: np.ndarray, sigma: np.ndarray, prior: GaussianProcessPrior) -> np.ndarray:
+    """Upper bounds on max_r f(r, μ) − min_r f(r, μ) for each (μ, σ) (module docstring: cell bounds)."""
+    side = _Side(mu, sigma, prior.delta)
+    grid = np.linspace(-prior.gamma, prior.gamma - prior.delta, R_POINTS)
+    f, a, da, v, dv = side.values(grid)
+    r = np.broadcast_to(grid, f.shape)
+    up, lo = _cell_bounds(r, a, da, v, dv, side.k_hi, side.k_lo)
+    tol = R_TOL * (f.max(axis=1) - f.min(axis=1)) + R_ABS + 1e-10 * np.abs(f).max(axis=1)
+    top = _extreme(side, r, up, f.max(axis=1), tol, +1.0)
+    bottom = -_extreme(side, r, -lo, -f.min(axis=1), tol, -1.0)
+    return top - bottom
+
+
+def _extreme(side: _Side, r: np.ndarray, bound: np.ndarray, attained: np.ndarray, tol: np.ndarray,
+             sign: float, rounds: int = 12, pieces: int = 8) -> np.ndarray:
+    """An upper bound on max over cells of ``bound`` (for sign = −1 everything is negated: a min).
+
+    A cell whose bound is within ``tol`` of the best value attained so far is settled with its
+    bound; the others are cut into ``pieces`` and bounded again, for up to ``rounds`` rounds;
+    the result is the largest settled or remaining bound (or attained value).
+    """
+    attained = attained.copy()
+    open_cells = bound > (attained + tol)[:, None]
+    result = np.maximum(np.where(open_cells, -np.inf, bound).max(axis=1), attained)
+    rows, cells = np.nonzero(open_cells)
+    left, right = r[rows, cells], r[rows, cells + 1]
+    pending = bound[rows, cells]
+    t = np.linspace(0.0, 1.0, pieces + 1)
+    for _ in range(rounds):
+        if rows.size == 0:
+            break
+        pts = left[:, None] + (right - left)[:, None] * t[None, :]
+        f, a, da, v, dv = side.values(pts, rows)
+        np.maximum.at(attained, rows, sign * f.max(axis=1) if sign > 0 else -f.min(axis=1))
+        up, lo = _cell_bounds(pts, a, da, v, dv, side.k_hi[rows], side.k_lo[rows])
+        cell = up if sign > 0 else -lo
+        keep = cell > (attained[rows] + tol[rows])[:, None]
+        np.maximum.at(result, rows, np.where(keep, -np.inf, cell).max(axis=1))
+        k_rows, k_cells = np.nonzero(keep)
+        rows = rows[k_rows]
+        left, right = pts[k_rows, k_cells], pts[k_rows, k_cells + 1]
+        pending = cell[k_rows, k_cells]
+    if rows.size:  # not settled within the rounds: their bounds still hold, only looser
+        np.maximum.at(result, rows, pending)
+    return np.maximum(result, attained)
+
+
+def _orders(n: int) -> list[np.ndarray]:
+    """Coordinates by distance from the centre i* = ⌈n/2⌉, ties lower-first and higher-first."""
+    centre = (n + 1) // 2 - 1
+    idx = np.arange(n)
+    dist = np.abs(idx - centre)
+    first = np.lexsort((idx, dist))
+    second = np.lexsort((-idx, dist))
+    return [first] if np.array_equal(first, second) else [first, second]
+
+
+def _check_size(prior: GaussianProcessPrior) -> None:
+    n = prior.n
+    flops = 2 * 5.5 * float(n) ** 3  # two tie orders: factorisation, two triangular solves, residuals
+    seconds = flops / FLOP_RATE
+    nbytes = 2 * 6 * 8.0 * n * n
+    if seconds > WORK_LIMIT_SECONDS or nbytes > 2**31:
+        raise ValueError(
+            f"a Gaussian-process curve with n = {n} coordinates needs about {human_seconds(seconds)} and"
+            f" {nbytes / 2**30:.1f} GB; use n ≤ 2500 (the curve only depends on the coordinates within"
+            " the correlation range of the centre, so a shorter record with the same ℓ shows the same shape)"
+        )
+
+
+def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = None) -> InfluenceCurve:
+    """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring."""
+    n = prior.n
+    if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
+        raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+    if max_b is not None and max_b > MAX_LENGTH:
+        raise ValueError(
+            f"max_b = {max_b} is over the limit of {MAX_LENGTH:,}; a(b) = 0 from b = n = {n} on, so max_b = {n}"
+            " already gives the whole curve"
+        )
+    n_b = n if max_b is None else int(max_b)
+    _check_size(prior)
+    lam = symbol_minimum(prior)
+    a = np.zeros(n_b)
+    m = min(n_b, n - 1)
+    if m >= 1:
+        values = []
+        for order in _orders(n):
+            mu, var = _certified(prior, order, lam)
+            mu, var = mu[:m], var[:m]
+            out = np.full(m, np.inf)
+            ok = var > 0
+            if np.any(ok):
+                out[ok] = _spread_upper(mu[ok], np.sqrt(var[ok]), prior)
+            values.append(out)
+        a[:m] = np.maximum(np.min(values, axis=0), 0.0)
+    a = np.minimum.accumulate(a)
+    certified = "" if np.all(np.isfinite(a)) else "; ∞ where double precision cannot certify the conditional variance"
+    label = (
+        f"GP {prior.kernel.replace('_', '-')} ℓ={prior.length_scale:g} (n={n}, γ={prior.gamma:g},"
+        f" δ={prior.delta:g}; λ_min(Σ) ≥ {lam:.1e}{certified})"
+    )
+    return InfluenceCurve(np.arange(1, n_b + 1), a, n, label)

@@ -1,0 +1,317 @@
+"""Attacker priors (docs/math.md §1, §2.3).
+
+A :class:`MarkovChainPrior` describes one user's sequence of categorical states as a Markov
+chain ``(initial, transition)``; a list of them is the set Θ.  A
+:class:`GaussianProcessPrior` describes one real-valued record ``x ∈ R^n`` with a stationary
+kernel, truncated to ``[-γ, γ]^n``.  Both are frozen: build a new one to change a parameter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from ..validation import PROBABILITY_TOLERANCE, check_positive, check_whole, is_whole
+
+ROW_TOLERANCE = PROBABILITY_TOLERANCE
+MAX_LENGTH = 1_000_000
+TINY = 1e-300  # below this a probability loses precision or underflows in float64
+
+
+def check_no_underflow(values: np.ndarray, support: np.ndarray, what: str) -> None:
+    """Refuse when a structurally positive probability is below TINY (or underflowed to 0).
+
+    A positive probability rounded to 0 would drop a secret pair or an output and make the
+    reported ε too small, so this is an error rather than a silent approximation.
+    """
+    bad = support & ~(values >= TINY)
+    if np.any(bad):
+        raise ValueError(
+            f"{what} has positive probabilities below {TINY:g} that double precision cannot hold;"
+            " the exact computation would be wrong — set such tiny transition probabilities to 0"
+            " or raise them"
+        )
+
+
+def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str] | None = None) -> list[str]:
+    """One message per row that cannot be a row of a transition matrix (an empty list: every row is fine).
+
+    A row must hold finite, non-negative numbers that sum to 1 (within ``ROW_TOLERANCE``).  Empty
+    or non-numeric cells are reported, not raised, so that an editor can show every problem at
+    once.  With ``labels`` the rows and columns are named by their states' labels, as an editor
+    shows them ("row '2' … in column '0'"); without, they are counted from 1 ("row 3 … in columns 1").
+    """
+    problems = []
+    for i, row in enumerate(matrix):
+        name = f"row '{labels[i]}'" if labels is not None and i < len(labels) else f"row {i + 1}"
+        values = []
+        for x in row:
+            try:
+                values.append(float(x))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                values.append(math.nan)
+        bad = [j for j, v in enumerate(values) if not math.isfinite(v)]
+        if bad:
+            problems.append(f"{name} has cells that are empty or not a finite number in {_columns(bad, labels)}")
+            continue
+        negative = [j for j, v in enumerate(values) if v < 0]
+        if negative:
+            problems.append(
+                f"{name} has negative entries in {_columns(negative, labels)}; probabilities cannot be negative"
+            )
+            continue
+        total = math.fsum(values)
+        if abs(total - 1.0) > ROW_TOLERANCE:
+            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
+    return problems
+
+
+def _columns(positions: list[int], labels: Sequence[object] | None) -> str:
+    """``column '1'`` or ``columns '0', '2'`` by the states' labels; ``columns 1, 3`` counted from 1 without."""
+    if labels is None or any(j >= len(labels) for j in positions):
+        return "columns " + ", ".join(str(j + 1) for j in positions)
+    shown = ", ".join(f"'{labels[j]}'" for j in positions)
+    return f"column {shown}" if len(positions) == 1 else f"columns {shown}"
+
+
+def _as_matrix(transition: object, labels: Sequence[object] | None = None) -> np.ndarray:
+    try:
+        matrix = np.array(transition, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the transition matrix must contain numbers only ({exc})") from None
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(
+            f"the transition matrix must be square (K rows and K columns); got shape {matrix.shape}"
+        )
+    if matrix.shape[0] < 2:
+        raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
+    sums = matrix.sum(axis=1)
+    if not (np.all(np.isfinite(matrix)) and np.all(matrix >= 0) and np.all(np.abs(sums - 1.0) <= ROW_TOLERANCE)):
+        # row by row, with messages (numpy's sum may round differently)
+        names = None if labels is None else [str(x) for x in labels]
+        problems = transition_problems(matrix, names)
+        if problems:
+            raise ValueError(problems[0])
+    return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
+
+
+def stationary_distribution(transition: np.ndarray, labels: Sequence[object] | None = None) -> np.ndarray:
+    """The unique stationary distribution π of a row-stochastic matrix (π P = π).
+
+    Raises ValueError when it is not unique (more than one closed class of states); the message
+    names the states by ``labels`` (without, counts them from 1).
+    """
+    k = transition.shape[0]
+    n_comp, comp = connected_components(transition > 0, directed=True, connection="strong")
+    closed = []
+    for c in range(n_comp):
+        members = comp == c
+        leaves = transition[np.ix_(members, ~members)].sum() > 0
+        if not leaves:
+            closed.append(c)
+    if len(closed) != 1:
+        named = labels is not None and len(labels) == k
+        sets = [
+            "{" + ", ".join(f"'{labels[i]}'" if named else str(i + 1) for i in np.flatnonzero(comp == c)) + "}"
+            for c in closed
+        ]
+        groups = ", ".join(sets[:-1]) + " and " + sets[-1]
+        raise ValueError(
+            "this chain has no unique stationary distribution: it has "
+            f"{len(closed)} closed groups of states that never leave each other ({groups});"
+            " give an initial distribution, or add transitions that connect them"
+        )
+    members = np.flatnonzero(comp == closed[0])
+    pi = np.zeros(k)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        pi[members] = _gth(transition[np.ix_(members, members)])
+    check_no_underflow(pi, comp == closed[0], "the stationary distribution")
+    return pi  # states outside the closed class are transient: exactly zero mass
+
+
+def _gth(transition: np.ndarray) -> np.ndarray:
+    """Stationary distribution of an irreducible chain by Grassmann–Taksar–Heyman elimination.
+
+    GTH uses no subtractions, so every component keeps full relative accuracy — a state whose
+    mass is 1e-222 keeps it instead of being rounded to 0 (which would drop its secrets).
+    """
+    a = np.array(transition, dtype=float)
+    n = a.shape[0]
+    for k in range(n - 1, 0, -1):
+        s = a[k, :k].sum()
+        a[:k, k] /= s
+        a[:k, :k] += np.outer(a[:k, k], a[k, :k])
+    pi = np.zeros(n)
+    pi[0] = 1.0
+    for k in range(1, n):
+        pi[k] = pi[:k] @ a[:k, k]
+    return pi / pi.sum()
+
+
+@dataclass(frozen=True, eq=False)
+class MarkovChainPrior:
+    """A Markov chain prior θ = (initial, transition) over sequences of ``length`` states.
+
+    ``initial=None`` means the stationary distribution (docs/math.md §1).  ``labels`` name the
+    states (default "0", "1", …).
+    """
+
+    transition: np.ndarray
+    initial: np.ndarray | None = None
+    length: int = 100
+    labels: tuple[str, ...] | None = None
+    stationary_initial: bool = field(init=False)
+
+    def __init__(
+        self,
+        transition: object,
+        initial: object | None = None,
+        length: int = 100,
+        labels: Sequence[object] | None = None,
+    ) -> None:
+        matrix = _as_matrix(transition, labels)
+        k = matrix.shape[0]
+        if not is_whole(length):
+            raise ValueError(f"length must be a whole number of entries; got {length!r}")
+        if length < 1:
+            raise ValueError(f"length must be at least 1; got {length}")
+        length = int(length)
+        if length > MAX_LENGTH:
+            raise ValueError(f"length {length} is over the limit of {MAX_LENGTH} entries per user")
+        if labels is None:
+            names = tuple(str(i) for i in range(k))
+        else:
+            names = tuple(str(x) for x in labels)
+            if len(names) != k:
+                raise ValueError(f"{len(names)} labels given for {k} states")
+            if len(set(names)) != k:
+                raise ValueError("state labels must be distinct")
+        if initial is None:
+            init = stationary_distribution(matrix, None if labels is None else names)
+            stationary_initial = True
+        else:
+            try:
+                init = np.array(initial, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise ValueError("the initial distribution must contain numbers only") from None
+            if init.shape != (k,):
+                raise ValueError(f"the initial distribution needs {k} entries (one per state); got {init.size}")
+            if not np.all(np.isfinite(init)) or np.any(init < 0):
+                raise ValueError("the initial distribution must be non-negative finite numbers")
+            if abs(init.sum() - 1.0) > ROW_TOLERANCE:
+                raise ValueError(f"the initial distribution sums to {init.sum():.6g}; it must sum to 1")
+            init = init / init.sum()
+            stationary_initial = False
+        matrix.setflags(write=False)
+        init.setflags(write=False)
+        object.__setattr__(self, "transition", matrix)
+        object.__setattr__(self, "initial", init)
+        object.__setattr__(self, "length", length)
+        object.__setattr__(self, "labels", names)
+        object.__setattr__(self, "stationary_initial", stationary_initial)
+
+    @property
+    def n_states(self) -> int:
+        return self.transition.shape[0]
+
+    @property
+    def stationary(self) -> np.ndarray:
+        """The stationary distribution π of the transition matrix (raises if not unique)."""
+        return stationary_distribution(self.transition)
+
+    def marginals(self, length: int | None = None) -> np.ndarray:
+        """``p_t = initial · P^(t-1)`` for t = 1..length, shape (length, K).
+
+        Raises ValueError if a marginal that is positive in exact arithmetic underflows.
+        """
+        n = self.length if length is None else length
+        out = np.empty((n, self.n_states))
+        p = np.asarray(self.initial, dtype=float)
+        structure = (self.transition > 0).astype(float)
+        support = p > 0
+        for t in range(n):
+            out[t] = p
+            check_no_underflow(p, support, f"the distribution of entry {t + 1}")
+            p = p @ self.transition
+            support = (support.astype(float) @ structure) > 0
+        return out
+
+    def with_length(self, length: int) -> MarkovChainPrior:
+        return MarkovChainPrior(
+            self.transition, None if self.stationary_initial else self.initial, length, self.labels
+        )
+
+    def __repr__(self) -> str:
+        init = "stationary" if self.stationary_initial else np.array2string(self.initial, precision=3)
+        return f"MarkovChainPrior(K={self.n_states}, length={self.length}, initial={init})"
+
+
+KERNELS = ("squared_exponential", "exponential")
+MAX_COORDINATES = 5000
+
+
+@dataclass(frozen=True)
+class GaussianProcessPrior:
+    """One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n (docs/math.md §2.3).
+
+    ``Σ_jk = k(|j − k|)``; the squared-exponential kernel is the paper's
+    ``exp(−(j−k)²/ℓ)`` (no factor 2, ℓ not squared); the exponential kernel is
+    ``exp(−|j−k|/ℓ)``.  Secrets are intervals of width ``delta``.
+    """
+
+    n: int
+    length_scale: float
+    kernel: str = "squared_exponential"
+    gamma: float = 5.0
+    delta: float = 0.1
+
+    def __post_init__(self) -> None:
+        check_whole("n (the number of coordinates)", self.n)
+        if self.n > MAX_COORDINATES:
+            raise ValueError(f"n = {self.n} is too large; at most {MAX_COORDINATES} coordinates are supported")
+        for name in ("length_scale", "gamma", "delta"):
+            check_positive(name, getattr(self, name))
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
+        if self.delta >= 2 * self.gamma:
+            raise ValueError(
+                f"delta = {self.delta} must be smaller than the range 2·gamma = {2 * self.gamma}"
+            )
+        object.__setattr__(self, "n", int(self.n))
+
+    @property
+    def length(self) -> int:
+        return self.n
+
+    def covariance(self) -> np.ndarray:
+        idx = np.arange(self.n)
+        lag = np.abs(idx[:, None] - idx[None, :]).astype(float)
+        if self.kernel == "squared_exponential":
+            return np.exp(-(lag**2) / self.length_scale)
+        return np.exp(-lag / self.length_scale)
+
+
+def as_chain_priors(prior_or_priors: object, caller: str) -> list[MarkovChainPrior]:
+    """One :class:`MarkovChainPrior` or a set Θ of them (a non-empty list, one number of states), as a list.
+
+    ``caller`` names the function in the message when something else is given.
+    """
+    if isinstance(prior_or_priors, MarkovChainPrior):
+        return [prior_or_priors]
+    wanted = f"{caller} takes a MarkovChainPrior or a non-empty list of them (the set Θ)"
+    if not isinstance(prior_or_priors, (list, tuple)):
+        raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
+    priors = list(prior_or_priors)
+    if not priors:
+        raise ValueError(f"{wanted}; got an empty list")
+    for prior in priors:
+        if not isinstance(prior, MarkovChainPrior):
+            raise ValueError(f"every prior in Θ must be a MarkovChainPrior; got {type(prior).__name__}")
+    states = sorted({p.n_states for p in priors})
+    if len(states) != 1:
+        raise ValueError(f"all priors in Θ must have the same number of states; got {states}")
+    return priors

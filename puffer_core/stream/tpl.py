@@ -1,0 +1,797 @@
+"""Temporal privacy leakage of a stream: BPL, FPL and TPL (docs/math.md §10, [TPL]).
+
+A *stream* releases r_t at every time t = 1..T from the entries at time t only (say a noisy
+count of users in each state at t); each release M_t is ε_t-DP with respect to one entry.  A
+user's entries are a Markov chain, so what r_s says about X_s also says something about X_t.
+
+ **TPL** ([TPL], Cao, Yoshikawa, Xiao and Xiong).  With the backward matrix
+``P^B_t[i, j] = Pr(X_{t−1}=j | X_t=i) = p_{t−1}[j]·P[j, i] / p_t[i]`` and the forward matrix
+``P^F = P``::
+
+    BPL_1 = ε_1,   BPL_t = L(BPL_{t−1}; P^B_t) + ε_t         (backward privacy leakage)
+    FPL_T = ε_T,   FPL_t = L(FPL_{t+1}; P^F)  + ε_t          (forward privacy leakage)
+    TPL_t = BPL_t + FPL_t − ε_t,        the stream leaks at most max_t TPL_t.
+
+Why: given X_t the past outputs r_1..r_{t−1}, r_t and the future outputs r_{t+1}..r_T are
+independent (Markov property), so ``log Pr[r | X_t=x] / Pr[r | X_t=x']`` splits into a past,
+a present (≤ ε_t) and a future term.  The past term is
+``log Σ_j P^B_t[x, j]·f(j) / Σ_j P^B_t[x', j]·f(j)`` with ``f(j) = Pr[r_1..r_{t−1} | X_{t−1}=j]``,
+and any two values of f are within a factor e^{BPL_{t−1}} of each other; the largest such
+ratio over all such f is :func:`leakage_function` (the maximum of a linear-fractional function
+over a box is at a vertex: f takes two values, on a set S and off it).  The future term is the
+same with P.
+
+The supremum of an unbounded stream and where it turns infinite: :func:`leakage_supremum`,
+:func:`tpl_supremum` and :func:`tpl_divergence_threshold` (finite exactly when ε < −log m, with m
+the largest mass that one row of the matrix puts on the columns where another row is 0).  The
+other bound, [C]'s translation, is :mod:`puffer_core.stream.bounds`; the output laws of the
+releases are :mod:`puffer_core.stream.laws`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..priors.models import ROW_TOLERANCE, MarkovChainPrior, stationary_distribution
+from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
+
+MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
+MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
+MAX_LENGTH_CELLS = 20_000_000  # T × K marginal probabilities held at once
+_CHUNK_CELLS = 1_000_000  # (pairs × K) cells of one chunk of the front construction
+# one front costs about this × K³ seconds plus the overhead (measured on dense rows, K = 200–400: the
+# slowest kind; smaller K costs relatively more, hence the overhead)
+_FRONT_SECONDS_PER_K3 = 2.5e-8
+_FRONT_OVERHEAD_SECONDS = 5e-3
+_EXPM1_LIMIT = 700.0  # expm1 overflows beyond ~709.78
+_CONVERGED = 1e-12  # relative distance to π below which a non-stationary step uses the stationary front
+_INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never a huge truncated number)
+
+
+# --------------------------------------------------------------------------------------------
+# input checks
+
+
+def check_row_stochastic(name: str, matrix: object) -> np.ndarray:
+    """A square K×K matrix (K ≥ 2) of non-negative numbers whose rows sum to 1 (within 1e-9)."""
+    try:
+        m = np.array(matrix, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must contain numbers only ({exc})") from None
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise ValueError(f"{name} must be square (K rows and K columns); got shape {m.shape}")
+    if m.shape[0] < 2:
+        raise ValueError(f"{name} needs at least 2 states; a single state has no secret")
+    if not np.all(np.isfinite(m)):
+        bad = np.argwhere(~np.isfinite(m))[0]
+        raise ValueError(f"entry ({bad[0] + 1}, {bad[1] + 1}) of {name} is not a finite number")
+    if np.any(m < 0):
+        bad = np.argwhere(m < 0)[0]
+        raise ValueError(
+            f"entry ({bad[0] + 1}, {bad[1] + 1}) of {name} is {m[bad[0], bad[1]]:g}; probabilities cannot be negative"
+        )
+    sums = m.sum(axis=1)
+    worst = int(np.argmax(np.abs(sums - 1.0)))
+    if abs(sums[worst] - 1.0) > ROW_TOLERANCE:
+        raise ValueError(f"row {worst + 1} of {name} sums to {sums[worst]:.6g}; every row must sum to 1")
+    if m.shape[0] > MAX_STATES:
+        raise ValueError(
+            f"{name} has {m.shape[0]} states; temporal leakage needs about K³/2 = {m.shape[0] ** 3 / 2:.2g} ratio"
+            f" evaluations per matrix and is limited to K ≤ {MAX_STATES} states (merge rare states)"
+        )
+    return m / sums[:, None]
+
+
+def check_schedule(eps: object, length: int | None = None) -> np.ndarray:
+    """ε_1..ε_T as a float array: a number (repeated ``length`` times) or one value per step."""
+    if hasattr(eps, "__len__") and not isinstance(eps, (str, bytes)) and len(eps) > MAX_LENGTH:
+        raise ValueError(f"a schedule has at most {MAX_LENGTH:,} time steps; got {len(eps):,}")
+    if isinstance(eps, (int, float, np.integer, np.floating)) and not isinstance(eps, bool):
+        if length is None:
+            raise ValueError(f"give one ε per time step (a list such as [{eps}] * 10); got the single number {eps}")
+        return np.full(length, check_eps("eps", eps))
+    raw = np.asarray(eps, dtype=object)
+    if raw.ndim != 1 or raw.size == 0:
+        raise ValueError(f"eps must be a number or a non-empty 1-D sequence of numbers (one per step); got {eps!r}")
+    values = [check_eps(f"eps[{t + 1}]", v, allow_zero=True) for t, v in enumerate(raw)]
+    if length is not None and len(values) != length:
+        raise ValueError(
+            f"the schedule has {len(values)} values of ε but the stream has T = {length} time steps;"
+            " give one ε per time step"
+        )
+    return np.array(values, dtype=float)
+
+
+def stream_priors(prior_or_priors: object, finite: bool = True) -> list[MarkovChainPrior]:
+    """The set Θ as a list; ``finite``: the priors' length is a stream to walk step by step."""
+    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else prior_or_priors
+    if not isinstance(priors, (list, tuple)) or not priors:
+        raise ValueError("give a MarkovChainPrior or a non-empty list of them (the set Θ)")
+    if not all(isinstance(p, MarkovChainPrior) for p in priors):
+        raise ValueError("temporal privacy leakage needs Markov chain priors (MarkovChainPrior)")
+    if len({p.n_states for p in priors}) != 1:
+        raise ValueError("all priors in Θ must have the same number of states")
+    if len({p.length for p in priors}) != 1:
+        raise ValueError(
+            f"all priors in Θ must describe the same stream length; got lengths {sorted({p.length for p in priors})}"
+        )
+    k, length = priors[0].n_states, priors[0].length
+    if finite and (length > MAX_LENGTH or length * k > MAX_LENGTH_CELLS):
+        raise ValueError(
+            f"a stream of T = {length} steps over {k} states is too long: at most {MAX_LENGTH:,} steps and"
+            f" T × K ≤ {MAX_LENGTH_CELLS:.0e} (shorten the stream; for a long stationary stream use the"
+            " unbounded supremum, tpl_supremum)"
+        )
+    if k > MAX_STATES:
+        raise ValueError(
+            f"the prior has {k} states; temporal leakage needs about K³/2 = {k**3 / 2:.2g} ratio evaluations"
+            f" per matrix and is limited to K ≤ {MAX_STATES} states (merge rare states)"
+        )
+    return list(priors)
+
+
+# --------------------------------------------------------------------------------------------
+# the leakage function
+
+
+def _log_growth(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """log(1 + (e^α − 1)·x) for α ≥ 0 and x in [0, 1], accurate for tiny α and for huge α."""
+    alpha, x = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(x, dtype=float))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        small = np.log1p(np.expm1(np.minimum(alpha, _EXPM1_LIMIT)) * x)
+        large = alpha + np.log(x + (1.0 - x) * np.exp(-alpha))
+    out = np.where(alpha <= _EXPM1_LIMIT, small, large)
+    return np.where(x > 0, out, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class _Front:
+    """The Pareto-optimal prefix points (d, q) = (Q[i', S], Q[i, S]) over all ordered pairs (i, i').
+
+    Sorted by d ascending (q then strictly increasing).  L(α) is the largest
+    ``log(1 + c·q) − log(1 + c·d)`` (c = e^α − 1) over them, and 0 for the empty set S.
+    """
+
+    d: np.ndarray
+    q: np.ndarray
+
+    def leakage(self, alpha: np.ndarray) -> np.ndarray:
+        """L(α) for every α of a 1-D array."""
+        alpha = np.asarray(alpha, dtype=float)
+        if self.q.size == 0:
+            return np.zeros(alpha.shape)
+        if alpha.size and alpha.max() <= _EXPM1_LIMIT:  # the common case, without the overflow guard
+            c = np.expm1(alpha)[:, None]
+            values = np.log1p(c * self.q) - np.log1p(c * self.d)
+        else:
+            a = alpha[:, None]
+            values = _log_growth(a, self.q[None, :]) - _log_growth(a, self.d[None, :])
+        return np.maximum(values.max(axis=1), 0.0)
+
+    def supremum(self, eps: float) -> float:
+        """The least fixed point α* = L(α*) + ε, or +inf when there is none (see :func:`leakage_supremum`)."""
+        if self.q.size == 0:
+            return eps
+        q, d = self.q, self.d
+        u = math.exp(-eps)
+        zero = d == 0
+        if np.any(q[zero] >= u * (1.0 - _INFINITE_MARGIN)):
+            return math.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # d > 0: x = e^α solves d·u·x² + (u(1−d) − q)·x − (1 − q) = 0 (the fixed point times e^−ε)
+            b = u * (1.0 - d) - q
+            root = np.sqrt(b * b + 4.0 * d * u * (1.0 - q))
+            log_x = np.where(
+                b < 0,
+                np.log(root - b) - np.log(2.0 * d) + eps,
+                np.log(2.0 * (1.0 - q)) - np.log(b + root),
+            )
+            # d = 0: x·(u − q) = 1 − q
+            log_x = np.where(zero, np.log1p(-q) - np.log(u - q), log_x)
+        alpha = max(float(np.max(log_x)), eps)
+        # certify: α − L(α) ≥ ε means α is at or above the least fixed point (α − L(α) never decreases)
+        step = max(abs(alpha), 1.0) * 4.0 * np.finfo(float).eps
+        for _ in range(200):
+            if alpha - float(self.leakage(np.array([alpha]))[0]) >= eps:
+                return alpha
+            alpha += step
+            step *= 2.0
+        raise RuntimeError("the fixed point of the leakage recursion could not be certified")  # pragma: no cover
+
+
+def _pareto(d: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points not dominated by another with d' ≤ d and q' ≥ q, sorted by d (exact comparisons)."""
+    if d.size == 0:
+        return d, q
+    order = np.lexsort((-q, d))
+    d, q = d[order], q[order]
+    best = np.maximum.accumulate(q)
+    keep = np.empty(d.size, dtype=bool)
+    keep[0] = True
+    keep[1:] = q[1:] > best[:-1]
+    return d[keep], q[keep]
+
+
+def _dominated(front_d: np.ndarray, front_q: np.ndarray, d: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """True where a front point has d' ≤ d and q' ≥ q (the front is sorted, q increasing).
+
+    A coarse grid test first (front points with d' below the grid cell of d), then an exact
+    search for the points that pass it.
+    """
+    if front_d.size == 0:
+        return np.zeros(d.shape, dtype=bool)
+    cells = 1 << 16
+    edges = np.searchsorted(front_d, np.arange(cells + 1) / cells, side="left") - 1
+    stair = np.where(edges >= 0, front_q[np.maximum(edges, 0)], -np.inf)
+    out = q <= stair[np.minimum((d * cells).astype(np.int64), cells)]
+    rest = np.flatnonzero(~out)
+    idx = np.searchsorted(front_d, d[rest], side="right") - 1
+    out[rest] = (idx >= 0) & (q[rest] <= front_q[np.maximum(idx, 0)])
+    return out
+
+
+def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Front:
+    """The Pareto front of prefix points of every ordered pair of rows among ``secrets``.
+
+    One sort per *unordered* pair {i, i'} serves both orders: sorted by Q[i', j]/Q[i, j]
+    ascending, the elements with Q[i, j] > Q[i', j] come first (the prefixes of (i, i')) and
+    those with Q[i', j] > Q[i, j] come last, in reverse (the prefixes of (i', i)).  Division is
+    correctly rounded, so the computed order never reverses two ratios (ties aside).
+    """
+    k = matrix.shape[0]
+    states = np.arange(k) if secrets is None else np.flatnonzero(secrets)
+    first, second = np.triu_indices(states.size, k=1)
+    first, second = states[first], states[second]
+    front_d = np.empty(0)
+    front_q = np.empty(0)
+    step = max(1, _CHUNK_CELLS // k)
+    for start in range(0, first.size, step):
+        a = matrix[first[start : start + step]]
+        b = matrix[second[start : start + step]]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            key = b / a  # b > 0 = a gives +inf
+        key[np.isnan(key)] = 1.0  # 0/0: neither order gains from the element
+        order = np.argsort(key, axis=1)
+        order += (np.arange(order.shape[0]) * k)[:, None]  # flat indices into the (pairs, K) rows
+        chunk_d, chunk_q, tv_d, tv_q = [], [], [], []
+        for numerator, denominator, count, columns in (
+            (a, b, (key < 1).sum(axis=1), order),
+            (b, a, (key > 1).sum(axis=1), order[:, ::-1]),
+        ):
+            width = int(count.max(initial=0))
+            if width == 0:
+                continue
+            cols = columns[:, :width]
+            qs = np.cumsum(np.take(numerator, cols), axis=1)
+            ds = np.cumsum(np.take(denominator, cols), axis=1)
+            used = np.arange(width)[None, :] < count[:, None]
+            chunk_d.append(ds[used])
+            chunk_q.append(qs[used])
+            rows = np.flatnonzero(count > 0)
+            tv_d.append(ds[rows, count[rows] - 1])  # all elements with Q[i,j] > Q[i',j]: the largest q − d
+            tv_q.append(qs[rows, count[rows] - 1])
+        if not chunk_d:
+            continue
+        front_d, front_q = _pareto(np.concatenate([front_d, *tv_d]), np.concatenate([front_q, *tv_q]))
+        d = np.concatenate(chunk_d)
+        q = np.concatenate(chunk_q)
+        # a strided sample (a few prefixes of every pair) sharpens the front before the filter
+        sample = slice(None, None, max(1, d.size // 10_000))
+        front_d, front_q = _pareto(np.concatenate([front_d, d[sample]]), np.concatenate([front_q, q[sample]]))
+        keep = ~_dominated(front_d, front_q, d, q)
+        front_d, front_q = _pareto(np.concatenate([front_d, d[keep]]), np.concatenate([front_q, q[keep]]))
+    return _Front(front_d, front_q)
+
+
+def leakage_function(Q: object, alpha: float) -> float:
+    """L(α; Q) of [TPL]: how much a leakage α about X_{t∓1} adds about X_t (docs/math.md §10).
+
+    ``L(α; Q) = max_{i≠i'} max_{S ⊆ states} log (1 + (e^α − 1)·Q[i, S]) / (1 + (e^α − 1)·Q[i', S])``
+
+    for a K×K row-stochastic ``Q`` (a backward or forward matrix) and ``α ≥ 0``; ``Q[i, S]`` is
+    the sum of row i over the columns in S.  Always ``0 ≤ L(α; Q) ≤ α``.
+
+    **The prefix rule.**  For one ordered pair of rows q = Q[i, ·], d = Q[i', ·] and
+    c = e^α − 1 > 0, let R(S) = (1 + c·q(S)) / (1 + c·d(S)).  Adding an element j ∉ S gives
+    (1 + c·q(S) + c·q_j) / (1 + c·d(S) + c·d_j), a *mediant* of R(S) and q_j/d_j, so it raises R
+    exactly when q_j/d_j > R(S) (q_j/0 = ∞ for q_j > 0); removing j ∈ S raises R exactly when
+    q_j/d_j < R(S).  So a maximiser S* with value R* contains every j with q_j/d_j > R* and no j
+    with q_j/d_j < R*; elements with ratio exactly R* do not change R.  Hence the set
+    {j : q_j/d_j > R*} attains the maximum, and it is a *prefix* of the states sorted by
+    q_j/d_j in decreasing order.  As R* ≥ R(∅) = 1, only elements with q_j > d_j ever enter
+    it: the maximum over all 2^K sets is the maximum over at most K + 1 prefixes.  Sorting
+    costs O(K log K) per pair, O(K³ log K) for the K(K−1) pairs.
+
+    **Many α at once.**  (1 + c·q)/(1 + c·d) grows with q and falls with d, so a prefix point
+    (d, q) dominated by another one (d' ≤ d, q' ≥ q, from any pair) never attains the maximum.
+    The non-dominated points (the Pareto front, usually a few hundred) do not depend on α:
+    :func:`backward_privacy_leakage` builds them once and evaluates L at every step from them.
+    """
+    matrix = check_row_stochastic("the matrix Q", Q)
+    alpha = check_eps("alpha", alpha, allow_zero=True)
+    return float(_build_front(matrix).leakage(np.array([alpha]))[0])
+
+
+# --------------------------------------------------------------------------------------------
+# backward and forward matrices of a prior
+
+
+def _check_prior(prior: object) -> MarkovChainPrior:
+    if not isinstance(prior, MarkovChainPrior):
+        raise ValueError(f"expected a MarkovChainPrior; got {type(prior).__name__}")
+    return prior
+
+
+def _backward_from(previous: np.ndarray, current: np.ndarray, transition: np.ndarray) -> np.ndarray:
+    """P^B[i, j] = previous[j]·P[j, i] / current[i]; rows of states with no mass at t become ``previous``."""
+    joint = previous[None, :] * transition.T  # joint[i, j] = Pr(X_{t−1}=j, X_t=i)
+    out = np.empty_like(joint)
+    possible = current > 0
+    out[possible] = joint[possible] / current[possible, None]
+    out[~possible] = previous
+    return out
+
+
+def backward_matrix(prior: MarkovChainPrior, t: int | None = None) -> np.ndarray:
+    """The backward matrix P^B_t[i, j] = Pr(X_{t−1}=j | X_t=i) of a prior (docs/math.md §10).
+
+    ``P^B_t[i, j] = p_{t−1}[j]·P[j, i] / p_t[i]`` with p_t the marginal of X_t.  For a prior
+    with the stationary initial distribution π it is the same at every step (``t`` may be
+    omitted); otherwise it depends on t = 2..T.  A state with p_t[i] = 0 is no secret at t; its
+    row is set to p_{t−1} so the matrix stays row-stochastic (the stream functions skip it).
+    """
+    prior = _check_prior(prior)
+    if t is None:
+        if not prior.stationary_initial:
+            raise ValueError("this prior's initial distribution is not stationary: give the time step t = 2..T")
+        pi = np.asarray(prior.initial)
+        return _backward_from(pi, pi, prior.transition)
+    t = check_whole("t", t, minimum=2)
+    if t > prior.length:
+        raise ValueError(f"t = {t} is beyond the chain's length T = {prior.length}")
+    marginals = prior.marginals(t)
+    return _backward_from(marginals[t - 2], marginals[t - 1], prior.transition)
+
+
+def forward_matrix(prior: MarkovChainPrior) -> np.ndarray:
+    """The forward matrix P^F[i, j] = Pr(X_{t+1}=j | X_t=i): the transition matrix P (docs/math.md §10)."""
+    return np.array(_check_prior(prior).transition)
+
+
+# --------------------------------------------------------------------------------------------
+# BPL, FPL, TPL
+
+
+def _recurse(fronts: Sequence[_Front], slack: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """α_1 = ε_1, α_s = L_s(α_{s−1}) + slack_s + ε_s along the schedule (columns: steps; rows: schedules).
+
+    ``fronts[s − 1]`` and ``slack[s − 1]`` serve step s = 1..T−1 (0-based).  Once the front,
+    the slack and ε stay the same for the rest and a step repeats its input exactly, every
+    later step repeats it too (the map is deterministic), so the rest is filled at once.
+    """
+    n, steps = eps.shape
+    out = np.empty((n, steps))
+    out[:, 0] = eps[:, 0]
+    same = np.zeros(steps, dtype=bool)  # same[s]: steps s..T−1 use one front, zero slack and one ε
+    for s in range(steps - 2, 0, -1):
+        same[s] = (
+            fronts[s] is fronts[s - 1]
+            and slack[s] == 0
+            and slack[s - 1] == 0
+            and np.array_equal(eps[:, s + 1], eps[:, s])
+            and (s == steps - 2 or same[s + 1])
+        )
+    for s in range(1, steps):
+        out[:, s] = fronts[s - 1].leakage(out[:, s - 1]) + slack[s - 1] + eps[:, s]
+        if s < steps - 1 and same[s] and np.array_equal(out[:, s], out[:, s - 1]):
+            out[:, s + 1 :] = out[:, s : s + 1]
+            break
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _PriorFronts:
+    """The fronts one prior needs for a stream of its length: backward per step, forward per step."""
+
+    backward: list[_Front]
+    backward_slack: np.ndarray
+    forward: list[_Front]
+    shortcut_steps: int
+
+
+@dataclass(frozen=True, eq=False)
+class _FrontPlan:
+    """Which steps of a non-stationary prior need a backward front of their own (the marginals have not
+    settled), decided before any front is built so that the work can be estimated and refused up front."""
+
+    marginals: np.ndarray | None  # None: stationary start, one backward front serves every step
+    pi: np.ndarray | None
+    rhos: list[float | None]  # step t = 2..T: ρ_t when close enough to π for the stationary front, else None
+
+    def fronts(self) -> int:
+        """How many fronts :func:`_prior_fronts` builds (an upper bound: forward fronts shared by support)."""
+        if self.marginals is None:
+            return 2
+        own = sum(rho is None for rho in self.rhos)
+        supports = len({row.tobytes() for row in (self.marginals[:-1] > 0)}) if len(self.rhos) else 0
+        return own + (own < len(self.rhos)) + supports
+
+
+def _plan_fronts(prior: MarkovChainPrior) -> _FrontPlan:
+    T, P = prior.length, prior.transition
+    if prior.stationary_initial or T == 1:
+        return _FrontPlan(None, None, [])
+    marginals = prior.marginals()
+    try:
+        pi = stationary_distribution(P)
+    except ValueError:
+        pi = None
+    if pi is None:
+        return _FrontPlan(marginals, pi, [None] * (T - 1))
+    # ρ_t = max(r_{t−1}/s_t, r_t/s_{t−1}), r and s the max and min of p_t/π, for the steps where p_{t−1}
+    # and p_t have π's support (else no ρ: the step needs its own front)
+    support = pi > 0
+    same = np.all((marginals > 0) == support, axis=1)
+    ratio = marginals[:, support] / pi[support]
+    high, low = ratio.max(axis=1), ratio.min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.maximum(high[:-1] / low[1:], high[1:] / low[:-1])
+    settled = same[:-1] & same[1:] & (rho - 1.0 <= _CONVERGED)
+    return _FrontPlan(marginals, pi, [float(r) if ok else None for r, ok in zip(rho, settled)])
+
+
+def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> str | None:
+    """Why building these priors' fronts is out of reach (the estimate and what to change), or None."""
+    k = priors[0].n_states
+    count = sum(plan.fronts() for plan in plans)
+    each = _FRONT_SECONDS_PER_K3 * k**3 + _FRONT_OVERHEAD_SECONDS
+    seconds = count * each
+    if seconds <= WORK_LIMIT_SECONDS:
+        return None
+    unsettled = max(sum(rho is None for rho in plan.rhos) for plan in plans)
+    affordable = max(1, int(WORK_LIMIT_SECONDS / each) // max(1, len(priors)) - 3)
+    why = (
+        f"; the chain's marginals are still away from its stationary distribution at {unsettled} steps, and each"
+        " of those steps needs a front of its own"
+        if unsettled
+        else ""
+    )
+    advice = (
+        f"Start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
+        " or merge rarely used states"
+        if unsettled
+        else "Use fewer priors in Θ, or merge rarely used states"
+    )
+    priors_text = f", {len(priors)} priors" if len(priors) > 1 else ""
+    return (
+        f"this stream is out of reach: it needs about {human_seconds(seconds)} ({count} leakage fronts over"
+        f" K = {k} states{priors_text}, about {each:.2g} s each{why}); the limit is {WORK_LIMIT_SECONDS:g} s."
+        f" {advice}"
+    )
+
+
+def tpl_refusal(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> str | None:
+    """Why TPL over the prior's length would be refused as out of reach (with the estimate), or None.
+
+    Cheap (O(T·K), no front is built): :func:`temporal_privacy_leakage`, :func:`max_eps_for_tpl` and
+    :func:`plan_stream` raise ValueError with this message.  A stationary start needs two fronts; a
+    non-stationary one also needs a front per step until its marginals settle near π.
+    """
+    priors = stream_priors(prior_or_priors)
+    return _front_work_refusal(priors, [_plan_fronts(p) for p in priors])
+
+
+def _prepare(priors: Sequence[MarkovChainPrior]) -> list[_PriorFronts]:
+    """Every prior's fronts, after checking that building them is within reach."""
+    plans = [_plan_fronts(p) for p in priors]
+    refusal = _front_work_refusal(priors, plans)
+    if refusal is not None:
+        raise ValueError(refusal)
+    return [_prior_fronts(p, plan) for p, plan in zip(priors, plans)]
+
+
+def _prior_fronts(prior: MarkovChainPrior, plan: _FrontPlan | None = None) -> _PriorFronts:
+    T, P = prior.length, prior.transition
+    if T == 1:
+        return _PriorFronts([], np.zeros(0), [], 0)
+    plan = _plan_fronts(prior) if plan is None else plan
+    cache: dict[bytes, _Front] = {}
+
+    def forward_front(support: np.ndarray) -> _Front:
+        key = support.tobytes()
+        if key not in cache:
+            cache[key] = _build_front(P, support)
+        return cache[key]
+
+    if plan.marginals is None:
+        pi = np.asarray(prior.initial)
+        support = pi > 0
+        back = _build_front(_backward_from(pi, pi, P), support)
+        fwd = forward_front(support)
+        return _PriorFronts([back] * (T - 1), np.zeros(T - 1), [fwd] * (T - 1), 0)
+    marginals, pi = plan.marginals, plan.pi
+    support = marginals > 0
+    stationary_front: _Front | None = None
+    backward: list[_Front] = []
+    slack = np.zeros(T - 1)
+    shortcut = 0
+    for t, rho in zip(range(2, T + 1), plan.rhos):
+        previous, current = marginals[t - 2], marginals[t - 1]
+        if rho is not None:
+            # P^B_t = P^B_π entrywise times p_{t−1}[j]/π[j] · π[i]/p_t[i] ∈ [1/ρ, ρ], so every
+            # ratio (1 + c·Q_t[i,S]) / (1 + c·Q_t[i',S]) is at most ρ² times the stationary one
+            if stationary_front is None:
+                stationary_front = _build_front(_backward_from(pi, pi, P), pi > 0)
+            backward.append(stationary_front)
+            slack[t - 2] = 2.0 * math.log(max(rho, 1.0)) + 1e-15  # rounding in ρ itself: a few ulps more
+            shortcut += 1
+        else:
+            backward.append(_build_front(_backward_from(previous, current, P), support[t - 1]))
+    forward = [forward_front(support[t - 1]) for t in range(1, T)]  # FPL_t uses the pairs possible at t
+    return _PriorFronts(backward, slack, forward, shortcut)
+
+
+@dataclass(frozen=True, eq=False)
+class TemporalLeakage:
+    """BPL, FPL and TPL of a stream at every time step (docs/math.md §10, [TPL]); arrays of length T.
+
+    For one prior ``tpl[t] = bpl[t] + fpl[t] − eps[t]``.  For a set Θ each array is the maximum
+    over the priors, taken separately, so ``tpl`` (the max of each prior's TPL) can be below
+    ``bpl + fpl − eps``.  The stream leaks at most :attr:`max_tpl` about any entry.
+    ``shortcut_steps`` counts the steps of a non-stationary prior that has reached its
+    stationary distribution to within 1e-12 and uses the stationary backward matrix plus the
+    proven slack 2·log ρ_t (≤ 2e-12, plus 1e-15 for rounding) instead of its own (0 for stationary priors; the largest
+    count over Θ).
+    """
+
+    eps: np.ndarray
+    bpl: np.ndarray
+    fpl: np.ndarray
+    tpl: np.ndarray
+    shortcut_steps: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("eps", "bpl", "fpl", "tpl"):
+            value = np.array(getattr(self, name), dtype=float)
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @property
+    def max_tpl(self) -> float:
+        return float(self.tpl.max())
+
+    @property
+    def worst_entry(self) -> int:
+        """The (0-based) time step with the largest TPL."""
+        return int(np.argmax(self.tpl))
+
+
+def backward_privacy_leakage(backward: object, eps: Sequence[float]) -> np.ndarray:
+    """BPL_1..BPL_T for the schedule ``eps`` with one backward matrix at every step (docs/math.md §10).
+
+    ``BPL_1 = ε_1`` and ``BPL_t = L(BPL_{t−1}; backward) + ε_t`` (:func:`leakage_function`);
+    ``backward`` is K×K row-stochastic, every pair of its rows counts as a secret.
+    """
+    front = _build_front(check_row_stochastic("the backward matrix", backward))
+    schedule = check_schedule(eps)
+    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, :])[0]
+
+
+def forward_privacy_leakage(forward: object, eps: Sequence[float]) -> np.ndarray:
+    """FPL_1..FPL_T for the schedule ``eps``: ``FPL_T = ε_T``, ``FPL_t = L(FPL_{t+1}; forward) + ε_t``."""
+    front = _build_front(check_row_stochastic("the forward matrix", forward))
+    schedule = check_schedule(eps)
+    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, ::-1])[0][::-1]
+
+
+def _leakages(
+    priors: list[MarkovChainPrior], schedules: np.ndarray, prepared: list[_PriorFronts] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step."""
+    bpl = np.zeros(schedules.shape)
+    fpl = np.zeros(schedules.shape)
+    tpl = np.zeros(schedules.shape)
+    prepared = _prepare(priors) if prepared is None else prepared
+    for fronts in prepared:
+        backward = _recurse(fronts.backward, fronts.backward_slack, schedules)
+        forward = _recurse(fronts.forward[::-1], np.zeros(len(fronts.forward)), schedules[:, ::-1])[:, ::-1]
+        bpl = np.maximum(bpl, backward)
+        fpl = np.maximum(fpl, forward)
+        tpl = np.maximum(tpl, backward + forward - schedules)
+    return bpl, fpl, tpl
+
+
+def temporal_privacy_leakage(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: object
+) -> TemporalLeakage:
+    """BPL, FPL and TPL of a stream over a prior's chain (docs/math.md §10, [TPL]).
+
+    ``eps`` is one number (the same ε at every step) or one ε_t ≥ 0 per time step
+    t = 1..T (T = the prior's length).  The backward matrix follows the prior
+    (:func:`backward_matrix`: time-varying when the initial distribution is not stationary),
+    the forward matrix is the transition matrix; a pair (x, x') counts at step t when both
+    have positive probability p_t.  For a set Θ of priors (same length) every value is the
+    maximum over the priors.  Cost: one O(K³ log K) front per distinct matrix, then
+    O(T × front size); a stream whose fronts would take longer than ``WORK_LIMIT_SECONDS`` is
+    refused up front with the estimate (:func:`tpl_refusal`).
+    """
+    priors = stream_priors(prior_or_priors)
+    schedule = check_schedule(eps, priors[0].length)
+    prepared = _prepare(priors)
+    bpl, fpl, tpl = _leakages(priors, schedule[None, :], prepared)
+    shortcut = max(f.shortcut_steps for f in prepared)
+    return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)
+
+
+# --------------------------------------------------------------------------------------------
+# unbounded streams and the inverse question
+
+
+def leakage_supremum(matrix: object, eps: float) -> float:
+    """sup_t of the leakage recursion α_1 = ε, α_t = L(α_{t−1}; matrix) + ε (docs/math.md §10).
+
+    With a backward matrix this is sup_t BPL_t, with a forward matrix sup_t FPL_t, of an
+    unbounded stream with the same ε at every step.  The value is the least fixed point
+    α* = L(α*) + ε, or ``inf`` when the recursion grows without bound — never a truncated number.
+
+    **Proof.**  L is the maximum over the prefix points (d, q) of
+    g(α) = log(1 + (e^α−1)q) − log(1 + (e^α−1)d), and g'(α) ≤ e^α q / (1 + (e^α−1)q) ≤ 1, so
+    D(α) = α − L(α) never decreases.  The iterates rise (α_2 = L(ε) + ε ≥ α_1, and L is
+    increasing) and stay below every fixed point, so they converge to the least fixed point,
+    the least root of D(α) = ε, or grow without bound if there is none.  Each point's own
+    recursion has the fixed point x = e^α of d·x² + (1 − d − e^ε q)·x − e^ε(1 − q) = 0
+    (closed form), and the least fixed point of the maximum is the maximum of the points'
+    (each α − g(α) never decreases, so α ≥ α*_point gives g(α) + ε ≤ α).  As α → ∞, α − g(α)
+    tends to −log q if d = 0 and to +∞ if d > 0, and approaches −log q strictly from below:
+    so the supremum is finite exactly when e^ε·q < 1 for every point with d = 0, i.e. when
+    ε < −log m with m the largest mass that one row of ``matrix`` puts on the columns where
+    another row is 0 (always finite when m = 0, never when m = 1 — a deterministic chain).
+    Values of e^ε·q within 1e-12 of 1 count as unbounded.  The result is certified: α − L(α) ≥ ε
+    is checked at the returned α, so rounding never reports a value below the fixed point.
+    """
+    front = _build_front(check_row_stochastic("the matrix", matrix))
+    return front.supremum(check_eps("eps", eps))
+
+
+def _stationary_fronts(prior: MarkovChainPrior) -> tuple[_Front, _Front]:
+    if not prior.stationary_initial:
+        raise ValueError(
+            "an unbounded stream needs a prior with the stationary initial distribution (initial=None);"
+            " for a non-stationary prior use temporal_privacy_leakage over its length"
+        )
+    pi = np.asarray(prior.initial)
+    return (
+        _build_front(_backward_from(pi, pi, prior.transition), pi > 0),
+        _build_front(prior.transition, pi > 0),
+    )
+
+
+def tpl_supremum(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float) -> float:
+    """sup_t TPL_t of an unbounded stream with constant ε: sup BPL + sup FPL − ε (docs/math.md §10).
+
+    The middle entries of a long stream approach it.  Needs stationary priors; ``inf`` when
+    either supremum is infinite (:func:`leakage_supremum`).  Θ: the maximum over the priors.
+    """
+    priors = stream_priors(prior_or_priors, finite=False)
+    eps = check_eps("eps", eps)
+    return max(_supremum_tpl(_stationary_fronts(p), eps) for p in priors)
+
+
+def _supremum_tpl(fronts: tuple[_Front, _Front], eps: float) -> float:
+    back, fwd = fronts
+    return back.supremum(eps) + fwd.supremum(eps) - eps
+
+
+def _largest_within(evaluate, target: float) -> float:
+    """The largest ε in [0, target] with evaluate(ε) ≤ target, for an increasing ``evaluate`` of arrays.
+
+    Grid refinement (33 points a round) until the bracket is below 1e-12 relative; returns the
+    lower end, whose value was checked to be within the target.
+    """
+    lo, hi = 0.0, target
+    top = evaluate(np.array([hi]))[0]
+    if top <= target:
+        return hi
+    while hi - lo > 1e-12 * hi:
+        grid = np.linspace(lo, hi, 34)[1:-1]
+        ok = evaluate(grid) <= target
+        below = np.flatnonzero(ok)
+        if below.size:
+            lo = float(grid[below[-1]])
+        above = np.flatnonzero(~ok)
+        hi = float(grid[above[0]]) if above.size else hi
+    return lo
+
+
+def max_eps_for_tpl(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], target: float, unbounded: bool = False
+) -> float:
+    """The largest constant ε whose stream stays within a TPL target (docs/math.md §10).
+
+    Over the prior's length T: max_t TPL_t ≤ ``target``.  ``unbounded=True``: sup_t TPL_t of an
+    unbounded stream ≤ ``target`` (stationary priors).  TPL grows with ε and TPL_t ≥ ε, so the
+    answer lies in (0, target]; it is found by grid refinement to 1e-12 relative and the value
+    returned was checked to meet the target.
+    """
+    priors = stream_priors(prior_or_priors, finite=not unbounded)
+    target = check_eps("target", target)
+    if unbounded:
+        fronts = [_stationary_fronts(p) for p in priors]
+
+        def evaluate(values: np.ndarray) -> np.ndarray:
+            return np.array([max(_supremum_tpl(f, float(e)) for f in fronts) if e > 0 else 0.0 for e in values])
+
+    else:
+        prepared = _prepare(priors)
+        length = priors[0].length
+
+        def evaluate(values: np.ndarray) -> np.ndarray:
+            return _leakages(priors, np.repeat(values[:, None], length, axis=1), prepared)[2].max(axis=1)
+
+    return _largest_within(evaluate, target)
+
+
+
+# --------------------------------------------------------------------------------------------
+# where the supremum turns infinite
+
+
+@dataclass(frozen=True)
+class DivergenceThreshold:
+    """sup_t TPL_t of an unbounded stream with constant ε is finite exactly when ε < ``eps``.
+
+    ``eps = −log m`` (``inf`` when m = 0: always finite; 0 when m = 1: never finite).  ``m`` is
+    attained by ``direction`` ("backward" or "forward") of prior ``prior_index`` for the states
+    ``pair = (i, i')``: row i puts mass m on the states row i' rules out.
+    """
+
+    eps: float
+    m: float
+    direction: str | None
+    prior_index: int | None
+    pair: tuple[int, int] | None
+
+
+def excluded_mass(matrix: np.ndarray, secrets: np.ndarray) -> tuple[float, tuple[int, int] | None]:
+    """m = max over ordered pairs (i, i') of secret states of Σ_{j : Q[i', j] = 0} Q[i, j], and the pair.
+
+    (0, None) when no row puts mass where another has none.  For i = i' the sum is 0, so the
+    diagonal never counts.
+    """
+    states = np.flatnonzero(secrets)
+    rows = np.asarray(matrix, dtype=float)[states]
+    masses = rows @ (rows == 0).astype(float).T  # masses[a, b] = Σ_j rows[a, j]·[rows[b, j] = 0]
+    if masses.size == 0 or masses.max() <= 0:
+        return 0.0, None
+    a, b = np.unravel_index(int(np.argmax(masses)), masses.shape)
+    return float(masses[a, b]), (int(states[a]), int(states[b]))
+
+
+def tpl_divergence_threshold(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> DivergenceThreshold:
+    """The ε from which sup_t TPL_t of an unbounded constant-ε stream is +inf (docs/math.md §10).
+
+    TPL's supremum is sup BPL + sup FPL − ε, infinite when either is; each is infinite exactly
+    when ε ≥ −log m of its matrix (P^B of the stationary prior, or P), over the pairs of states
+    with positive stationary probability.  For a set Θ the smallest threshold counts.  Needs
+    priors with the stationary initial distribution, as :func:`puffer_core.stream.tpl_supremum`.
+    """
+    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
+    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
+        raise ValueError("give a MarkovChainPrior or a non-empty list of them (the set Θ)")
+    best = DivergenceThreshold(math.inf, 0.0, None, None, None)
+    for index, prior in enumerate(priors):
+        if not prior.stationary_initial:
+            raise ValueError(
+                "an unbounded stream needs a prior with the stationary initial distribution (initial=None)"
+            )
+        secrets = np.asarray(prior.initial) > 0
+        for direction, matrix in (("backward", backward_matrix(prior)), ("forward", forward_matrix(prior))):
+            m, pair = excluded_mass(matrix, secrets)
+            if m > best.m:
+                eps = max(0.0, -math.log(m))
+                best = DivergenceThreshold(eps, m, direction, index, pair)
+    return best
