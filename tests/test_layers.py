@@ -92,3 +92,14 @@ def test_no_import_cycle_inside_the_library() -> None:
         if start not in state:
             visit(start, [start])
     assert not cycles, "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
+
+
+def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
+    """An empirical lower bound or an exact truth that shared code with a bound would prove nothing about it."""
+    modules = _modules()
+    bounds = ("puffer_core.stream.tpl", "puffer_core.stream.bounds", "puffer_core.engine", "puffer_core.accounting")
+    checkers = [name for name in modules if name.startswith(("puffer_core.attacks", "puffer_core.audit"))]
+    assert checkers
+    for name in checkers:
+        taken = [t for t, _ in _imports(name, modules[name], modules) if t.startswith(bounds)]
+        assert not taken, f"{name} imports {taken}: what it checks"

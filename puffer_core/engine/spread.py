@@ -16,7 +16,7 @@ from ..data.sequences import Sequences
 from ..priors.fitting import DEFAULT_SMOOTHING, transition_counts
 from ..priors.models import MarkovChainPrior
 from ..priors.robust import check_concentration, check_sequences, fit_prior_set
-from ..validation import check_whole
+from ..validation import check_probability, check_whole
 from .curve import InfluenceCurve
 from .influence import influence_curve
 
@@ -77,8 +77,7 @@ class PriorSpread:
     def band(self, low: float = 0.05, high: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Quantiles ``low`` and ``high`` of a(b) over the draws, per b (the band of member curves)."""
         for name, q in (("low", low), ("high", high)):
-            if isinstance(q, bool) or not isinstance(q, (int, float, np.integer, np.floating)) or not 0 <= q <= 1:
-                raise ValueError(f"{name} must be a quantile between 0 and 1; got {q!r}")
+            check_probability(f"{name} (a quantile)", q)
         if low > high:
             raise ValueError(f"low ({low}) must not exceed high ({high})")
         return np.quantile(self.draws, low, axis=0), np.quantile(self.draws, high, axis=0)

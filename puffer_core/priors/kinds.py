@@ -9,7 +9,7 @@ prior is adding one record (and its controls in each front end).
 
 The transition-matrix helpers the editors use — :func:`normalise_rows` and the presets
 :func:`sticky_matrix`, :func:`cyclic_matrix`, :func:`random_matrix` — are here too; the row
-check is :func:`puffer_core.priors.models.transition_problems`, the same one the prior applies.
+check is :func:`puffer_core.validation.row_problems`, the same one the prior applies.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..validation import row_problems
 from .models import (
     KERNELS,
     ROW_TOLERANCE,
     GaussianProcessPrior,
     MarkovChainPrior,
     stationary_distribution,
-    transition_problems,
 )
 
 Prior = MarkovChainPrior | list[MarkovChainPrior] | GaussianProcessPrior
@@ -412,7 +412,7 @@ def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = N
     """What keeps ``initial`` from being a distribution over the chain's states (empty: nothing).
 
     States are named by ``labels`` when given, counted from 1 otherwise (as in
-    :func:`~puffer_core.priors.models.transition_problems`); ``labels`` also gives the number of states.
+    :func:`~puffer_core.validation.row_problems`); ``labels`` also gives the number of states.
     """
     if labels is not None and len(initial) != len(labels):
         return [f"the initial distribution needs {len(labels)} entries (one per state); got {len(initial)}"]
@@ -444,7 +444,7 @@ def _matrix_problems(
     matrix: Matrix, labels: Sequence[str] | None, length: int, initial: Sequence[float] | None
 ) -> list[str]:
     names = [str(x) for x in labels] if labels is not None and len(labels) == len(matrix) else None
-    rows = transition_problems(matrix, names)
+    rows = row_problems(matrix, names)
     if rows:
         return rows
     if initial is not None:

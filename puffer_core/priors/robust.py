@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.sequences import Sequences
-from ..validation import check_eps, check_whole
+from ..validation import check_eps, check_whole, is_whole
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain, normalise_counts, smooth_transition, transition_counts
 from .models import MarkovChainPrior
 
@@ -37,7 +37,7 @@ MAX_DRAW_CELLS = 5_000_000  # draws × K² numbers drawn at once (40 MB per arra
 def _generator(seed: object) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_whole(seed) or seed < 0:
         raise ValueError(
             f"seed must be a whole number ≥ 0 or a numpy random Generator, so the draws are reproducible; got {seed!r}"
         )

@@ -45,7 +45,7 @@ from ..mechanisms import (
     mechanism_spec,
 )
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
-from ..priors.models import MarkovChainPrior, as_chain_priors
+from ..priors.models import MarkovChainPrior, as_theta
 from ..validation import check_choice, check_eps, check_whole, is_whole
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 
@@ -156,7 +156,7 @@ def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[Mark
             "stationary_initial": fitted.stationary_initial,
         }
     try:
-        priors = as_chain_priors(prior, "simulate")
+        priors = as_theta(prior, "simulate")
     except ValueError as exc:
         raise ValueError(f"prior must be None (fit it), a MarkovChainPrior or a list of them: {exc}") from None
     for p in priors:
