@@ -241,8 +241,9 @@ def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np
         add = np.array([p.far_addition(t_c) for p in plans])
         members = lengths >= t_c
         t_min = int(lengths[members].min())
-        far_zone(best, n_b, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add,
-                 valid & members[:, None])
+        work = np.zeros(4, dtype=np.int64)
+        far_zone(best, 1, n_b, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add,
+                 valid & members[:, None], np.full(n_pairs, np.inf), work)
     if t_c > 1:
         m = min(t_c - 1, t_max)
         sid = np.zeros((len(plans), m), dtype=np.int64)
