@@ -44,6 +44,8 @@ def binary_chain_curve(p: float, q: float, max_b: int, length: int) -> Influence
     if p + q >= 2.0:
         raise ValueError("p = q = 1 never leaves its first state: the stationary distribution is not unique")
     pi = np.array([1.0 - q, 1.0 - p]) / (2.0 - p - q)  # no subtraction between probabilities
+    if np.any(pi == 0.0):  # p or q is 1: one state holds all the mass, so there is no secret pair
+        return InfluenceCurve(np.arange(1, max_b + 1), np.zeros(max_b), int(length), "binary chain (closed form)")
     log_pi = np.log(pi)
     step = np.array([[p, 1.0 - p], [1.0 - q, q]])
     n = (min(max_b, length - 1) + 2) // 2 + 1  # the largest distance a balanced split uses

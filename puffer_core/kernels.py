@@ -248,7 +248,7 @@ def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid, 
             continue
         dr = b + 1 - dl
         m = -np.inf
-        work[1] += n
+        work[2] += n
         for i in range(n):
             if valid[i, p] and t <= T[i]:
                 # inlined by hand: a call passing the arrays costs more than the arithmetic
@@ -412,7 +412,7 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
     between calls); and, when the range holds several nodes, max over nodes of the smaller of
     the two one-sided splits (no left L node: non-decreasing in t; no right L node:
     non-increasing), found by binary search — only the nodes where both beat the best value
-    are then evaluated.  ``work[1]`` counts the prior-split terms evaluated.
+    are then evaluated.  ``work[2]`` counts the prior-split terms and pair bounds evaluated.
     """
     n_pairs = valid.shape[1]
     n = T.shape[0]
@@ -430,7 +430,7 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
             hi = max(t_lo, c)
         hi = min(hi, t_max)
         _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, upper)
-        work[1] += n_pairs * n
+        work[2] += n_pairs * n
         top = 0
         for p in range(n_pairs):
             if upper[p] < carried[p]:
@@ -461,7 +461,7 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
                 first, last = lo, hi
                 if hi > lo:
                     cross = _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add)
-                    work[1] += 4 * n * (1 + int(np.log2(hi - lo + 1)))
+                    work[2] += 4 * n * (1 + int(np.log2(hi - lo + 1)))
                     if cross < carried[p]:
                         carried[p] = cross
                     if cross <= bb:
@@ -490,10 +490,12 @@ def _sorted_above(values, floor):
 
 @njit(cache=True, nogil=True)
 def start_zone(
-    best, n_b, t_end, t_max, k, tab, stride, sid, lm, D, T,
-    hpi, shift, valid, moving, dev, delta, bounded,
+    best, b_from, b_to, t_end, t_max, k, tab, stride, sid, lm, D, T,
+    hpi, shift, valid, moving, dev, delta, bounded, work,
 ):
-    """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = 1..n_b.
+    """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = b_from..b_to.
+
+    ``work[2]`` counts the prior-split terms and pair bounds evaluated.
 
     Pruning (proved in :mod:`puffer_core.influence`): where ``bounded[t−1]``, pair p's value at
     node t is at most max over priors i of bal_i[p] + max(0, dev[i, t−1, x'] − dev[i, t−1, x])
@@ -519,7 +521,8 @@ def start_zone(
         for t in range(early, t_end):
             if bounded[t - 1] and delta[i, t - 1] > widest[i]:
                 widest[i] = delta[i, t - 1]
-    for b in range(1, n_b + 1):
+    for b in range(b_from, b_to + 1):
+        work[2] += n_pairs * n * (n + 1)
         for i in range(n):
             _balanced(b, 1, tab[i : i + 1], stride[i : i + 1], hpi[i : i + 1], D[i : i + 1], T[i : i + 1],
                       shift[i : i + 1], zero_add[i : i + 1], valid[i : i + 1], bal[i])
@@ -537,6 +540,7 @@ def start_zone(
             if fixed[p] <= floor:
                 continue
             best_dl = (b + 1) // 2
+            work[2] += b * n
             for dl in range(1, b + 1):
                 m = -np.inf
                 for i in range(n):
@@ -568,11 +572,12 @@ def start_zone(
         for i in range(n):
             orders.append(_sorted_above(bal[i], floor - widest[i]) if moving[i] else np.empty(0, dtype=np.int64))
         for t in range(1, min(t_end, t_max + 1)):
-            key = t * (n_b + 1) + b
+            key = t * (b_to + 1) + b
             bb = best[b - 1]
             # 1. candidates: pairs whose bound at node t beats the best value so far
             count = 0
             if not bounded[t - 1] or t < early:
+                work[2] += n_pairs * n
                 for p in range(n_pairs):
                     x = p // k
                     y = p - x * k
@@ -598,6 +603,7 @@ def start_zone(
                     p = order_fixed[j]
                     if fixed[p] <= bb:
                         break
+                    work[2] += n
                     stamp[p] = key
                     x = p // k
                     y = p - x * k
@@ -618,6 +624,7 @@ def start_zone(
                     for j in range(order.shape[0]):
                         p = order[j]
                         u = bal[i, p]
+                        work[2] += 1
                         if u + delta[i, t - 1] <= bb:
                             break
                         if stamp[p] == key:
@@ -645,6 +652,7 @@ def start_zone(
             lo = max(1, b + t - t_max)
             hi = min(t, b)
             d0 = min(max((b + 1) // 2, lo), hi)
+            work[2] += count * n
             for c in range(count):
                 if cand_bound[c] <= bb:
                     continue
@@ -659,6 +667,7 @@ def start_zone(
                         continue
                     dr = b + 1 - dl
                     m = -np.inf
+                    work[2] += n
                     for i in range(n):
                         if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
                             present = True
