@@ -36,11 +36,6 @@ def test_binary_closed_form_is_never_below_the_engine_with_a_tiny_probability():
     assert np.all(closed >= exact * (1 - 1e-12))
 
 
-def test_binary_closed_form_refuses_probabilities_that_underflow():
-    with pytest.raises(ValueError, match="double precision"):
-        binary_chain_curve(1e-200, 1.0, 7, 8)  # P²[0, 0] = 1e-400
-
-
 def test_binary_closed_form_the_audit_values():
     assert list(binary_chain_curve(0.0, 0.05, 2, 8).a) == [math.inf, math.inf]
     assert binary_chain_curve(1e-15, 0.05, 2, 8).at(1) == pytest.approx(68.9749662, abs=1e-6)
