@@ -29,8 +29,10 @@ def test_estimated_units_are_never_below_the_units_performed(kind, start):
     rng = np.random.default_rng(len(kind) * 7 + len(start))
     k = 9 if kind == "grid" else 8
     if start == "theta":
-        priors = [MarkovChainPrior(_chain(rng, kind, k), None if i % 2 else rng.dirichlet(np.ones(k)), length=60 - 9 * i)
-                  for i in range(3)]
+        priors = [
+            MarkovChainPrior(_chain(rng, kind, k), None if i % 2 else rng.dirichlet(np.ones(k)), length=60 - 9 * i)
+            for i in range(3)
+        ]
     else:
         initial = None if start == "stationary" else np.eye(k)[0] if start == "one state" else rng.dirichlet(np.ones(k))
         priors = [MarkovChainPrior(_chain(rng, kind, k), initial, length=70)]
