@@ -223,6 +223,8 @@ class MarkovChainPrior:
 
 KERNELS = ("squared_exponential", "exponential")
 MAX_COORDINATES = 5000
+MAX_SCALE = 1e6  # largest length scale and γ: beyond, Σ is all ones to double precision or r·r overflows
+MIN_DELTA = 1e-200  # smallest secret width: interval probabilities stay above the double-precision range
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,22 @@ class GaussianProcessPrior:
             raise ValueError(f"n = {self.n} is too large; at most {MAX_COORDINATES} coordinates are supported")
         for name in ("length_scale", "gamma", "delta"):
             check_positive(name, getattr(self, name))
+        if self.length_scale > MAX_SCALE:
+            raise ValueError(
+                f"length_scale = {self.length_scale:g} is too large: every coordinate is then a copy of the others"
+                f" (Σ is all ones in double precision); use length_scale ≤ {MAX_SCALE:g}"
+            )
+        if self.gamma > MAX_SCALE:
+            raise ValueError(
+                f"gamma = {self.gamma:g} is too large: the range [−γ, γ] is in units of the prior's standard"
+                f" deviation, and beyond {MAX_SCALE:g} of them double precision cannot hold the tail probabilities;"
+                f" use gamma ≤ {MAX_SCALE:g}"
+            )
+        if self.delta < MIN_DELTA:
+            raise ValueError(
+                f"delta = {self.delta:g} is too small: the secrets' interval probabilities would leave the range of"
+                f" double precision; use delta ≥ {MIN_DELTA:g}"
+            )
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
         if self.delta >= 2 * self.gamma:
@@ -300,7 +318,7 @@ def as_theta(prior_or_priors: object, caller: str, same_length: bool = False) ->
     elif isinstance(prior_or_priors, MarkovChainPrior):
         priors = [prior_or_priors]
     else:
-        wanted = f"{caller} takes a MarkovChainPrior or a non-empty list of them (the set Θ)"
+        wanted = f"{caller}: expected a MarkovChainPrior or a non-empty list of them (the set Θ)"
         if not isinstance(prior_or_priors, (list, tuple)):
             raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
         priors = list(prior_or_priors)
