@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError
+from .stats import SequenceStats, check_windows, stats_from_codes
 from .validation import check_whole
 
 MAX_STATES = 500
@@ -180,6 +181,35 @@ class Sequences:
             group_column=self.group_column,
         )
 
+    def stats(self, windows: tuple[int, ...] | int = ()) -> SequenceStats:
+        """The counts the library uses (:class:`~puffer_core.stats.SequenceStats`), computed with numpy.
+
+        ``windows``: the numbers of equal-width time windows to count entries in (the simulator's
+        ``release_mode="windows"`` with that many releases needs them).
+        """
+        wanted = check_windows(windows)
+        time = self.frame["time"]
+        unit, utc = time_unit(time)
+        counts = stats_from_codes(
+            self.codes,
+            self.offsets,
+            self.group_codes,
+            self.time_key,
+            self.n_states,
+            None if self.groups is None else len(self.groups),
+            wanted,
+        )
+        return SequenceStats(
+            states=self.states,
+            groups=self.groups,
+            time_unit=unit,
+            time_first=str(time.min()),
+            time_last=str(time.max()),
+            rows_read=self.n_entries,
+            group_column=self.group_column,
+            **counts,
+        )
+
     def summary(self) -> dict[str, Any]:
         """Plain numbers and strings describing the data, for display."""
         lengths = self.lengths
@@ -241,7 +271,7 @@ def build_sequences(
             " Remove or fill those rows."
         )
 
-    state_codes, states = _labels(frame["state"])
+    state_codes, states = label_codes(frame["state"])
     if len(states) < 2:
         raise DataError(
             f"the state column '{state}' has only {len(states)} distinct value"
@@ -277,7 +307,7 @@ def build_sequences(
     groups: tuple[str, ...] | None = None
     group_codes = None
     if group is not None:
-        raw_group_codes, groups = _labels(frame["group"])
+        raw_group_codes, groups = label_codes(frame["group"])
         group_codes = _readonly(raw_group_codes[order])
         columns["group"] = pd.Categorical.from_codes(group_codes, categories=list(groups))
     return Sequences(
@@ -357,8 +387,18 @@ def _factorize(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(codes, dtype=np.int64), np.asarray(uniques)
 
 
-def _labels(column: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Integer codes and sorted, distinct string labels of a categorical column."""
+def time_unit(column: pd.Series) -> tuple[str | None, bool]:
+    """The unit of :attr:`Sequences.time_key` for a parsed time column ("us", "ns", … or None for numbers),
+    and whether the times are UTC (time-zone aware)."""
+    if isinstance(column.dtype, pd.DatetimeTZDtype):
+        return column.dtype.unit, True
+    if pd.api.types.is_datetime64_dtype(column):
+        return np.datetime_data(column.dtype)[0], False
+    return None, False
+
+
+def label_codes(column: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes and sorted, distinct string labels of a categorical column (numbers sorted as numbers)."""
     codes, uniques = _factorize(column)
     labels = tuple(str(u) for u in uniques)
     if len(set(labels)) != len(labels):
