@@ -202,6 +202,14 @@ def _csv_options(data: bytes, label: str) -> dict[str, Any]:
     return {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
 
 
+def csv_format(data: bytes, label: str) -> dict[str, Any]:
+    """How the CSV bytes ``data`` are written: ``sep``, ``encoding`` and ``compression`` (gzip or None), as read here.
+
+    Raises DataError for empty content, binary data or a zip archive (the messages of :func:`load_sequences`).
+    """
+    return _csv_options(data, label)
+
+
 def _csv_header(data: bytes, options: dict[str, Any], label: str) -> tuple[str, ...]:
     """The column names in the CSV header exactly as written (repeated names kept), spaces stripped."""
     try:
