@@ -21,13 +21,14 @@ user's entries by time (``LAG``/``LEAD``/``ROW_NUMBER``) and aggregates every co
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import io
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,41 +202,75 @@ class SqlEngine:
     # --- shared --------------------------------------------------------------------------------------------------
 
     def register(self, source: object, columns: Columns) -> None:
-        """Read ``source`` and create the view ``events(uid, ts, st, grp, tkey)`` of the chosen ``columns``."""
+        """Read ``source`` and create the view ``events(uid, ts, st, grp, tkey)`` of the chosen ``columns``.
+
+        One probing scan (only when a column is CSV text or times are text) decides the types.
+        """
         check_time_format(columns.time_format)
         present = self._open(source)
         found = _match_columns(present, columns.roles(), self.label)
-        uid = self._value(found["user"])
-        st = self._value(found["state"])
-        grp = self._value(found["group"]) if "group" in found else "'all'"
-        ts, tkey = self._time(found["time"], columns)
+        probe = self._probe(found, columns)
+        uid = self._value(found["user"], probe, "user")
+        st = self._value(found["state"], probe, "state")
+        grp = self._value(found["group"], probe, "group") if "group" in found else "'all'"
+        ts, tkey = self._time(found["time"], columns, probe)
         self.columns = columns
         self._create_view(f"SELECT {uid} AS uid, {ts} AS ts, {st} AS st, {grp} AS grp, {tkey} AS tkey FROM {self.raw}")
 
-    def _value(self, column: Column) -> str:
+    def _time_text(self, column: Column) -> str:
+        return f"trim(CAST({self._quote(column.name)} AS {self.string_type}))"
+
+    def _probe(self, found: dict[str, Column], columns: Columns) -> dict[str, Any]:
+        """Counts that decide the types: for CSV text, how many values are integers or numbers; for text
+        times, the same and the order-deciding counts of numeric dates (puffer_core.times)."""
+        parts = []
+        for role, column in found.items():
+            text_time = role == "time" and columns.time_format is None and column.kind in ("text", "csv")
+            if column.kind != "csv" and not text_time:
+                continue
+            text = self._time_text(column) if role == "time" else f"ltrim({self._quote(column.name)})"
+            parts += [
+                f"count({text}) AS {role}_n",
+                f"sum(CASE WHEN {self._matches(text, '^[+-]?[0-9]+$')} THEN 1 ELSE 0 END) AS {role}_ints",
+                f"count(try_cast({text} AS DOUBLE)) AS {role}_numbers",
+            ]
+        time = found["time"]
+        if columns.time_format is None and time.kind in ("text", "csv"):
+            text = self._time_text(time)
+            numeric = self._matches(text, NUMERIC_PATTERN)
+            first = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 1) AS INT)"
+            second = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 2) AS INT)"
+            conditions = {
+                "count": numeric,
+                "first_big": f"{numeric} AND {first} > 12",
+                "second_big": f"{numeric} AND {second} > 12",
+                "different": f"{numeric} AND {first} <> {second}",
+            }
+            for key, condition in conditions.items():
+                parts.append(f"sum(CASE WHEN {condition} THEN 1 ELSE 0 END) AS dates_{key}")
+                if key != "count":
+                    parts.append(f"min(CASE WHEN {condition} THEN {text} END) AS dates_example_{key}")
+        if not parts:
+            return {}
+        return self.query(f"SELECT {', '.join(parts)} FROM {self.raw}").to_pylist()[0]
+
+    def _value(self, column: Column, probe: dict[str, Any], role: str) -> str:
         """A user, state or group column: CSV text typed like pandas (integers, numbers, else text), NaN as empty."""
         name = self._quote(column.name)
         if column.kind == "float":
             return f"CASE WHEN isnan({name}) THEN NULL ELSE {name} END"
-        if column.kind == "bool":
-            return name
         if column.kind != "csv":
             return name
         text = f"ltrim({name})"
-        counts = self.query(
-            f"SELECT count({text}) AS n,"
-            f" sum(CASE WHEN {self._matches(text, '^[+-]?[0-9]+$')} THEN 1 ELSE 0 END) AS ints,"
-            f" count(try_cast({text} AS DOUBLE)) AS numbers FROM {self.raw}"
-        ).to_pylist()[0]
-        n = counts["n"] or 0
-        if n and counts["ints"] == n:
+        n = probe[f"{role}_n"] or 0
+        if n and probe[f"{role}_ints"] == n:
             return f"try_cast({text} AS BIGINT)"
-        if n and counts["numbers"] == n:
+        if n and probe[f"{role}_numbers"] == n:
             double = f"try_cast({text} AS DOUBLE)"
             return f"CASE WHEN isnan({double}) THEN NULL ELSE {double} END"
         return text
 
-    def _time(self, column: Column, columns: Columns) -> tuple[str, str]:
+    def _time(self, column: Column, columns: Columns, probe: dict[str, Any]) -> tuple[str, str]:
         """The time as stored (for messages) and its exact key: numbers, timestamps in their unit, or text read once."""
         name = self._quote(column.name)
         fmt = columns.time_format
@@ -251,45 +286,27 @@ class SqlEngine:
             return self._finite(name), self._finite(name)
         if column.kind not in ("text", "csv", "int", "float"):
             raise DataError(f"the time column '{columns.time}' of {self.label} holds {column.kind} values, not times")
-        text = f"trim(CAST({name} AS {self.string_type}))"
+        text = self._time_text(column)
         self.time_unit, self.time_utc = "us", True
         if fmt is not None and fmt not in (DAY_FIRST, MONTH_FIRST):
-            key = self._iso_key(text) if fmt == ISO8601 else self._format_key(text, fmt)
-            return name, key
+            return name, self._iso_key(text) if fmt == ISO8601 else self._format_key(text, fmt)
         if fmt is None:
-            counts = self.query(
-                f"SELECT count({text}) AS n, count(try_cast({text} AS DOUBLE)) AS numbers,"
-                f" sum(CASE WHEN {self._matches(text, '^[+-]?[0-9]+$')} THEN 1 ELSE 0 END) AS ints"
-                f" FROM {self.raw}"
-            ).to_pylist()[0]
-            n = counts["n"] or 0
-            if n and counts["numbers"] == n:
+            n = probe["time_n"] or 0
+            if n and probe["time_numbers"] == n:
                 self.time_unit, self.time_utc = None, False
-                if counts["ints"] == n:
+                if probe["time_ints"] == n:
                     return name, f"try_cast({text} AS BIGINT)"
                 return name, self._finite(f"try_cast({text} AS DOUBLE)")
-        order = fmt or numeric_order(self._numeric_dates(text), columns.time)
-        return name, self._text_key(text, order)
+            dates = NumericDates(
+                **{key[6:]: (value or 0) if "example" not in key else value
+                   for key, value in probe.items() if key.startswith("dates_")}
+            )
+            fmt = numeric_order(dates, columns.time)
+        return name, self._text_key(text, fmt)
 
     def _finite(self, expr: str) -> str:
         infinite = "(CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
         return f"CASE WHEN {expr} IN {infinite} THEN NULL ELSE {expr} END"
-
-    def _numeric_dates(self, text: str) -> NumericDates:
-        numeric = self._matches(text, NUMERIC_PATTERN)
-        first = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 1) AS INT)"
-        second = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 2) AS INT)"
-        row = self.query(
-            f"SELECT sum(CASE WHEN {numeric} THEN 1 ELSE 0 END) AS count,"
-            f" sum(CASE WHEN {numeric} AND {first} > 12 THEN 1 ELSE 0 END) AS first_big,"
-            f" sum(CASE WHEN {numeric} AND {second} > 12 THEN 1 ELSE 0 END) AS second_big,"
-            f" sum(CASE WHEN {numeric} AND {first} <> {second} THEN 1 ELSE 0 END) AS different,"
-            f" min(CASE WHEN {numeric} AND {first} > 12 THEN {text} END) AS example_first_big,"
-            f" min(CASE WHEN {numeric} AND {second} > 12 THEN {text} END) AS example_second_big,"
-            f" min(CASE WHEN {numeric} AND {first} <> {second} THEN {text} END) AS example_different"
-            f" FROM {self.raw}"
-        ).to_pylist()[0]
-        return NumericDates(**{k: (v or 0) if not k.startswith("example") else v for k, v in row.items()})
 
     def _text_key(self, text: str, order: str | None) -> str:
         """µs key of text times read as puffer_core.times says (ISO, numeric dates in ``order``, month names)."""
@@ -370,7 +387,7 @@ class DuckDBEngine(SqlEngine):
         try:
             return self.con.sql(sql).to_arrow_table()
         except self._error as exc:
-            raise DataError(f"the query on {self.label} failed: {str(exc).splitlines()[0][:400]}") from None
+            raise DataError(f"the query on {self.label} failed: {_first_line(exc)[:400]}") from None
 
     def query_progress(self) -> float:
         return float(self.con.query_progress())
@@ -551,13 +568,19 @@ class SparkEngine(SqlEngine):
     def query(self, sql: str) -> pa.Table:
         from pyspark.errors import PySparkException
 
+        with self._utc():
+            try:
+                return self.spark.sql(sql).toArrow()
+            except PySparkException as exc:
+                raise DataError(f"the Spark query on {self.label} failed: {_first_line(exc)[:400]}") from None
+
+    @contextlib.contextmanager
+    def _utc(self) -> Iterator[None]:
         conf = self.spark.conf
         zone = conf.get("spark.sql.session.timeZone")
         conf.set("spark.sql.session.timeZone", "UTC")
         try:
-            return self.spark.sql(sql).toArrow()
-        except PySparkException as exc:
-            raise DataError(f"the Spark query on {self.label} failed: {str(exc).splitlines()[0][:400]}") from None
+            yield
         finally:
             conf.set("spark.sql.session.timeZone", zone)
 
@@ -577,7 +600,8 @@ class SparkEngine(SqlEngine):
         return f"unix_micros(CAST({expr} AS TIMESTAMP))"
 
     def _create_view(self, select: str) -> None:
-        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {self.events} AS {select}")
+        with self._utc():
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {self.events} AS {select}")
 
     def _open(self, source: object) -> list[Column]:
         from pyspark.errors import PySparkException
@@ -587,7 +611,7 @@ class SparkEngine(SqlEngine):
         try:
             if isinstance(source, DataFrame):
                 frame, self.label = source, "the Spark DataFrame"
-            elif isinstance(source, str) and self.spark.catalog.tableExists(source):
+            elif isinstance(source, str) and _is_table(self.spark, source):
                 frame, self.label = self.spark.table(source), f"the table '{source}'"
             elif isinstance(source, (str, Path)):
                 text = str(source)
@@ -602,7 +626,7 @@ class SparkEngine(SqlEngine):
                     f" got {type(source).__name__}"
                 )
         except PySparkException as exc:
-            message = str(exc).splitlines()[0]
+            message = _first_line(exc)
             if "TIMESTAMP(NANOS" in message:
                 raise DataError(
                     f"Spark cannot read the nanosecond timestamps of {self.label} ({message[:200]}). Convert the time"
@@ -613,6 +637,22 @@ class SparkEngine(SqlEngine):
             raise DataError(f"Spark could not read {self.label}: {message[:400]}") from None
         frame.createOrReplaceTempView(self.raw)
         return [_spark_column(field.name, field.dataType.typeName(), csv) for field in frame.schema.fields]
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+
+
+def _is_table(spark: Any, name: str) -> bool:
+    """Whether ``name`` is a table of the session's catalog (a path never is)."""
+    from pyspark.errors import PySparkException
+
+    if "/" in name or "*" in name or name.lower().endswith(PARQUET_SUFFIXES + CSV_SUFFIXES):
+        return False
+    try:
+        return bool(spark.catalog.tableExists(name))
+    except PySparkException:
+        return False
 
 
 def _spark_column(name: str, type_name: str, csv: bool) -> Column:
