@@ -23,6 +23,7 @@ from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_ch
 from puffer_core.data import Sequences
 from puffer_core.gaussian import JITTER
 from puffer_core.prior_kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
+from puffer_core.stats import SequenceStats
 
 from . import page_path
 from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
@@ -166,7 +167,7 @@ def _spread(
     draws: int,
     seed: int,
     concentration: float | None,
-    _sequences: Sequences,
+    _sequences: Sequences | SequenceStats,
 ) -> PriorSpread:
     """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint).
 
@@ -212,7 +213,7 @@ def uncertainty(data: LoadedData) -> Uncertainty:
             int(values["draw_seed"]),
             values["concentration"],
         )
-        spread = _spread(*key, data.sequences)
+        spread = _spread(*key, data.stats)
     return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name, key)
 
 

@@ -18,6 +18,7 @@ from puffer_core.events import Composition
 from puffer_core.priors import MarkovChainPrior
 from puffer_core.robust import PriorSpread
 from puffer_core.simulation import SimulationResult
+from puffer_core.stats import SequenceStats
 
 from .charts import Style, Trace, interval_figure, ledger_figure, line_figure, transition_heatmap
 from .tables import fmt
@@ -25,7 +26,7 @@ from .tables import fmt
 COMPOSITION_NAMES = {Composition.THEOREM_6_2: "[C] Theorem 6.2", Composition.ADDITIVE: "additive ([S] Thm III.7)"}
 
 
-def facts_table(sequences: Sequences) -> pd.DataFrame:
+def facts_table(sequences: Sequences | SequenceStats) -> pd.DataFrame:
     """Everything the data model says about the sequences, one row per fact (values as text)."""
     summary = sequences.summary()
     return pd.DataFrame({"": list(summary), "value": [str(v) for v in summary.values()]})

@@ -490,23 +490,44 @@ def _files_label(source: object, files: list[str]) -> str:
     return f"the {len(files):,} files of '{source}'" if isinstance(source, (str, Path)) else f"{len(files):,} files"
 
 
-def arrow_source(source: object) -> tuple[pa.Table, bool, str]:
-    """An in-memory source as an Arrow table: (table, whether its columns are CSV text, label for messages).
+@dataclass(frozen=True, eq=False)
+class ParsedTable:
+    """A source parsed in memory: the Arrow table, whether its columns are CSV text (typed like pandas when
+    loaded), and how messages name it."""
 
-    Arrow tables and pandas DataFrames are used as they are; bytes and file-like objects (an
-    upload) are parsed in memory with pyarrow — Parquet, or CSV read as text (any separator,
-    gzip, UTF-8/UTF-16/Latin-1, as :func:`~puffer_core.readers.load_sequences`) — never written to disk.
+    table: pa.Table
+    csv: bool
+    label: str
+
+    @property
+    def columns(self) -> list[str]:
+        return [name.strip() for name in self.table.column_names]
+
+
+def parsed_size(data: bytes, name: str | None = None) -> int:
+    """An estimate, before parsing, of the bytes the Arrow table of ``data`` will take (Parquet: its
+    uncompressed size; CSV: the text plus offsets and validity per cell)."""
+    import pyarrow.parquet as pq
+
+    if data[:4] == b"PAR1" or (name and name.lower().endswith(PARQUET_SUFFIXES)):
+        try:
+            meta = pq.ParquetFile(io.BytesIO(data)).metadata
+        except (pa.ArrowException, OSError, ValueError):
+            return len(data)
+        return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    factor = 4 if data[:2] == b"\x1f\x8b" else 1  # gzip: text is about four times larger
+    return int(factor * len(data) * 1.6)
+
+
+def parse_upload(source: object) -> ParsedTable:
+    """Bytes or a file-like object (an upload) parsed in memory with pyarrow, never written to disk.
+
+    Parquet, or CSV read as text (any separator, gzip, UTF-8/UTF-16/Latin-1, as
+    :func:`~puffer_core.readers.load_sequences` reads it; empty cells and NA-like words are missing).
     """
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    if isinstance(source, pa.Table):
-        return source, False, "the table"
-    if isinstance(source, pd.DataFrame):
-        try:
-            return pa.Table.from_pandas(source, preserve_index=False), False, "the table"
-        except (pa.ArrowException, TypeError, ValueError) as exc:
-            raise DataError(f"the table could not be converted for the SQL engine: {exc}") from None
     if isinstance(source, (bytes, bytearray, memoryview)):
         data, name = bytes(source), None
     elif hasattr(source, "getvalue") or hasattr(source, "read"):
@@ -521,29 +542,50 @@ def arrow_source(source: object) -> tuple[pa.Table, bool, str]:
     label = f"the file '{name}'" if name else "the data"
     if not data:
         raise DataError(f"{label} is empty (0 bytes)")
+    if data[:4] == b"PAR1" or (name and str(name).lower().endswith(PARQUET_SUFFIXES)):
+        try:
+            return ParsedTable(pq.read_table(io.BytesIO(data)), False, label)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise DataError(f"{label} could not be read as Parquet: {_first_line(exc)[:300]}") from None
+    options = csv_format(data, label)
+
+    def stream() -> Any:
+        buffer = pa.BufferReader(data)
+        return pa.CompressedInputStream(buffer, "gzip") if options["compression"] == "gzip" else buffer
+
+    encoding = "utf8" if options["encoding"] in ("utf-8", "utf-8-sig") else options["encoding"]
+    read = pacsv.ReadOptions(encoding=encoding, block_size=1 << 22)
+    parse = pacsv.ParseOptions(delimiter=options["sep"])
     try:
-        if data[:4] == b"PAR1" or (name and str(name).lower().endswith(PARQUET_SUFFIXES)):
-            return pq.read_table(io.BytesIO(data)), False, label
-        options = csv_format(data, label)
-        stream = pa.BufferReader(data)
-        if options["compression"] == "gzip":
-            stream = pa.CompressedInputStream(stream, "gzip")
-        encoding = "utf8" if options["encoding"] in ("utf-8", "utf-8-sig") else options["encoding"]
-        read = pacsv.ReadOptions(encoding=encoding, block_size=1 << 22)
-        parse = pacsv.ParseOptions(delimiter=options["sep"])
-        header = pacsv.open_csv(stream, read_options=read, parse_options=parse).schema.names
-        stream = pa.BufferReader(data)
-        if options["compression"] == "gzip":
-            stream = pa.CompressedInputStream(stream, "gzip")
+        header = pacsv.open_csv(stream(), read_options=read, parse_options=parse).schema.names
         convert = pacsv.ConvertOptions(
             column_types={n: pa.string() for n in header}, null_values=list(NULL_STRINGS), strings_can_be_null=True
         )
-        table = pacsv.read_csv(stream, read_options=read, parse_options=parse, convert_options=convert)
-        return table, True, label
+        table = pacsv.read_csv(stream(), read_options=read, parse_options=parse, convert_options=convert)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        if isinstance(exc, DataError):
-            raise
-        raise DataError(f"{label} could not be read: {str(exc).splitlines()[0][:300]}") from None
+        raise DataError(f"{label} could not be read as CSV: {_first_line(exc)[:300]}") from None
+    if table.num_rows == 0:
+        raise DataError(f"{label} has a header but no rows of data (columns: {preview_names(header)})")
+    return ParsedTable(table, True, label)
+
+
+def arrow_source(source: object) -> tuple[pa.Table, bool, str]:
+    """An in-memory source as (Arrow table, whether its columns are CSV text, label for messages).
+
+    Arrow tables and pandas DataFrames are used as they are; bytes and file-like objects are
+    parsed with :func:`parse_upload`; a :class:`ParsedTable` is used as parsed.
+    """
+    if isinstance(source, ParsedTable):
+        return source.table, source.csv, source.label
+    if isinstance(source, pa.Table):
+        return source, False, "the table"
+    if isinstance(source, pd.DataFrame):
+        try:
+            return pa.Table.from_pandas(source, preserve_index=False), False, "the table"
+        except (pa.ArrowException, TypeError, ValueError) as exc:
+            raise DataError(f"the table could not be converted for the SQL engine: {exc}") from None
+    parsed = parse_upload(source)
+    return parsed.table, parsed.csv, parsed.label
 
 
 # --- Spark ----------------------------------------------------------------------------------------
@@ -800,6 +842,25 @@ def load_stats(
     if report is not None:
         report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states")
     return stats
+
+
+def repair_counts(
+    source: object,
+    user: str = "user",
+    time: str = "time",
+    state: str = "state",
+    group: str | None = None,
+    engine: object = "duckdb",
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+) -> tuple[int, int, int]:
+    """(rows, rows with an empty cell in a chosen column, complete rows repeating an earlier one exactly),
+    as :func:`~puffer_core.readers.find_repairs` counts them, in SQL."""
+    sql = make_engine(engine, memory_limit)
+    sql.register(source, Columns(user, time, state, group))
+    profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
+    clean = CLEAN_SQL.format(distinct="", events=sql.events)
+    duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"] or 0)
+    return int(profile["n_rows"] or 0), int(profile["missing_rows"] or 0), duplicates
 
 
 def _check_profile(profile: dict[str, Any], columns: Columns, label: str, drop_missing: bool, max_states: int) -> None:

@@ -116,6 +116,15 @@ class SequenceStats:
         if wrong or self.length_values.shape != self.length_users.shape:
             raise ValueError(f"inconsistent SequenceStats for {k} states and {g} groups: shapes {wrong}")
 
+    def __getstate__(self) -> dict[str, Any]:  # pickling (caches copy values): the read-only mapping as a dict
+        state = dict(self.__dict__)
+        state["window_counts"] = dict(self.window_counts)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, MappingProxyType(value) if name == "window_counts" else value)
+
     @property
     def n_states(self) -> int:
         return len(self.states)
