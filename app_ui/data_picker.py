@@ -44,6 +44,7 @@ from puffer_core.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from puffer_core.priors import MarkovChainPrior
 from puffer_core.readers import Repair
 from puffer_core.stats import SequenceStats
+from puffer_core.times import DAY_FIRST, MONTH_FIRST
 
 from .memo import session_memo
 
@@ -67,6 +68,8 @@ PREVIEW_ROWS = 8
 RAW_PREVIEW_LINES = 6
 DROP_MISSING = "Drop rows with an empty cell"
 DROP_DUPLICATES = "Drop rows that repeat an earlier row exactly"
+# how numeric dates are read (puffer_core.times): decided from the column, or chosen
+DATE_ORDERS = {"decided from the column": None, "day/month/year": DAY_FIRST, "month/day/year": MONTH_FIRST}
 MEMORY_LIMIT = os.environ.get("PUFFER_MEMORY_LIMIT", "1GB")  # DuckDB's, per scan
 UPLOAD_MEMORY = 1_000_000_000  # bytes an upload's parsed table may take in this process
 HEAVY_SCAN = threading.Lock()  # one heavy scan (an upload's or a large dataset's aggregation) at a time per process
@@ -257,9 +260,10 @@ def load_upload(
     group: str | None,
     drop_missing: bool = False,
     drop_duplicates: bool = False,
+    time_format: str | None = None,
 ) -> tuple[SequenceStats, Repair]:
     """The statistics of the chosen columns of a parsed upload (DuckDB), repaired as asked; DataError on bad values."""
-    columns = {"user": user, "time": time, "state": state, "group": group}
+    columns = {"user": user, "time": time, "state": state, "group": group, "time_format": time_format}
     stats = _scan(
         "Loading the columns…",
         lambda: load_stats(
@@ -431,17 +435,30 @@ def _upload(prefix: str) -> LoadedData | None:
         help="A row equal to an earlier one in the user, time, state and group columns is the same entry"
         " recorded twice: it is left out (and counted). Two states at the same time are a conflict and stay refused.",
     )
+    time_format = st.radio(
+        "Dates such as 01/05/2024 are",
+        list(DATE_ORDERS),
+        key=f"{prefix}_time_format",
+        horizontal=True,
+        help="Times written as text are read one way for the whole column. By default the order of day and month"
+        " is decided from all the dates (a first number above 12 means day first); a column where both orders fit"
+        " is refused until you choose here.",
+    )
     try:
         stats, repair = load_upload(
-            fingerprint, table, **mapping, drop_missing=drop_missing, drop_duplicates=drop_duplicates
+            fingerprint, table, **mapping, drop_missing=drop_missing, drop_duplicates=drop_duplicates,
+            time_format=DATE_ORDERS[time_format],
         )
     except DataError as exc:
         st.error(f"This file cannot be used: {exc}")
+        if "ambiguous" in str(exc):
+            st.info("Choose how dates such as 01/05/2024 are written, above the error.")
         _repair_hint(table, mapping, drop_missing, drop_duplicates)
         _failed(upload.name)
         return None
     _repair_report(repair)
-    signature = f"{fingerprint}:{int(drop_missing)}{int(drop_duplicates)}"
+    signature = f"{fingerprint}:{int(drop_missing)}{int(drop_duplicates)}:{DATE_ORDERS[time_format]}"
+    mapping = {**mapping, "time_format": DATE_ORDERS[time_format]} if DATE_ORDERS[time_format] else mapping
     return _keep(LoadedData(upload.name, stats, mapping, signature, repair=repair, upload=table))
 
 

@@ -51,3 +51,15 @@ def test_an_upload_too_big_to_hold_is_refused_with_an_estimate(monkeypatch: pyte
     content = CHECKINS.read_bytes()[:5000]
     at.file_uploader(key="sim_upload").set_value(("big.csv", content, "text/csv")).run()
     assert any("would take about" in m and "per upload" in m and "PUFFER_DATASETS" in m for m in errors(at)), errors(at)
+
+
+def test_an_ambiguous_date_column_is_refused_until_the_order_is_chosen() -> None:
+    at = open_page(SIMULATE)
+    at.radio(key="sim_source").set_value(picker.UPLOAD).run()
+    content = b"user,time,state\nu1,01/05/2024,A\nu1,02/05/2024,B\nu2,01/05/2024,B\nu2,03/05/2024,A\n"
+    at.file_uploader(key="sim_upload").set_value(("dates.csv", content, "text/csv")).run()
+    assert any("is ambiguous" in m and "time_format='%d/%m/%Y'" in m for m in errors(at)), errors(at)
+    at.radio(key="sim_time_format").set_value("month/day/year").run()
+    assert not problems(at) and not errors(at)
+    assert metric(at, "Entries") == "4"
+    assert at.session_state["dataset"].stats.time_last.startswith("2024-03-05")  # 03/05 read as 5 March
