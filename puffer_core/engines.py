@@ -171,6 +171,7 @@ class SqlEngine:
         self.label = "the data"
         self.time_unit: str | None = None
         self.time_utc = False
+        self.bad_time = "is not a date/time"  # why a time that cannot be read is refused
         self.columns: Columns | None = None
 
     # --- dialect hooks -------------------------------------------------------------------------------------------
@@ -283,7 +284,9 @@ class SqlEngine:
         if column.kind in ("int", "bool") and fmt is None:
             return name, f"CAST({name} AS BIGINT)"
         if column.kind == "float" and fmt is None:
-            return self._finite(name), self._finite(name)
+            value = f"CASE WHEN isnan({name}) THEN NULL ELSE {name} END"
+            self.bad_time = "is not a finite number"
+            return value, self._finite(value)
         if column.kind not in ("text", "csv", "int", "float"):
             raise DataError(f"the time column '{columns.time}' of {self.label} holds {column.kind} values, not times")
         text = self._time_text(column)
@@ -296,6 +299,7 @@ class SqlEngine:
                 self.time_unit, self.time_utc = None, False
                 if probe["time_ints"] == n:
                     return name, f"try_cast({text} AS BIGINT)"
+                self.bad_time = "is not a finite number"
                 return name, self._finite(f"try_cast({text} AS DOUBLE)")
             dates = NumericDates(
                 **{key[6:]: (value or 0) if "example" not in key else value
@@ -827,11 +831,11 @@ def load_stats(
         sql.register(source, columns)
     with _Reporter(sql, report, 0.05, 0.3, f"counting the rows of {sql.label} ({sql.name})"):
         profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
-    _check_profile(profile, columns, sql.label, drop_missing, max_states)
+    _check_profile(profile, columns, sql.label, drop_missing, max_states, sql.bad_time)
     time_min, time_max = profile["time_min"], profile["time_max"]
     check_window_range(time_min, time_max, wanted)
     edges = {r: window_edges(time_min, time_max, r) for r in wanted}
-    slot_limit = max(1, MAX_SLOT_CELLS // 2)
+    slot_limit = MAX_SLOT_CELLS // 2  # every step is counted whenever T_max · K ≤ MAX_SLOT_CELLS (K ≥ 2)
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
         table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates))
     duplicates = 0
@@ -863,12 +867,14 @@ def repair_counts(
     return int(profile["n_rows"] or 0), int(profile["missing_rows"] or 0), duplicates
 
 
-def _check_profile(profile: dict[str, Any], columns: Columns, label: str, drop_missing: bool, max_states: int) -> None:
+def _check_profile(
+    profile: dict[str, Any], columns: Columns, label: str, drop_missing: bool, max_states: int, why: str
+) -> None:
     n_rows = profile["n_rows"] or 0
     if n_rows == 0:
         raise DataError(f"{label} has no rows of data")
     if profile["bad_times"]:
-        fmt = f"does not fit time_format={columns.time_format!r}" if columns.time_format else "is not a date/time"
+        fmt = f"does not fit time_format={columns.time_format!r}" if columns.time_format else why
         raise DataError(
             f"{profile['bad_times']:,} value(s) in the time column '{columns.time}' cannot be read as times; for"
             f" example {profile['bad_time_example']!r} {fmt}. Times must be numbers or dates such as 2024-05-01"
@@ -1030,11 +1036,3 @@ def _show(value: object) -> str:
     if isinstance(value, np.generic):
         value = value.item()
     return repr(value)
-
-
-def describe_engine(engine: SqlEngine) -> str:
-    """One line naming the engine and, for DuckDB, its memory limit and where it spills."""
-    if isinstance(engine, DuckDBEngine):
-        setting = engine.query("SELECT current_setting('memory_limit') AS m, version() AS v").to_pylist()[0]
-        return f"DuckDB {setting['v']}, memory limit {setting['m']}, spilling to {engine.temp_directory}"
-    return "Spark SQL"

@@ -191,6 +191,18 @@ REFUSALS = [
 ]
 
 
+def test_numeric_times_infinite_or_missing() -> None:
+    frame = pd.DataFrame({"user": [1, 1, 2, 2], "time": [0.5, np.inf, 1.0, 2.0], "state": ["a", "b", "a", "b"]})
+    for load in (load_sequences, load_stats):
+        with pytest.raises(DataError, match="is not a finite number"):
+            load(frame)
+    frame.loc[1, "time"] = np.nan
+    for load in (load_sequences, load_stats):
+        with pytest.raises(DataError, match="missing values"):
+            load(frame)
+    _assert_same(load_stats(frame, drop_missing=True), load_sequences(frame, drop_missing=True).stats())
+
+
 @pytest.mark.parametrize("name", [r[0] for r in REFUSALS])
 def test_refusals_are_the_same(tmp_path: Path, name: str) -> None:
     _, content, options, message = next(r for r in REFUSALS if r[0] == name)
@@ -281,6 +293,8 @@ def test_spark_counts_equal_numpy(spark: Any, files: dict[str, Path]) -> None:
         _assert_same(load_stats(str(files[name]), engine=spark, windows=WINDOWS, **options),
                      _reference(files[name], options))
     frame = spark.createDataFrame(pd.read_parquet(files["integers"]))
-    _assert_same(load_stats(frame, engine=spark, group="country", windows=WINDOWS),
-                 _reference(files["integers"], {"group": "country"}))
+    want = _reference(files["integers"], {"group": "country"})
+    _assert_same(load_stats(frame, engine=spark, group="country", windows=WINDOWS), want)
+    frame.createOrReplaceTempView("conformance_events")  # a table of the session, by name
+    _assert_same(load_stats("conformance_events", engine=spark, group="country", windows=WINDOWS), want)
     assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
