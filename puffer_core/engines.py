@@ -381,6 +381,9 @@ class DuckDBEngine(SqlEngine):
             self.con = duckdb.connect(":memory:", config=config)
         except duckdb.Error as exc:
             raise ValueError(f"DuckDB could not start with memory_limit={memory_limit!r}: {exc}") from None
+        # query_progress() reports only with the progress bar on; DuckDB does not print it itself
+        self.con.execute("SET enable_progress_bar = true")
+        self.con.execute("SET enable_progress_bar_print = false")
         try:  # text and naive times are UTC (without the ICU extension DuckDB has no other time zone)
             self.con.execute("SET TimeZone = 'UTC'")
         except duckdb.Error:
@@ -765,22 +768,26 @@ class _Reporter:
     def __init__(self, engine: SqlEngine, progress: Progress | None, start: float, stop: float, what: str) -> None:
         self.engine, self.progress, self.start, self.stop, self.what = engine, progress, start, stop, what
         self.done = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def __enter__(self) -> _Reporter:
         if self.progress is not None:
             self.progress(self.start, self.what)
             if isinstance(self.engine, DuckDBEngine):
-                threading.Thread(target=self._poll, daemon=True).start()
+                self.thread = threading.Thread(target=self._poll, daemon=True)
+                self.thread.start()
         return self
 
     def _poll(self) -> None:
-        while not self.done.wait(1.0):
+        while not self.done.wait(2.0):
             share = self.engine.query_progress()
-            if share >= 0 and self.progress is not None:
+            if share > 0 and self.progress is not None:
                 self.progress(self.start + (self.stop - self.start) * min(share, 100.0) / 100.0, self.what)
 
     def __exit__(self, *exc: object) -> None:
         self.done.set()
+        if self.thread is not None:
+            self.thread.join()
 
 
 def print_progress(fraction: float, message: str) -> None:
