@@ -28,6 +28,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -779,10 +780,16 @@ class _Reporter:
         return self
 
     def _poll(self) -> None:
+        """Report when the query has moved by 5 points of the whole, or every 30 s (DuckDB's own estimate)."""
+        shown, last = self.start, time.monotonic()
         while not self.done.wait(2.0):
             share = self.engine.query_progress()
-            if share > 0 and self.progress is not None:
-                self.progress(self.start + (self.stop - self.start) * min(share, 100.0) / 100.0, self.what)
+            if share <= 0 or self.progress is None:
+                continue
+            fraction = self.start + (self.stop - self.start) * min(share, 100.0) / 100.0
+            if fraction >= shown + 0.05 or time.monotonic() - last >= 30:
+                self.progress(fraction, self.what)
+                shown, last = fraction, time.monotonic()
 
     def __exit__(self, *exc: object) -> None:
         self.done.set()
