@@ -51,6 +51,7 @@ from .times import (
     MONTH_NAME_FORMATS,
     MONTH_NAME_PATTERN,
     NUMERIC_PATTERN,
+    YEAR_FIRST_PATTERN,
     NumericDates,
     check_time_format,
     java_pattern,
@@ -313,22 +314,28 @@ class SqlEngine:
         infinite = "(CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
         return f"CASE WHEN {expr} IN {infinite} THEN NULL ELSE {expr} END"
 
+    def _canonical(self, text: str, pattern: str, year: int, month: int, day: int) -> str:
+        """``YYYY-MM-DD HH:MM:SS.ffffff`` from the groups of ``pattern`` (NUMERIC_PATTERN's layout), as SQL."""
+
+        def part(i: int, default: str) -> str:
+            got = f"regexp_extract({text}, '{pattern}', {i})"
+            return f"CASE WHEN {got} = '' THEN '{default}' ELSE {got} END"
+
+        fraction = f"rpad(substr({part(9, '.')}, 2), 6, '0')"
+        return (
+            f"concat({part(year, '')}, '-', lpad({part(month, '')}, 2, '0'), '-', lpad({part(day, '')}, 2, '0'),"
+            f" ' ', lpad({part(5, '0')}, 2, '0'), ':', {part(6, '00')}, ':', {part(8, '00')}, '.', {fraction})"
+        )
+
     def _text_key(self, text: str, order: str | None) -> str:
         """µs key of text times read as puffer_core.times says (ISO, numeric dates in ``order``, month names)."""
         branches = [f"WHEN {self._matches(text, ISO_PATTERN)} THEN {self._iso_key(text)}"]
         if order is not None:
             day, month = (1, 2) if order == DAY_FIRST else (2, 1)
-
-            def part(i: int, default: str) -> str:
-                got = f"regexp_extract({text}, '{NUMERIC_PATTERN}', {i})"
-                return f"CASE WHEN {got} = '' THEN '{default}' ELSE {got} END"
-
-            fraction = f"rpad(substr({part(9, '.')}, 2), 6, '0')"
-            canonical = (
-                f"concat({part(3, '')}, '-', lpad({part(month, '')}, 2, '0'), '-', lpad({part(day, '')}, 2, '0'),"
-                f" ' ', lpad({part(5, '0')}, 2, '0'), ':', {part(6, '00')}, ':', {part(8, '00')}, '.', {fraction})"
-            )
+            canonical = self._canonical(text, NUMERIC_PATTERN, 3, month, day)
             branches.append(f"WHEN {self._matches(text, NUMERIC_PATTERN)} THEN {self._iso_key(canonical)}")
+        canonical = self._canonical(text, YEAR_FIRST_PATTERN, 1, 2, 3)
+        branches.append(f"WHEN {self._matches(text, YEAR_FIRST_PATTERN)} THEN {self._iso_key(canonical)}")
         named = ", ".join(self._format_key(text, f) for f in MONTH_NAME_FORMATS)
         branches.append(f"WHEN {self._matches(text, MONTH_NAME_PATTERN)} THEN coalesce({named})")
         return "CASE " + " ".join(branches) + " END"

@@ -7,6 +7,7 @@ way by numpy (:mod:`puffer_core.data`) and by the SQL engines (:mod:`puffer_core
 
 - ``2024-05-01``, ``2024-05-01 13:45``, ``2024-05-01T13:45:10.5+02:00`` (ISO 8601, with or
   without a time, seconds, fraction up to µs or an offset; no offset means UTC);
+- ``2024/05/13`` or ``2024.05.13`` (year, month, day), optionally followed by a time;
 - ``01/05/2024`` with ``/``, ``-`` or ``.`` between day, month and a four-digit year, optionally
   followed by ``13:45`` or ``13:45:10``: the order (day first or month first) is chosen **once for
   the column** from its values — a first number above 12 means day first, a second number above
@@ -48,6 +49,12 @@ NUMERIC_PATTERN = (
 )
 _MONTH_DATES = ("%d %b %Y", "%d %B %Y", "%b %d %Y", "%B %d %Y", "%b %d, %Y", "%B %d, %Y", "%d-%b-%Y")
 _CLOCKS = ("", " %H:%M", " %H:%M:%S")
+# year first with / or . (2024/05/13, 2024.05.13 13:45): never ambiguous; the groups as in NUMERIC_PATTERN,
+# with 1 the year, 2 the month and 3 the day
+YEAR_FIRST_PATTERN = (
+    "^([0-9]{4})[/.]([0-9]{1,2})[/.]([0-9]{1,2})"
+    "([ T]([0-9]{1,2}):([0-9]{2})(:([0-9]{2})([.][0-9]{1,6})?)?)?$"
+)
 MONTH_NAME_FORMATS = tuple(date + clock for date in _MONTH_DATES for clock in _CLOCKS)
 MONTH_NAME_PATTERN = "[A-Za-z]{3}"
 
@@ -154,15 +161,13 @@ def parse_text_times(text: pd.Series, name: str, time_format: str | None = None)
         numeric = parts[0].notna().to_numpy()
         order = time_format or numeric_order(numeric_dates(text), name)
         if order is not None:
-            day, month = (parts[0], parts[1]) if order == DAY_FIRST else (parts[1], parts[0])
-            fraction = parts[8].fillna(".").str.ljust(7, "0").str.slice(1)  # ".5" → "500000", none → "000000"
-            canonical = (
-                parts[2] + "-" + month.str.zfill(2) + "-" + day.str.zfill(2) + " "
-                + parts[4].fillna("0").str.zfill(2) + ":" + parts[5].fillna("00") + ":" + parts[7].fillna("00")
-                + "." + fraction
-            )
-            out[numeric] = _as_us(_to_datetime(canonical[numeric], "%Y-%m-%d %H:%M:%S.%f"))
-        named = ~iso & ~numeric & text.str.contains(MONTH_NAME_PATTERN).to_numpy(dtype=bool)
+            day, month = (0, 1) if order == DAY_FIRST else (1, 0)
+            out[numeric] = _as_us(_to_datetime(_canonical(parts, 2, month, day)[numeric], CANONICAL))
+        years = text.str.extract(YEAR_FIRST_PATTERN)
+        year_first = years[0].notna().to_numpy()
+        if year_first.any():
+            out[year_first] = _as_us(_to_datetime(_canonical(years, 0, 1, 2)[year_first], CANONICAL))
+        named = ~iso & ~numeric & ~year_first & text.str.contains(MONTH_NAME_PATTERN).to_numpy(dtype=bool)
         if named.any():
             rest = text[named]
             found = pd.Series(pd.NaT, index=rest.index, dtype="datetime64[us, UTC]")
@@ -173,6 +178,19 @@ def parse_text_times(text: pd.Series, name: str, time_format: str | None = None)
                 found[missing] = _as_us(_to_datetime(rest[missing], fmt))
             out[named] = found
     return out
+
+
+CANONICAL = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def _canonical(parts: pd.DataFrame, year: int, month: int, day: int) -> pd.Series:
+    """``YYYY-MM-DD HH:MM:SS.ffffff`` from the groups of NUMERIC_PATTERN or YEAR_FIRST_PATTERN (0-based columns)."""
+    fraction = parts[8].fillna(".").str.ljust(7, "0").str.slice(1)  # ".5" → "500000", none → "000000"
+    return (
+        parts[year] + "-" + parts[month].str.zfill(2) + "-" + parts[day].str.zfill(2) + " "
+        + parts[4].fillna("0").str.zfill(2) + ":" + parts[5].fillna("00") + ":" + parts[7].fillna("00")
+        + "." + fraction
+    )
 
 
 def _to_datetime(text: pd.Series, fmt: str) -> pd.Series:

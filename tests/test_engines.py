@@ -77,9 +77,19 @@ def _nanoseconds() -> pd.DataFrame:
 def _text_dates() -> pd.DataFrame:
     """Day-first dates with times as text (13/05 decides the order), as in a CSV export."""
     frame = _random(5, users=15)
-    frame["time"] = frame["time"].dt.strftime("%d/%m/%Y %H:%M:%S")
+    text = frame["time"].dt.strftime("%d/%m/%Y %H:%M:%S")
+    text[::3] = frame["time"][::3].dt.strftime("%Y/%m/%d %H:%M:%S.%f")  # year first: never ambiguous
+    text[1::5] = frame["time"][1::5].dt.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")  # ISO 8601
+    frame["time"] = text
     frame.loc[0, "time"] = "13/05/2024 10:00:00"
     return frame
+
+
+def _mixed_dates() -> pd.DataFrame:
+    """One value per way of writing a date that is never ambiguous, and integer users."""
+    times = ["Feb 1 2020", "3 March 2020", "2020-01-20", "2020/01/25 07:30", "1-Apr-2020", "2020.04.02",
+             "April 3, 2020 10:00", "2020-04-03T09:00:00Z"]
+    return pd.DataFrame({"user": [1] * 4 + [2] * 4, "time": times, "state": list("abcabcab")})
 
 
 def _with_missing() -> pd.DataFrame:
@@ -110,6 +120,7 @@ CASES: list[tuple[str, Callable[[], pd.DataFrame], str, dict[str, Any]]] = [
     ("integers-csv", _integers, "csv", {}),
     ("nanoseconds", _nanoseconds, "parquet", {"group": "country"}),
     ("text-dates", _text_dates, "csv", {"group": "country"}),
+    ("mixed-dates", _mixed_dates, "csv", {}),
     ("missing-dropped", _with_missing, "parquet", {"group": "country", "drop_missing": True}),
 ]
 
