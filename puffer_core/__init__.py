@@ -18,8 +18,10 @@ from .accounting.events import Composition, CurveEvent, MQMEvent
 from .attacks.attacker import Attack, attack_histogram, attack_stream
 from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
 from .data.datasets import DATASETS, Dataset, get_dataset, load_dataset
+from .data.engines import load_stats
 from .data.readers import Table, load_sequences, read_columns, read_table
 from .data.sequences import Sequences
+from .data.stats import SequenceStats
 from .engine.closed_form import binary_chain_curve
 from .engine.curve import InfluenceCurve
 from .engine.gaussian import gaussian_estimate
@@ -79,6 +81,7 @@ __all__ = [
     "MQMEvent",
     "MarkovChainPrior",
     "PriorSpread",
+    "SequenceStats",
     "Sequences",
     "SimulationResult",
     "StreamAudit",
@@ -122,6 +125,7 @@ __all__ = [
     "leakage_supremum",
     "load_dataset",
     "load_sequences",
+    "load_stats",
     "make_mechanism",
     "max_eps_for_tpl",
     "mqm_estimate",

@@ -202,6 +202,14 @@ def _csv_options(data: bytes, label: str) -> dict[str, Any]:
     return {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
 
 
+def csv_format(data: bytes, label: str) -> dict[str, Any]:
+    """How the CSV bytes ``data`` are written: ``sep``, ``encoding`` and ``compression`` (gzip or None), as read here.
+
+    Raises DataError for empty content, binary data or a zip archive (the messages of :func:`load_sequences`).
+    """
+    return _csv_options(data, label)
+
+
 def _csv_header(data: bytes, options: dict[str, Any], label: str) -> tuple[str, ...]:
     """The column names in the CSV header exactly as written (repeated names kept), spaces stripped."""
     try:
@@ -433,12 +441,14 @@ def load_with_repair(
     drop_duplicates: bool = False,
     max_rows: int = MAX_ROWS,
     max_states: int = MAX_STATES,
+    time_format: str | None = None,
 ) -> Loaded:
     """:func:`load_sequences` with the repair options, returning the sequences and the :class:`Repair` counts.
 
     ``drop_missing``: drop the rows with an empty cell in a chosen column (else they are
     refused).  ``drop_duplicates``: drop the rows that repeat an earlier row exactly in the
-    chosen columns (else the repeated (user, time) pair is refused).  Raises DataError like
+    chosen columns (else the repeated (user, time) pair is refused).  ``time_format``: as in
+    :func:`load_sequences`.  Raises DataError like
     :func:`load_sequences`, and when the repair leaves no row.
     """
     max_rows = check_whole("max_rows", max_rows)
@@ -456,7 +466,7 @@ def load_with_repair(
                 f"every row of {label} was dropped ({repair.describe()}); no data is left to load"
             )
     try:
-        sequences = build_sequences(frame, wanted, label, max_states)
+        sequences = build_sequences(frame, wanted, label, max_states, time_format)
     except DataError as exc:
         if not repair.dropped:
             raise
@@ -474,6 +484,7 @@ def load_sequences(
     max_states: int = MAX_STATES,
     drop_missing: bool = False,
     drop_duplicates: bool = False,
+    time_format: str | None = None,
 ) -> Sequences:
     """Read one row per entry and build every user's state sequence (docs/math.md §1).
 
@@ -483,7 +494,10 @@ def load_sequences(
     :class:`Table` from :func:`read_table` (not read again).  CSV may be comma-, semicolon- or
     tab-separated, gzip-compressed, UTF-8, UTF-16 or Latin-1.  ``user``, ``time``, ``state`` and
     ``group`` name the columns; times may be numbers or date/time strings (only their order
-    within a user matters).  ``drop_missing`` and ``drop_duplicates`` repair the input as in
+    within a user matters), text read one way for the whole column: ISO 8601, day/month/year or
+    month/day/year chosen once from all the values (an ambiguous column is refused), month names
+    (:mod:`puffer_core.data.times`); ``time_format`` (e.g. ``"%d/%m/%Y %H:%M"``) reads every value with
+    that one format instead.  ``drop_missing`` and ``drop_duplicates`` repair the input as in
     :func:`load_with_repair` (which also says how many rows were dropped).
 
     Raises DataError when a column is missing or named twice, the input is empty or unreadable,
@@ -491,5 +505,5 @@ def load_sequences(
     are fewer than 2 states, or the input exceeds ``max_rows`` rows or ``max_states`` states.
     """
     return load_with_repair(
-        source, user, time, state, group, drop_missing, drop_duplicates, max_rows, max_states
+        source, user, time, state, group, drop_missing, drop_duplicates, max_rows, max_states, time_format
     ).sequences

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.sequences import Sequences
+from ..data.stats import SequenceStats
 from ..priors.fitting import DEFAULT_SMOOTHING, transition_counts
 from ..priors.models import MarkovChainPrior
 from ..priors.robust import check_concentration, check_sequences, fit_prior_set
@@ -91,7 +92,7 @@ class PriorSpread:
 
 
 def prior_spread(
-    data: Sequences,
+    data: Sequences | SequenceStats,
     draws: int = 50,
     seed: int | np.random.Generator = 0,
     concentration: float | None = None,
