@@ -43,6 +43,7 @@ from .sequences import MAX_STATES, Sequences, build_sequences, preview_names
 MAX_ROWS = 10_000_000
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SAMPLE_BYTES = 65536  # what the encoding and the separator are guessed from
+MAX_BYTES = 1 << 30  # read into memory at most 1 GiB (larger data: load_stats aggregates it with DuckDB)
 # what pandas and pyarrow raise on malformed content (parser errors are ValueErrors)
 _READ_ERRORS = (ValueError, UnicodeError, OSError, EOFError, OverflowError, pa.ArrowException)
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -65,14 +66,29 @@ class Table:
         return len(self.frame)
 
 
+def _capped(content: bytes, label: str, size: int | None = None) -> bytes:
+    """``content`` unless it (or ``size``) is over :data:`MAX_BYTES`; callers read at most one byte more, so an
+    endless stream such as /dev/zero stops there."""
+    if (len(content) if size is None else size) > MAX_BYTES:
+        raise DataError(
+            f"{label} is larger than {MAX_BYTES / 2**30:g} GiB, more than is read into memory at once; aggregate it"
+            " without loading it: puffer_core.load_stats (DuckDB, or Spark on a cluster) or `puffer prior --data …`"
+        )
+    return content
+
+
 def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
     """The raw content of a path, a file-like object or bytes; its name; a label for messages."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), None, "the data"
     if isinstance(source, (str, Path)):
         path = Path(source)
+        label = f"the file '{path.name}'"
         try:
-            return path.read_bytes(), path.name, f"the file '{path.name}'"
+            if path.is_file():
+                _capped(b"", label, path.stat().st_size)  # a big regular file is refused before it is read
+            with path.open("rb") as handle:
+                return _capped(handle.read(MAX_BYTES + 1), label), path.name, label
         except FileNotFoundError:
             raise DataError(f"the file '{path}' does not exist") from None
         except IsADirectoryError:
@@ -89,14 +105,14 @@ def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
             else:
                 if hasattr(source, "seek"):
                     source.seek(0)
-                content = source.read()
+                content = source.read(MAX_BYTES + 1)
         except _READ_ERRORS as exc:
             raise DataError(f"{label} could not be read ({exc})") from None
         if isinstance(content, str):
             content = content.encode("utf-8")
         if not isinstance(content, (bytes, bytearray, memoryview)):
             raise DataError(f"{label} did not give bytes or text when read; got {type(content).__name__}")
-        return bytes(content), name, label
+        return _capped(bytes(content), label), name, label
     raise DataError(
         "the data source must be a file path, an uploaded file, bytes or a pandas DataFrame;"
         f" got {type(source).__name__}"
