@@ -157,7 +157,10 @@ def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> floa
     g = _granularity(law)
     if g == OPENDP_GRANULARITY or g == 0.0:
         # 1 − tanh(2^−1074/(2s)) is 1 in double precision for every scale this returns
-        return alpha / math.log(1.0 / failure)
+        scale = alpha / math.log(1.0 / failure)
+        while _failure(alpha, scale, g) > failure:  # rounding: stay on the side that meets the target
+            scale = math.nextafter(scale, 0.0)
+        return scale
     edge = _lattice_floor(alpha, g)
 
     def excess(u: float) -> float:  # u = 1/s; log of the failure minus log of the target, decreasing in u
@@ -165,10 +168,10 @@ def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> floa
 
     high = math.log(2.0 / failure) / (edge + g)  # there the failure is ≤ 2e^(−(edge+g)u) = failure
     root = optimize.brentq(excess, 1e-300, high, xtol=1e-300, rtol=1e-15)
-    u = root
-    while excess(u) > 0:  # stay on the safe side of the root
-        u *= 1 + 1e-14
-    return 1.0 / u
+    scale = 1.0 / root
+    while _failure(alpha, scale, g) > failure:  # stay on the side that meets the target
+        scale = math.nextafter(scale, 0.0)
+    return scale
 
 
 def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> float:
