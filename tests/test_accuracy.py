@@ -363,3 +363,14 @@ def test_absurd_targets_are_refused_with_what_to_change() -> None:
     with pytest.raises(ValueError, match="cannot answer this target"):
         curve = binary_chain_curve(0.9, 0.8, 9, 10)
         accuracy_first(CountTarget(5.0, 0.05), curve, mechanisms=["pufferfish_exponential"])
+
+
+def test_the_gap_a_noise_needs() -> None:
+    from puffer_core.accounting.accuracy import topk_gap_for
+
+    for noise in ("gumbel", "laplace"):
+        for k, m in ((1, 5), (3, 12)):
+            gap = topk_gap_for(k, m, 0.95, 4.0, noise)
+            assert topk_hit_at_gap(k, m, gap, 4.0, noise) >= 0.95
+            assert topk_hit_at_gap(k, m, gap * (1 - 1e-6), 4.0, noise) < 0.95
+    assert topk_gap_for(1, 5, 0.1, 4.0, "gumbel") == 0.0  # chance already does it

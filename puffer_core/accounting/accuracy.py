@@ -245,6 +245,32 @@ def topk_hit_at_gap(k: int, m: int, gap: float, scale: float, noise: str) -> flo
     return min(1.0, max(0.0, total))
 
 
+def topk_gap_for(k: int, m: int, hit: float, scale: float, noise: str) -> float:
+    """The smallest gap between the k-th and (k+1)-th count for which top-k is right with probability ≥ ``hit``.
+
+    The reverse of :func:`topk_hit_at_gap` (increasing in the gap): with this noise, any count
+    vector whose k-th largest count exceeds the next by at least the answer gets the true top-k
+    set with probability ≥ ``hit``.
+    """
+    k, m = _check_topk_shape(k, m)
+    hit = check_probability("h (the top-k hit rate)", hit, open_interval=True)
+    scale = check_positive("the noise scale", scale)
+    if k == m or hit <= _chance(k, m):
+        return 0.0
+    lo, hi = 0.0, scale
+    while topk_hit_at_gap(k, m, hi, scale, noise) < hit:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(100):
+        if hi - lo <= 1e-10 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if mid > 0 and topk_hit_at_gap(k, m, mid, scale, noise) >= hit:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _invert_scale(probability, target: float, start: float) -> float:
     """The largest scale λ with probability(λ) ≥ target; ``probability`` is non-increasing in λ."""
     lo = hi = start
@@ -928,5 +954,6 @@ __all__ = [
     "mqm_eps_for_scale",
     "per_count_failure",
     "simulate_critical_scales",
+    "topk_gap_for",
     "topk_hit_at_gap",
 ]
