@@ -34,7 +34,7 @@ from puffer_core.priors.models import MarkovChainPrior
 
 from .priors import Params
 from .streams import build_prior, chain_priors
-from .tables import Shown, fmt, show_table, shown
+from .tables import Shown, fmt, right_aligned, shown, static_table
 
 PALETTE = {"curve": "#0072B2", "mqm": "#009E73", "group_dp": "#D55E00"}
 KIND_WORDS = {"counts": "Counts (a histogram)", "topk": "The top-k states"}
@@ -287,12 +287,12 @@ def accuracy_section(key: tuple[Any, ...], curve: InfluenceCurve, chains: list[M
         view = plan_view(key, choice.target, curve, chains)
     st.markdown(view.summary)
     st.plotly_chart(view.figure, key="acc_chart", config={"displaylogo": False})
-    show_table(view.table, key="acc_table", width="stretch")
+    static_table(right_aligned(view.table))
     for note in view.notes:
         st.caption(note)
     st.markdown(f"**The reverse: what ε_puffer = {eps_puffer:g} (the target of the first tab) buys**")
     back = accuracy_table(key, choice.target, eps_puffer, curve, chains)
-    show_table(back, key="acc_reverse", width="stretch")
+    static_table(right_aligned(back))
     return choice.target, view
 
 

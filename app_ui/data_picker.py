@@ -137,10 +137,10 @@ def group_candidates(fingerprint: str, _table: Table) -> list[tuple[str, tuple[s
     return out
 
 
-def fitted_prior(data: LoadedData) -> MarkovChainPrior:
-    """The Markov chain fitted to the loaded data (docs/math.md §6), once per dataset and column mapping."""
-    key = (data.fingerprint, tuple(data.columns.items()))
-    return session_memo("fitted_prior", key, lambda: fit_markov_chain(data.sequences, smoothing=DEFAULT_SMOOTHING), 8)
+def fitted_prior(data: LoadedData, smoothing: float = DEFAULT_SMOOTHING) -> MarkovChainPrior:
+    """The Markov chain fitted to the loaded data (docs/math.md §6), once per dataset, column mapping and τ."""
+    key = (data.fingerprint, tuple(data.columns.items()), smoothing)
+    return session_memo("fitted_prior", key, lambda: fit_markov_chain(data.sequences, smoothing=smoothing), 8)
 
 
 def _keep(loaded: LoadedData) -> LoadedData:

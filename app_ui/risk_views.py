@@ -23,7 +23,7 @@ from puffer_core.accounting.risk import attacker_table, max_posterior, tradeoff_
 from puffer_core.inference.roc import TestPoints, likelihood_ratio_points
 from puffer_core.priors.models import MarkovChainPrior
 
-from .tables import Shown, fmt, show_table, shown
+from .tables import Shown, fmt, right_aligned, shown, static_table
 
 REGION_COLOUR = "rgba(0,114,178,0.15)"
 POINT_COLOURS = ("#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
@@ -110,7 +110,7 @@ def risk_section(key: tuple[Any, ...], chains: list[MarkovChainPrior] | None, ep
     view = risk_view(key, eps, chains)
     st.markdown(view.sentence)
     st.plotly_chart(view.figure, key="risk_chart", config={"displaylogo": False})
-    show_table(view.table, key="risk_table", width="stretch")
+    static_table(right_aligned(view.table))
     st.caption(
         "Posterior odds ≤ e^ε × prior odds for every pair of values of an entry and every output (Bayes' rule on"
         " the Pufferfish guarantee); the state's prior probability is its largest over the entries t (and over Θ)."

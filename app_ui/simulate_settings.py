@@ -109,6 +109,14 @@ def simulation_settings(seqs: Sequences) -> dict[str, Any] | None:
                 key="w_sim_topk_laplace",
                 persist_state="session",
             )
+    postprocess = st.toggle(
+        "Also post-process the released counts with the prior (free: no privacy cost)",
+        key="w_sim_postprocess",
+        persist_state="session",
+        help="Laplace counts and MQM are also scored after smoothing with the fitted chain: the best linear"
+        " estimate from the counts' exact moments under the prior, projected onto possible counts (docs/math.md"
+        " §14). It helps when the noise is large and the data follow the prior; a wrong prior can make it worse.",
+    )
     robust = _uncertainty_settings(seqs.n_states)
     if grid.problems:
         return None
@@ -125,6 +133,7 @@ def simulation_settings(seqs: Sequences) -> dict[str, Any] | None:
         "trials": trials,
         "seed": seed,
         "topk_laplace": topk_laplace,
+        "postprocess": postprocess,
         **robust,
     }
 

@@ -449,11 +449,13 @@ def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any
     out["ε_puffer grid"] = list(chosen["eps_grid"])
     for key in ("releases", "release_mode", "trials", "seed", "topk_laplace"):
         out[key.replace("_", " ")] = chosen[key]
+    out["post-processing with the prior"] = "yes (docs/math.md §14)" if chosen.get("postprocess") else "no"
     return out
 
 
 def prior_words(chosen: dict[str, Any]) -> str:
-    fitted = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {DEFAULT_SMOOTHING:g})"
+    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
+    fitted = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {tau:g})"
     if not chosen.get("robust"):
         return fitted
     alpha = "1/K" if chosen["concentration"] is None else f"{chosen['concentration']:g}"
@@ -490,19 +492,23 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run = f"python simulate.py [path to {loaded.name}]"
-    imports += ["from puffer_core.simulation import explain_simulation, simulate"]
+    imports += [
+        "from puffer_core.priors.fitting import transition_counts",
+        "from puffer_core.simulation import explain_simulation, simulate",
+    ]
+    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
     if chosen.get("robust"):
         imports.append("from puffer_core.priors import fit_prior_set")
         prior = (
             f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
             f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
-            f" concentration={chosen['concentration']!r}, smoothing={DEFAULT_SMOOTHING!r})\n"
+            f" concentration={chosen['concentration']!r}, smoothing={tau!r})\n"
         )
     else:
         imports.append("from puffer_core.priors import fit_markov_chain")
         prior = (
             "# the Markov chain fitted on the data (docs/math.md §6)\n"
-            f"prior = fit_markov_chain(data, smoothing={DEFAULT_SMOOTHING!r})\n"
+            f"prior = fit_markov_chain(data, smoothing={tau!r})\n"
         )
     settings = {
         "query": chosen["query"],
@@ -514,6 +520,7 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
         "trials": chosen["trials"],
         "rng": chosen["seed"],
         "topk_laplace": chosen["topk_laplace"],
+        "postprocess": bool(chosen.get("postprocess", False)),
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
     compare = ""
@@ -548,7 +555,9 @@ print(result.metrics.to_csv(index=False), end="")
 print("## ledger")
 print(result.ledger.to_csv(index=False), end="")
 print("## best")
-explanation = explain_simulation(result, metric={metric!r}, release={release}, prior=prior)
+explanation = explain_simulation(
+    result, metric={metric!r}, release={release}, prior=prior, counts=transition_counts(data), smoothing={tau!r}
+)
 print(explanation.winners_frame().to_csv(index=False), end="")
 {compare}'''
 
