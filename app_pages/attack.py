@@ -20,6 +20,7 @@ from app_ui.attacks import (
 )
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
+from app_ui.risk_views import attack_region_section
 from app_ui.streams import build_prior, chain_priors
 from app_ui.tables import static_table
 from puffer_core.priors.kinds import PRIOR_KINDS
@@ -167,7 +168,9 @@ elif run or run_key in runs:
                 if r.description
             )
         )
-        if not is_stream(release):
+        if is_stream(release):
+            attack_region_section(export)
+        else:
             st.caption("TPL bounds streams only: a histogram of the whole sequence is one release.")
         st.caption(
             "Attack ÷ tightest bound near 100%: the bound is nearly tight (the truth is close to it). The exact"

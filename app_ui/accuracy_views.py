@@ -267,6 +267,12 @@ def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, 
     return pd.DataFrame(rows)
 
 
+def default_states(kind: str, params: Params) -> int | None:
+    """The number of states of the prior (what a top-k ranking picks from), None for a prior without states."""
+    chains = chains_of(kind, params)
+    return chains[0].n_states if chains else None
+
+
 def accuracy_section(key: tuple[Any, ...], curve: InfluenceCurve, chains: list[MarkovChainPrior] | None,
                      eps_puffer: float) -> tuple[CountTarget | TopKTarget, PlanView] | None:
     """Calibrate's accuracy-first tab: the target, the ε each mechanism needs, and the accuracy at ``eps_puffer``.
@@ -302,6 +308,7 @@ __all__ = [
     "accuracy_table",
     "accuracy_section",
     "chains_of",
+    "default_states",
     "grid_accuracy",
     "plan_view",
     "release_accuracy",

@@ -23,6 +23,8 @@ from puffer_core.accounting.risk import attacker_table, max_posterior, tradeoff_
 from puffer_core.inference.roc import TestPoints, likelihood_ratio_points
 from puffer_core.priors.models import MarkovChainPrior
 
+from .attacks import source_priors
+from .streams import emissions
 from .tables import Shown, fmt, right_aligned, shown, static_table
 
 REGION_COLOUR = "rgba(0,114,178,0.15)"
@@ -170,3 +172,36 @@ def test_points(prior: MarkovChainPrior, emission: np.ndarray, entry: int, pair:
                 seed: int) -> TestPoints:
     """The likelihood-ratio test of the attack's entry and pair, measured (seeded), once per input."""
     return likelihood_ratio_points(prior, emission, entry, pair, draws=draws, seed=seed)
+
+
+def attack_region_section(export: Any) -> None:
+    """The attack page's view: the (FPR, TPR) region of the tightest bound and the attack's test, measured.
+
+    ``export`` is the page's :class:`app_ui.attacks.AttackExport`; streams only (the test needs the
+    per-step output law).  For the prior chosen, the likelihood-ratio test of the entry and pair the
+    attack found is run on outputs drawn under each of the two values (seeded); every point must lie in
+    the region of the prior's tightest reported bound (and of the exact leakage, when known).
+    """
+    rows = [(source, row) for source, row in zip(export.sources, export.rows()) if row.entry is not None]
+    if not rows:
+        return
+    st.markdown("**ε as attacker risk: the attack's test against the region every bound allows** (docs/math.md §13)")
+    names = [row.short for _, row in rows]
+    chosen = st.selectbox("Prior", names, key="w_attack_region_prior")
+    source, row = rows[names.index(chosen)]
+    chains, _ = source_priors(source)
+    prior = chains[0]  # with Θ the test is run under its first prior; Θ's bound holds for every member
+    law = emissions(export.release.removeprefix("stream_"), prior.n_states, [export.eps])[0]
+    pair = (prior.labels.index(row.pair[0]), prior.labels.index(row.pair[1]))
+    with st.spinner("Measuring the attack's test…"):
+        points = test_points(prior, law, int(row.entry), pair, 2000, export.seed)
+    eps = row.exact if row.exact is not None else row.bound
+    label = " (the exact leakage)" if row.exact is not None else f" ({row.bound_name}, the tightest bound)"
+    st.plotly_chart(region_figure(eps, [(row.short, points)], label), key="attack_region",
+                    config={"displaylogo": False})
+    st.caption(
+        f"Testing {row.pair[0]} against {row.pair[1]} at step {row.entry + 1} with the likelihood ratio (the most"
+        f" powerful test), 2,000 outputs drawn under each value (seed {export.seed}). Every point must lie in the"
+        f" shaded region: TPR ≤ e^ε·FPR and 1 − FPR ≤ e^ε·(1 − TPR). The points certify ε ≥"
+        f" {fmt(points.eps_lower, 3)} at 95% confidence (a lower bound, like the attack's {fmt(row.lower or 0, 3)})."
+    )

@@ -266,15 +266,15 @@ def smoothing_accuracy(
         n = min(batch, draws - start)
         states = sample_states(truth, n, length, rng)
         outputs = sample_outputs(laws, states, rng)
-        log_post, _ = forward_backward(log_init, log_p, log_emissions(log_laws, outputs))
+        emit = log_emissions(log_laws, outputs)
+        log_post, _ = forward_backward(log_init, log_p, emit)
         post = np.exp(log_post)
         choice = post.argmax(axis=2)
         values[start : start + n] = post.max(axis=2) if own else (choice == states)
         raw = raw_states(laws, outputs)
         raw_right[start : start + n] = raw == states
         path_raw += int(np.all(raw == states, axis=1).sum())
-        for row in range(n):
-            path_map += int(np.array_equal(_viterbi(log_init, log_p, log_laws, outputs[row])[0], states[row]))
+        path_map += int(np.all(_viterbi_batch(log_init, log_p, emit) == states, axis=1).sum())
     mean = values.mean(axis=0)
     half = Z_95 * values.std(axis=0, ddof=1) / math.sqrt(draws)
     return SmoothingAccuracy(
@@ -289,6 +289,23 @@ def smoothing_accuracy(
         seed=seed,
         misspecified=not own,
     )
+
+
+def _viterbi_batch(log_init: np.ndarray, log_p: np.ndarray, emit: np.ndarray) -> np.ndarray:
+    """The most probable path for each row of a batch of log emissions (n, T, K); ties to the lower index."""
+    n, T, K = emit.shape
+    score = log_init[None, :] + emit[:, 0]
+    back = np.zeros((n, T, K), dtype=np.int64)
+    for t in range(1, T):
+        cand = score[:, :, None] + log_p[None]  # [n, from j, to k]
+        back[:, t] = np.argmax(cand, axis=1)
+        score = np.take_along_axis(cand, back[:, t][:, None, :], axis=1)[:, 0] + emit[:, t]
+    path = np.empty((n, T), dtype=np.int64)
+    path[:, -1] = np.argmax(score, axis=1)
+    rows = np.arange(n)
+    for t in range(T - 1, 0, -1):
+        path[:, t - 1] = back[rows, t, path[:, t]]
+    return path
 
 
 def _viterbi(log_init: np.ndarray, log_p: np.ndarray, log_laws: list[np.ndarray], outputs: np.ndarray
