@@ -168,15 +168,15 @@ elif run or run_key in runs:
                 if r.description
             )
         )
-        if is_stream(release):
-            attack_region_section(export)
-        else:
+        if not is_stream(release):
             st.caption("TPL bounds streams only: a histogram of the whole sequence is one release.")
         st.caption(
             "Attack ÷ tightest bound near 100%: the bound is nearly tight (the truth is close to it). The exact"
             " truth is enumerated only for tiny chains; the attack and the exact value agree to rounding when the"
             " attack finds the worst output."
         )
+        if is_stream(release):
+            attack_region_section(export)
         st.divider()
         script = attack_script(export)
         offer_exports(lambda: attack_report(export), script, "attack", "attack")

@@ -125,28 +125,37 @@ def plan_for(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: Inf
     return accuracy_first(target, _curve, _chains)
 
 
-def plan_frame(plan: AccuracyPlan) -> pd.DataFrame:
-    """One row per mechanism: the noise the target allows, the ε_DP and the ε_puffer it costs, and how."""
-    rows = []
+def _noise_text(noise: str, scale: float) -> str:
+    return f"{'Gumbel' if noise == 'gumbel' else 'Laplace'}({fmt(scale)})"
+
+
+def plan_frames(plan: AccuracyPlan) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two narrow tables (nothing scrolls sideways on a phone): what each mechanism costs, and how it is charged."""
+    cost = pd.DataFrame(
+        {
+            "mechanism": [c.label for c in plan.costs],
+            "ε_puffer needed": [c.eps_puffer for c in plan.costs],
+            "ε_DP per entry": [c.eps_dp for c in plan.costs],
+            "target met": [c.achieved for c in plan.costs],
+        }
+    )
+    how = []
     for c in plan.costs:
         if c.accounting == "curve":
-            how = "group DP point (T, 0)" if c.fallback else f"b = {c.b}, a(b) = {fmt(float(c.a))}"
+            point = "group DP point (T, 0)" if c.fallback else f"b = {c.b}, a(b) = {fmt(float(c.a))}"
+            how.append(f"a(b) curve: {point}")
         elif c.accounting == "mqm":
-            how = f"σ_max = {fmt(float(c.sigma_max))}"
+            how.append(f"MQM: σ_max = {fmt(float(c.sigma_max))}")
         else:
-            how = f"T·ε_DP (b = {c.b})"
-        rows.append(
-            {
-                "mechanism": c.label,
-                "noise per count": f"{'Gumbel' if c.noise == 'gumbel' else 'Laplace'}({fmt(c.noise_scale)})",
-                "ε_DP per entry": c.eps_dp,
-                "ε_puffer needed": c.eps_puffer,
-                "accounting": ACCOUNTING_WORDS[c.accounting],
-                "curve point / σ": how,
-                "target met with probability": c.achieved,
-            }
-        )
-    return pd.DataFrame(rows)
+            how.append(f"group DP: T·ε_DP, T = {c.b}")
+    charged = pd.DataFrame(
+        {
+            "mechanism": [c.label for c in plan.costs],
+            "noise per count": [_noise_text(c.noise, c.noise_scale) for c in plan.costs],
+            "how the noise is charged": how,
+        }
+    )
+    return cost, charged
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,6 +164,7 @@ class PlanView:
 
     plan: AccuracyPlan
     table: Shown
+    charged: Shown
     figure: go.Figure
     summary: str
     notes: tuple[str, ...]
@@ -165,7 +175,7 @@ def plan_view(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: In
               _chains: list[MarkovChainPrior] | None) -> PlanView:
     """:func:`plan_for` with its table, chart and words, once per ``key`` and target (shared: do not change it)."""
     plan = plan_for(key, target, _curve, _chains)
-    frame = plan_frame(plan)
+    frame, charged = plan_frames(plan)
     fig = go.Figure(
         go.Bar(
             x=[c.eps_puffer for c in plan.costs],
@@ -173,7 +183,8 @@ def plan_view(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: In
             orientation="h",
             marker_color=[PALETTE[c.accounting] for c in plan.costs],
             text=[fmt(c.eps_puffer, 3) for c in plan.costs],
-            textposition="auto",
+            textposition="outside",
+            cliponaxis=False,
             hovertemplate="%{y}<br>ε_puffer = %{text}<extra></extra>",
         )
     )
@@ -181,6 +192,7 @@ def plan_view(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: In
         height=90 + 42 * len(plan.costs),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         xaxis_title="ε_puffer the target costs (lower is better)",
+        xaxis_range=[0, max([c.eps_puffer for c in plan.costs], default=1.0) * 1.15],
         yaxis={"autorange": "reversed"},
     )
     notes = [NEIGHBOURS]
@@ -190,7 +202,7 @@ def plan_view(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: In
             "The top-k probability is exact: the worst data for the gap (all top counts tied, all others tied"
             " the gap below) — any data with a larger lead do at least as well (docs/math.md §13)."
         )
-    return PlanView(plan, shown(frame), fig, plan_summary(plan), tuple(notes))
+    return PlanView(plan, shown(frame), shown(charged), fig, plan_summary(plan), tuple(notes))
 
 
 def plan_summary(plan: AccuracyPlan) -> str:
@@ -211,20 +223,21 @@ def plan_summary(plan: AccuracyPlan) -> str:
 @st.cache_data(show_spinner=False, max_entries=64)
 def accuracy_table(key: tuple[Any, ...], target: CountTarget | TopKTarget, eps_puffer: float, _curve: InfluenceCurve,
                    _chains: list[MarkovChainPrior] | None) -> pd.DataFrame:
-    """The reverse: each mechanism built at ``eps_puffer`` and the accuracy it gets, in the target's terms."""
+    """The reverse: each mechanism built at ``eps_puffer`` and the accuracy it gets, in the target's terms.
+
+    Narrow (three or four columns): a mechanism that falls back to group DP says so in its name.
+    """
     rows = []
     for a in accuracy_at(eps_puffer, target, _curve, _chains):
         row: dict[str, Any] = {
-            "mechanism": a.label,
-            "noise per count": f"{'Gumbel' if a.noise == 'gumbel' else 'Laplace'}({fmt(a.noise_scale)})",
-            "ε_DP per entry": a.eps_dp,
+            "mechanism": a.label + (" (falls back to group DP)" if a.fallback else ""),
+            "noise per count": _noise_text(a.noise, a.noise_scale),
         }
         if isinstance(target, CountTarget):
-            row[f"error bound at probability {fmt(1 - target.beta)}"] = f"±{fmt(a.alpha, 3)}"
+            row[f"error at probability {fmt(1 - target.beta)}"] = f"±{fmt(a.alpha, 3)}"
             row[f"Pr[within ±{fmt(target.alpha)}]"] = 1.0 - a.beta
         else:
             row[f"Pr[right top-{target.k} set]"] = a.hit
-        row["falls back to group DP"] = "yes" if a.fallback else ""
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -237,34 +250,54 @@ def release_accuracy(noise: str, scale: float, k: int | None = None, n_states: i
                      confidence: float = 0.95) -> str:
     """What one release's noise buys, in words short enough for a table cell (docs/math.md §13).
 
-    Laplace counts: ±α per count with probability ``confidence``; exponential top-k over
+    Laplace counts: ±α per count with probability ``confidence``.  Exponential top-k over
     ``n_states`` states: the lead of the k-th count over the next that makes the released set the
-    true one with that probability (the worst case for that lead).
+    true one with that probability (the worst data for that lead); when k covers every state, the
+    lead that makes the first pick the true largest count.
     """
     if not math.isfinite(scale) or scale <= 0:
         return "exact" if scale == 0 else "—"
     if noise == "laplace":
-        return f"±{fmt(laplace_alpha_for(scale, 1.0 - confidence), 3)} per count ({confidence:.0%})"
-    if k is None or n_states is None or k >= n_states:
+        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))} per count ({confidence:.0%})"
+    if k is None or n_states is None or n_states < 2:
         return "—"
+    if k >= n_states:
+        gap = topk_gap_for(1, n_states, confidence, scale, "gumbel")
+        return f"first pick right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
     gap = topk_gap_for(k, n_states, confidence, scale, "gumbel")
-    return f"top-{k} right ({confidence:.0%}) when it leads by ≥ {fmt(gap, 3)}"
+    return f"top-{k} right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
 
 
 def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, mechanisms: tuple[str, ...],
                   eps_grid: tuple[float, ...], query: str, k: int, n_states: int, topk_laplace: str) -> pd.DataFrame:
-    """Beside the ε grid: what each mechanism's noise buys at each ε_puffer (one text cell each)."""
-    rows = []
+    """Beside the ε grid: what each mechanism's noise buys at each ε_puffer, one row per mechanism.
+
+    A row per mechanism and a column per ε_puffer of the grid (the grid is short: it fits a phone
+    better than a column per mechanism).
+    """
+    out: dict[str, list[str]] = {"mechanism": [MECHANISMS[name].label for name in mechanisms]}
     for eps in eps_grid:
-        row: dict[str, Any] = {"ε_puffer": f"{eps:g}"}
+        cells = []
         for name in mechanisms:
             if name == "mqm" and priors is None:
-                row[MECHANISMS[name].label] = "—"
+                cells.append("—")
                 continue
             mechanism = make_mechanism(name, eps, curve, priors or [], query, k, n_states, topk_laplace)
-            row[MECHANISMS[name].label] = release_accuracy(mechanism.noise, float(mechanism.noise_scale), k, n_states)
-        rows.append(row)
-    return pd.DataFrame(rows)
+            cells.append(short_accuracy(mechanism.noise, float(mechanism.noise_scale), k, n_states))
+        out[f"ε = {eps:g}"] = cells
+    return pd.DataFrame(out)
+
+
+def _count(value: float) -> str:
+    """A count for a table cell: 3 significant digits, whole thousands with a separator (1,580, not 1.58e+03)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else fmt(value, 3)
+
+
+def short_accuracy(noise: str, scale: float, k: int, n_states: int, confidence: float = 0.95) -> str:
+    """:func:`release_accuracy` in a few characters for a grid: "±155" per count, or "lead 210" for top-k."""
+    if noise == "laplace":
+        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))}"
+    return f"lead {_count(topk_gap_for(min(k, n_states - 1), n_states, confidence, scale, 'gumbel'))}"
 
 
 def default_states(kind: str, params: Params) -> int | None:
@@ -294,6 +327,7 @@ def accuracy_section(key: tuple[Any, ...], curve: InfluenceCurve, chains: list[M
     st.markdown(view.summary)
     st.plotly_chart(view.figure, key="acc_chart", config={"displaylogo": False})
     static_table(right_aligned(view.table))
+    static_table(right_aligned(view.charged))
     for note in view.notes:
         st.caption(note)
     st.markdown(f"**The reverse: what ε_puffer = {eps_puffer:g} (the target of the first tab) buys**")

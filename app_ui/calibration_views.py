@@ -229,7 +229,7 @@ def report_builder(
             settings["accuracy target"] = target.describe()
             sections.append(
                 Section("Accuracy first (docs/math.md §13)", plan.summary.replace("**", ""), plan.figure,
-                        plan.table.frame, plan.notes)
+                        plan.table.frame.merge(plan.charged.frame, on="mechanism"), plan.notes)
             )
         summary = (
             f"Prior: {settings['prior'] if spread is None else spread.description()}. "

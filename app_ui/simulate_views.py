@@ -53,8 +53,13 @@ def accuracy_figure(rows: pd.DataFrame, metric: str, styles: dict[str, Style]) -
 
 
 def by_eps_table(result: SimulationResult, metric: str, release: int) -> pd.DataFrame:
-    """One metric's means: a row per ε_puffer, a column per mechanism (like [C] Tables 2–5)."""
+    """One metric's means: a row per ε_puffer, a column per mechanism (like [C] Tables 2–5).
+
+    Mechanisms post-processed with the prior are left out: their own table sets them beside the
+    counts as released (:func:`before_after`), and this one stays narrow enough for a phone.
+    """
     frame = result.table(metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
+    frame = frame[[c for c in frame.columns if not str(c).endswith(" + prior")]]
     frame.columns.name = None
     return frame
 
@@ -205,12 +210,11 @@ def before_after(result: SimulationResult, metric: str, release: int) -> pd.Data
         apart = row.ci_low > raw["ci_high"] or row.ci_high < raw["ci_low"]
         out.append(
             {
-                "mechanism": str(raw["label"]),
-                "ε_puffer": f"{row.eps_puffer:g}",
-                f"{metric} released": f"{fmt(float(raw['mean']), 3)} ({fmt(float(raw['ci_low']), 3)} – "
+                "mechanism": f"{raw['label']} at ε = {row.eps_puffer:g}",
+                "released": f"{fmt(float(raw['mean']), 3)} ({fmt(float(raw['ci_low']), 3)}–"
                 f"{fmt(float(raw['ci_high']), 3)})",
-                f"{metric} + prior": f"{fmt(row.mean, 3)} ({fmt(row.ci_low, 3)} – {fmt(row.ci_high, 3)})",
-                "post-processing": ("helps" if better else "hurts") if apart else "no difference (intervals overlap)",
+                "with the prior": f"{fmt(row.mean, 3)} ({fmt(row.ci_low, 3)}–{fmt(row.ci_high, 3)})",
+                "smoothing": ("helps" if better else "hurts") if apart else "no difference",
             }
         )
     return pd.DataFrame(out)
@@ -236,15 +240,15 @@ def accuracy_sections(
     table = memo((signature, "accuracy grid"), grid)
     static_table(memo((signature, "accuracy grid styled"), lambda: right_aligned(table)))
     caption = (
-        "Laplace counts: the error bound each count keeps with 95% probability. Exponential top-k: how far the"
-        " k-th count must lead the next for the released set to be the true one with 95% probability (the worst"
-        " data for that lead)."
+        "With 95% probability: ±α, the error each noisy count keeps (Laplace counts, MQM); lead g, how far the"
+        " k-th count must lead the next for the released top-k set to be the true one (exponential top-k, in the"
+        " worst data for that lead)."
     )
     st.caption(caption)
     sections = [Section("What each ε buys (docs/math.md §13)", caption, table=table)]
     if not chosen.get("postprocess"):
         return sections
-    heading = f"{metric} before and after post-processing with the prior (release {release})"
+    heading = f"{metric} before and after post-processing with the prior (release {release}, 95% intervals)"
     st.markdown(f"**{heading}**")
     compare = memo((signature, "before after", metric, release), lambda: before_after(result, metric, release))
     if compare.empty:

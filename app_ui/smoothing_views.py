@@ -84,7 +84,7 @@ def preset_smoothing_panel(showing_fit: bool) -> None:
         st.markdown(chosen_drivers(data, tau))
         if st.toggle("Compare smoothing values: a(1) and b* across τ, and the Dirichlet alternative",
                      key="w_fit_smoothing_compare", persist_state="session"):
-            smoothing_panel(data, tau, "fit_smoothing")
+            smoothing_panel(data, tau, "fit_smoothing", drivers=False)
 
 
 def fitted_chain(data: LoadedData, tau: float) -> MarkovChainPrior:
@@ -151,9 +151,13 @@ def _figure(effect: SmoothingEffect, chosen: float) -> go.Figure:
         secondary_y=True,
     )
     fig.add_vline(x=chosen, line_dash="dot", line_color="#7f7f7f")
-    fig.update_xaxes(type="log", title="smoothing τ (log scale)")
+    taus = list(frame["smoothing τ"])
+    fig.update_xaxes(type="log", title="smoothing τ (log scale)", tickvals=taus,
+                     ticktext=[f"{t:g}".replace("-", "−") for t in taus])
+    top_b = int(frame["b*"].max())
+    step = max(1, int(np.ceil(top_b / 5)))
     fig.update_yaxes(title_text="a(1)", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title_text="b*", secondary_y=True, rangemode="tozero")
+    fig.update_yaxes(title_text="b*", secondary_y=True, range=[0, top_b * 1.1 + 0.5], dtick=step, showgrid=False)
     fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
     return fig
@@ -167,20 +171,32 @@ def smoothing_view(
     grid = tuple(tau for tau in SMOOTHING_GRID if tau < 1 / max(1, _sequences.n_states - 1))
     effect = smoothing_effect(_sequences, eps, grid)
     alternative = dirichlet_alternative(_sequences, eps, draws=ALTERNATIVE_DRAWS, seed=0, smoothing=chosen)
-    frame = effect.frame()
-    frame["falls back to group DP"] = ["yes" if v else "" for v in frame["falls back to group DP"]]
-    frame["unseen transitions drive a(1)"] = ["yes" if v else "" for v in frame["unseen transitions drive a(1)"]]
-    frame.insert(0, "τ", [smoothing_label(t) + (" ◀ in use" if t == chosen else "") for t in frame["smoothing τ"]])
-    frame = frame.drop(columns=["smoothing τ"])
+    table = pd.DataFrame(
+        {
+            "τ": [smoothing_label(r.smoothing) + (" ◀" if r.smoothing == chosen else "") for r in effect.rows],
+            "a(1)": [r.a1 for r in effect.rows],
+            "b* (ε_DP)": [
+                f"{r.calibration.b} ({fmt(r.calibration.eps_dp, 3)})" + (", group DP" if r.calibration.group_dp else "")
+                for r in effect.rows
+            ],
+            "a(1) driven by": ["unseen transitions" if r.drivers.unseen else "seen ones" for r in effect.rows],
+        }
+    )
     row = next(r for r in effect.rows if r.smoothing == chosen)
     numbers = _drivers_numbers(row.drivers, chosen)
     low, high = effect.rows[0], effect.rows[-1]
-    summary = (
-        f"{effect.unseen} of the {effect.counts.size} transitions never occur in the data. With τ ="
-        f" {smoothing_label(low.smoothing)}, a(1) = {fmt(low.a1, 3)} and b* = {low.calibration.b}; with τ ="
-        f" {smoothing_label(high.smoothing)}, a(1) = {fmt(high.a1, 3)} and b* = {high.calibration.b}"
-        f" (ε_puffer = {eps:g})."
-    )
+    if effect.unseen == 0:
+        summary = (
+            f"Every one of the {effect.counts.size} transitions occurs in the data, so τ changes nothing here:"
+            f" a(1) = {fmt(low.a1, 3)} and b* = {low.calibration.b} at ε_puffer = {eps:g} for every τ."
+        )
+    else:
+        summary = (
+            f"{effect.unseen} of the {effect.counts.size} transitions never occur in the data. With τ ="
+            f" {smoothing_label(low.smoothing)}, a(1) = {fmt(low.a1, 3)} and b* = {low.calibration.b}; with τ ="
+            f" {smoothing_label(high.smoothing)}, a(1) = {fmt(high.a1, 3)} and b* = {high.calibration.b}"
+            f" (ε_puffer = {eps:g})."
+        )
     a = alternative
     spread = f"{fmt(float(np.min(a.draws_a1)), 3)} to {fmt(float(np.max(a.draws_a1)), 3)}"
     summary += (
@@ -191,19 +207,21 @@ def smoothing_view(
         + (" (group DP)" if a.robust_calibration.group_dp else "")
         + "."
     )
-    return SmoothingView(effect, alternative, shown(frame), _figure(effect, chosen), drivers_sentence(numbers),
+    return SmoothingView(effect, alternative, shown(table), _figure(effect, chosen), drivers_sentence(numbers),
                          summary)
 
 
-def smoothing_panel(data: LoadedData, tau: float, key: str) -> SmoothingView:
-    """The smoothing's effect under the control: a(1) and b* across τ, the drivers, the Dirichlet alternative."""
+def smoothing_panel(data: LoadedData, tau: float, key: str, drivers: bool = True) -> SmoothingView:
+    """The smoothing's effect under the control: a(1) and b* across τ, the drivers (unless shown already), the
+    Dirichlet alternative."""
     eps = float(
         st.number_input("b* and ε_DP at ε_puffer =", 0.01, 100.0, 3.0, 0.5, key=f"{key}_eps",
                         persist_state="session", help="The target whose best window b* the table shows.")
     )
     with st.spinner("Fitting the chain for every τ and computing its curve…"):
         view = smoothing_view(data.fingerprint, tuple(data.columns.items()), eps, tau, data.sequences)
-    st.markdown(view.drivers)
+    if drivers:
+        st.markdown(view.drivers)
     st.plotly_chart(view.figure, key=f"{key}_chart", config={"displaylogo": False})
     static_table(right_aligned(view.table))
     st.markdown(view.summary)

@@ -86,6 +86,11 @@ JOINT_WORDS = {
     "union": "all counts at once (union bound)",
     "all": "all counts at once (exact: independent noise)",
 }
+_JOINT_SENTENCE = {
+    "each": "each of the {m} counts on its own",
+    "union": "all {m} counts at once (by the union bound)",
+    "all": "all {m} counts at once (the exact law of independent noise)",
+}
 COUNT_MECHANISMS = ("pufferfish_laplace", "mqm", "group_dp_laplace")
 TOPK_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace", "mqm", "group_dp_exponential", "group_dp_laplace")
 EXACT_ORDERS = 50_000  # ordered k-tuples summed exactly for the exponential mechanism at given counts
@@ -496,10 +501,8 @@ class CountTarget:
         return 1.0 - joint_failure(laplace_failure(self.alpha, scale, self.law), self.counts, self.joint)
 
     def describe(self) -> str:
-        return (
-            f"counts within ±{self.alpha:g} with probability ≥ {1 - self.beta:g}, {JOINT_WORDS[self.joint]}"
-            f" (m = {self.counts})"
-        )
+        which = _JOINT_SENTENCE[self.joint].format(m=self.counts) if self.counts > 1 else "one count"
+        return f"counts within ±{self.alpha:g} with probability ≥ {1 - self.beta:g}, {which}"
 
 
 @dataclass(frozen=True)
@@ -595,7 +598,10 @@ class TopKTarget:
             if self.gap is not None
             else "for the given counts"
         )
-        return f"the true top-{self.k} set of {self.n_states} states released with probability ≥ {self.hit:g}, {where}"
+        return (
+            f"the released top-{self.k} of {self.n_states} states to be the true top-{self.k} set with probability"
+            f" ≥ {self.hit:g}, {where}"
+        )
 
 
 def _ordinal(n: int) -> str:

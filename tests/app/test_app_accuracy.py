@@ -89,8 +89,8 @@ def test_plan_shows_the_accuracy_of_every_release() -> None:
     at = open_page(PLAN)
     assert not problems(at) and not errors(at)
     table = next(d.value for d in at.dataframe if "accuracy (95%)" in d.value.columns)
-    cells = table["accuracy (95%)"]
-    assert all(cell.startswith("top-3 right (95%) when it leads by ≥") or cell == "—" for cell in cells)
+    cells = table["accuracy (95%)"]  # top-3 of the binary chain's 2 states: the first pick
+    assert all(cell.startswith("first pick right (95%) when it leads by ≥") for cell in cells)
     planner = next(m.value for m in at.markdown if "A histogram released with it" in m.value)
     assert "per count" in planner
 
@@ -106,17 +106,18 @@ def test_simulate_smoothing_control_and_post_processing() -> None:
     a1 = influence_curve(fit_markov_chain(data, smoothing=0.1), 1).a[0]
     drivers = next(m.value for m in at.markdown if m.value.startswith("**"))
     assert any(m.value.startswith(f"**What drives a(1) = {fmt(a1, 3)}**") for m in at.markdown), drivers
-    effect = next(t for t in static_tables(at) if "a(1)" in t.columns and "b*" in t.columns)
+    effect = next(t for t in static_tables(at) if "a(1)" in t.columns and "b* (ε_DP)" in t.columns)
     assert list(effect["a(1)"])[0] == fmt(24.29144915, 4) and list(effect["a(1)"])[-1] == fmt(a1)
     at.select_slider(key="w_sim_smoothing").set_value(1e-5).run()
     at.toggle(key="w_sim_postprocess").set_value(True).run()
     at.number_input(key="w_sim_trials").set_value(30).run()
     at.button(key="w_sim_run").click().run()
     assert not problems(at) and not errors(at)
-    compare = _table_with(at, "post-processing")
-    assert set(compare["mechanism"]) == {"MQM", "Group DP Laplace"}
-    grid = next(t for t in static_tables(at) if "Pufferfish exponential" in t and "leads by" in str(t.iloc[0, 1]))
-    assert "±" in grid["MQM"].iloc[0] and "per count (95%)" in grid["MQM"].iloc[0]
+    compare = _table_with(at, "smoothing")
+    assert {m.split(" at ε")[0] for m in compare["mechanism"]} == {"MQM", "Group DP Laplace"}
+    grid = _table_with(at, "ε = 0.5").set_index("mechanism")
+    assert grid.loc["Pufferfish exponential", "ε = 0.5"].startswith("lead ")
+    assert grid.loc["MQM", "ε = 0.5"].startswith("±")
     result = at.session_state["sim_result"][1]
     assert {"mqm+prior", "group_dp_laplace+prior"} <= set(result.metrics["mechanism"])
 
