@@ -17,7 +17,7 @@ from app_ui.memo import session_memo
 from app_ui.priors import use_prior
 from app_ui.report import Section, html_report, offer_exports
 from app_ui.simulate_settings import simulation_settings
-from app_ui.smoothing_views import fitted_chain, smoothing_control, smoothing_panel
+from app_ui.smoothing_views import fitted_chain, smoothing_control, smoothing_effect_view
 from app_ui.state import settings
 from app_ui.tables import csv_download, right_aligned, static_table
 from puffer_core.engine.spread import PriorSpread, prior_spread
@@ -69,8 +69,7 @@ def _summary(loaded: LoadedData) -> float:
     cols = st.columns([1, 1, 2])
     with cols[0]:
         csv_download(frame, "fitted_transition_matrix.csv", "Download the matrix (CSV)", key="w_download_matrix")
-    with st.expander("What the smoothing τ does to a(1) and b*, and the Dirichlet alternative"):
-        smoothing_panel(loaded, tau, "sim_smoothing")
+    smoothing_effect_view(loaded, tau, "sim_smoothing")
     cols[1].button(
         "Study this prior's a(b) curve",
         on_click=_use_prior,

@@ -81,10 +81,15 @@ def preset_smoothing_panel(showing_fit: bool) -> None:
             "“Load into the editor” above fits with this τ."
             + (f" The chain in the editor was fitted with τ = {fitted:g}." if fitted is not None else "")
         )
-        st.markdown(chosen_drivers(data, tau))
-        if st.toggle("Compare smoothing values: a(1) and b* across τ, and the Dirichlet alternative",
-                     key="w_fit_smoothing_compare", persist_state="session"):
-            smoothing_panel(data, tau, "fit_smoothing", drivers=False)
+        smoothing_effect_view(data, tau, "fit_smoothing")
+
+
+def smoothing_effect_view(data: LoadedData, tau: float, key: str) -> None:
+    """What drives a(1) at ``tau`` (always: one fit), and a(1) and b* across τ on request (several curves)."""
+    st.markdown(chosen_drivers(data, tau))
+    if st.toggle("Compare smoothing values: a(1) and b* across τ, and the Dirichlet alternative",
+                 key=f"w_{key}_compare", persist_state="session"):
+        smoothing_panel(data, tau, key, drivers=False)
 
 
 def fitted_chain(data: LoadedData, tau: float) -> MarkovChainPrior:

@@ -101,6 +101,7 @@ def test_simulate_smoothing_control_and_post_processing() -> None:
     drivers = next(m.value for m in at.markdown if m.value.startswith("**a(1) = "))
     assert drivers.startswith("**a(1) = 24.3 comes from transitions never observed in the data**")
     at.select_slider(key="w_sim_smoothing").set_value(0.1).run()
+    at.toggle(key="w_sim_smoothing_compare").set_value(True).run()
     assert not problems(at) and not errors(at)
     data = load_dataset("seattle-weather")
     a1 = influence_curve(fit_markov_chain(data, smoothing=0.1), 1).a[0]
