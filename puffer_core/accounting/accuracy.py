@@ -58,6 +58,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -567,8 +568,16 @@ class TopKTarget:
         a, _ = _top_split(np.asarray(self.counts, dtype=float), self.k)
         return _exact_orders(a, self.k) <= EXACT_ORDERS
 
+    @cached_property
+    def _simulations(self) -> dict[str, SimulatedHit]:
+        return {}
+
     def simulation(self, noise: str) -> SimulatedHit:
-        return _simulated(tuple(float(c) for c in self.counts or ()), self.k, noise, self.draws, self.seed)
+        """The seeded simulation of critical scales for ``noise`` (drawn once per target and noise)."""
+        if noise not in self._simulations:
+            counts = tuple(float(c) for c in self.counts or ())
+            self._simulations[noise] = simulate_critical_scales(counts, self.k, noise, self.draws, self.seed)
+        return self._simulations[noise]
 
     def probability(self, scale: float, noise: str) -> tuple[float, float, float]:
         """(estimate, low, high) of Pr[right set] at ``scale``; low = high = estimate when exact."""
@@ -607,18 +616,6 @@ class TopKTarget:
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-_SIMULATIONS: dict[tuple[Any, ...], SimulatedHit] = {}
-
-
-def _simulated(counts: tuple[float, ...], k: int, noise: str, draws: int, seed: int) -> SimulatedHit:
-    key = (counts, k, noise, draws, seed)
-    if key not in _SIMULATIONS:
-        if len(_SIMULATIONS) > 32:
-            _SIMULATIONS.clear()
-        _SIMULATIONS[key] = simulate_critical_scales(counts, k, noise, draws, seed)
-    return _SIMULATIONS[key]
 
 
 # --------------------------------------------------------------------------------------------
@@ -786,7 +783,7 @@ def _cost(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovCh
         raise ValueError("the target needs no noise at all")
     mechanism = _build(name, eps, curve, priors, target, topk_laplace)
     tries = 0
-    while mechanism.noise_scale > needed * (1 + 1e-13) and tries < 60:  # rounding: move up until the noise fits
+    while mechanism.noise_scale > needed * (1 + 1e-13) and tries < 30:  # rounding: move up until the noise fits
         eps *= 1 + _RELATIVE * 2**tries
         mechanism = _build(name, eps, curve, priors, target, topk_laplace)
         tries += 1
