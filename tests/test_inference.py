@@ -169,6 +169,11 @@ def test_count_moments_against_enumeration(seed: int) -> None:
         want_cov += c
     np.testing.assert_allclose(mean, want_mean, atol=1e-12)
     np.testing.assert_allclose(cov, want_cov, atol=1e-12)
+    import scipy.sparse
+
+    sparse_mean, sparse_cov = count_moments(prior, scipy.sparse.csr_matrix(presence))  # the simulator's form
+    np.testing.assert_allclose(sparse_mean, mean, atol=1e-12)
+    np.testing.assert_allclose(sparse_cov, cov, atol=1e-12)
 
 
 def _dense_lmmse(prior, releases, variance, users):

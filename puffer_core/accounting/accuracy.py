@@ -71,7 +71,7 @@ from ..mechanisms import MECHANISMS, MechanismSpec, Output, make_mechanism
 from ..mechanisms.base import HISTOGRAM_SENSITIVITY
 from ..mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
 from ..priors.models import MarkovChainPrior
-from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole
+from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
 from .calibration import certify, check_curve
 
 NEIGHBOURS = (
@@ -476,7 +476,7 @@ class CountTarget:
     sensitivity: float = HISTOGRAM_SENSITIVITY
 
     def __post_init__(self) -> None:
-        if not isinstance(self.alpha, (int, float)) or isinstance(self.alpha, bool) or not self.alpha > 0:
+        if not is_number(self.alpha) or not self.alpha > 0:
             raise ValueError(
                 f"α (the error bound, ± counts) must be a number > 0; got {self.alpha!r}: an error of 0 needs"
                 " infinite ε"

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
 from ..priors.models import MarkovChainPrior
 from ..validation import check_whole
@@ -73,17 +74,24 @@ def count_moments(prior: MarkovChainPrior, presence: np.ndarray) -> tuple[np.nda
     """Mean (K,) and covariance (K, K) of one released count vector, exactly (module docstring).
 
     ``presence[u, t]`` is 1 when entry t (0-based position in user u's sequence) is counted in
-    the release, else 0; shape (users, T) with T ≤ the prior's length.
+    the release, else 0; shape (users, T) with T ≤ the prior's length; a dense array or a scipy
+    sparse matrix (then W = presenceᵀ·presence costs Σ_u |S_u|², not users × T²).
     """
     prior = check_prior(prior)
-    mask = np.asarray(presence, dtype=float)
-    if mask.ndim != 2 or not np.all((mask == 0) | (mask == 1)):
+    if scipy.sparse.issparse(presence):
+        mask = scipy.sparse.csr_matrix(presence, dtype=float)
+        values = mask.data
+    else:
+        mask = np.asarray(presence, dtype=float)
+        values = mask
+    if mask.ndim != 2 or not np.all((values == 0) | (values == 1)):
         raise ValueError("presence must be a 0/1 matrix: one row per user, one column per position in the sequence")
     T = mask.shape[1]
     if T > prior.length:
         raise ValueError(f"positions up to {T} but the prior describes sequences of {prior.length} entries")
     p = prior.marginals(T)
     w = mask.T @ mask  # W[t, s] = #users counting both t and s
+    w = w.toarray() if scipy.sparse.issparse(w) else np.asarray(w)
     m = np.diag(w)
     mean = m @ p
     cov = (m[:, None] * p).sum(axis=0)

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 
 from ..accounting.composition import Accountant
 from ..accounting.events import PrivacyEvent
@@ -66,6 +67,7 @@ MAX_CELLS = 10_000_000  # trials × groups × states drawn at once (80 MB per fl
 Z_95 = 1.959963984540054
 POSTPROCESSED = "+prior"  # the suffix of a mechanism's name when its counts are smoothed with the prior
 MAX_POSTPROCESS_LENGTH = 2000  # positions per sequence whose pairs the exact moments sum over
+MAX_POSTPROCESS_PAIRS = 2e8  # Σ over users of (entries in a release and group)²: the work of the exact moments
 POSTPROCESS_WORDS = (
     "linear MMSE estimate from the counts' exact mean and covariance under the prior (the fit, for a set Θ),"
     " projected onto non-negative counts with the release's number of entries (docs/math.md §14)"
@@ -319,13 +321,22 @@ def _smoother(prior: MarkovChainPrior, data: Sequences, releases: int, window: n
     means = np.zeros((parts, n_groups, k))
     covs = np.zeros((parts, n_groups, k, k))
     totals = np.zeros((parts, n_groups))
+    cell = (which * n_groups + groups) * data.n_users + data.user_index  # (release, group, user) of each entry
+    per_user = np.bincount(cell, minlength=parts * n_groups * data.n_users).astype(float)
+    pairs = float((per_user**2).sum())  # Σ_u |S_u|²: the work of W = IᵀI over every release and group
+    if pairs > MAX_POSTPROCESS_PAIRS:
+        raise ValueError(
+            f"post-processing with the prior sums over the pairs of each user's entries: {pairs:.3g} pairs here,"
+            f" more than {MAX_POSTPROCESS_PAIRS:.0e} (cut users into shorter sequences, or use fewer releases)"
+        )
     for r in range(parts):
         for g in range(n_groups):
             chosen = (which == r) & (groups == g)
             if not chosen.any():
                 continue
-            presence = np.zeros((data.n_users, length))
-            presence[data.user_index[chosen], position[chosen]] = 1.0
+            presence = scipy.sparse.csr_matrix(
+                (np.ones(int(chosen.sum())), (data.user_index[chosen], position[chosen])), shape=(data.n_users, length)
+            )
             means[r, g], covs[r, g] = count_moments(prior, presence)
             totals[r, g] = float(chosen.sum())
     if window is None:
