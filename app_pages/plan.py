@@ -45,7 +45,9 @@ SHOWN = {
     "a(b)": st.column_config.TextColumn("a(b)", alignment="right"),
     "noise": st.column_config.TextColumn("noise"),
     "accuracy (95%)": st.column_config.TextColumn(
-        "accuracy (95%)", help="What the release's noise buys with 95% probability (docs/math.md §13)."
+        "accuracy (95%)",
+        help="What the release's noise buys with 95% probability (docs/math.md §13): ±α, the error of each"
+        " count; lead g, how far the k-th count (1st: the largest) must lead the next for the ranking to be right.",
     ),
 }
 ROW_PX = 35  # the height of a table row

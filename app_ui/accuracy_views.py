@@ -268,6 +268,19 @@ def release_accuracy(noise: str, scale: float, k: int | None = None, n_states: i
     return f"top-{k} right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
 
 
+def ledger_accuracy(noise: str, scale: float, k: int | None, n_states: int | None, confidence: float = 0.95) -> str:
+    """:func:`release_accuracy` short enough for a ledger cell: "±164", "top-3 lead 329", "1st lead 329"."""
+    if not math.isfinite(scale) or scale <= 0:
+        return "exact" if scale == 0 else "—"
+    if noise == "laplace":
+        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))}"
+    if k is None or n_states is None or n_states < 2:
+        return "—"
+    if k >= n_states:
+        return f"1st: lead {_count(topk_gap_for(1, n_states, confidence, scale, 'gumbel'))}"
+    return f"top-{k}: lead {_count(topk_gap_for(k, n_states, confidence, scale, 'gumbel'))}"
+
+
 def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, mechanisms: tuple[str, ...],
                   eps_grid: tuple[float, ...], query: str, k: int, n_states: int, topk_laplace: str) -> pd.DataFrame:
     """Beside the ε grid: what each mechanism's noise buys at each ε_puffer, one row per mechanism.

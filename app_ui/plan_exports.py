@@ -38,7 +38,7 @@ from puffer_core import (
 )
 from puffer_core.mechanisms import Mechanism
 
-from .accuracy_views import release_accuracy
+from .accuracy_views import ledger_accuracy, release_accuracy
 from .charts import Trace, ledger_figure, line_figure
 from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
 from .priors import Params, prior_source
@@ -82,7 +82,7 @@ def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, n_states:
             "a(b)": [e.a for e in events],
             "noise": [_noise(m) for m in mechanisms],
             "accuracy (95%)": [
-                release_accuracy(m.noise, float(m.noise_scale), getattr(m, "k", None), n_states) for m in mechanisms
+                ledger_accuracy(m.noise, float(m.noise_scale), getattr(m, "k", None), n_states) for m in mechanisms
             ],
             "cumulative (Thm 6.2)": ledger.eps_puffer,
             "cumulative (naive sum)": ledger.naive_sum,
