@@ -20,6 +20,7 @@ from app_ui.attacks import (
 )
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
+from app_ui.risk_views import attack_region_section
 from app_ui.streams import build_prior, chain_priors
 from app_ui.tables import static_table
 from puffer_core.priors.kinds import PRIOR_KINDS
@@ -174,6 +175,8 @@ elif run or run_key in runs:
             " truth is enumerated only for tiny chains; the attack and the exact value agree to rounding when the"
             " attack finds the worst output."
         )
+        if is_stream(release):
+            attack_region_section(export)
         st.divider()
         script = attack_script(export)
         offer_exports(lambda: attack_report(export), script, "attack", "attack")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import state
+from app_ui.accuracy_views import accuracy_section, chains_of
 from app_ui.calibration_views import (
     Numbers,
     calibration_view,
@@ -27,6 +28,7 @@ from app_ui.priors import (
     uncertainty_controls,
 )
 from app_ui.report import offer_exports
+from app_ui.risk_views import risk_section
 from app_ui.tables import csv_download, fmt, show_table
 from puffer_core.priors.kinds import PRIOR_KINDS
 
@@ -58,10 +60,16 @@ if current is not None:
             if spread is not None:
                 st.caption(f"{spread.description()}: the numbers below use the curve of Θ.")
     curve = spread.spread.robust if spread is not None else current.curve
+    kind = PRIOR_KINDS[values["prior_kind"]]
+    params = parameters_of(kind, values)
+    chains = list(spread.spread.priors) if spread is not None else chains_of(kind.name, params)
+    prior_key = spread.key if spread is not None else (kind.name, params)
 
     state.radio(st, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_cal_b_axis", help=state.B_AXIS_HELP)
 
-    forward, reverse = st.tabs(["ε_puffer → ε_DP", "ε_DP → ε_puffer"])
+    forward, reverse, accuracy, risk = st.tabs(
+        ["ε_puffer → ε_DP", "ε_DP → ε_puffer", "Accuracy → ε", "ε as attacker risk"]
+    )
     with forward:
         eps = state.number_input(
             st.columns([1, 2])[0],
@@ -108,6 +116,11 @@ if current is not None:
         certification = table[["b", "a(b)", "b·ε_DP + a(b)"]]
         csv_download(certification, "certification.csv", "Download this curve (CSV)", key="w_download_cert")
 
+    with accuracy:
+        chosen_accuracy = accuracy_section(prior_key, curve, chains, float(eps))
+    with risk:
+        risk_section(prior_key, chains, float(eps))
+
     fit: Numbers | None = None
     if spread is not None:
         fit = numbers(current.curve, eps, eps_dp)
@@ -122,12 +135,10 @@ if current is not None:
         st.caption(JITTER_NOTE)
 
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
-    kind = PRIOR_KINDS[values["prior_kind"]]
-    params = parameters_of(kind, values)
     settings = report_settings(kind.name, params, current.description, n, spread, values["b_axis"])
     offer_exports(
-        report_builder(view, settings, spread, fit),
-        lambda: script(kind.name, params, current.description, eps, eps_dp, spread),
+        report_builder(view, settings, spread, fit, chosen_accuracy),
+        lambda: script(kind.name, params, current.description, eps, eps_dp, spread, chosen_accuracy),
         "calibrate",
         key="w_cal_exports",
     )

@@ -11,7 +11,7 @@ import streamlit as st
 from app_ui import state
 from app_ui.charts import show_figure
 from app_ui.curve_views import BAND, curve_view
-from app_ui.matrix_editor import is_wide, matrix_editor, preset_controls
+from app_ui.matrix_editor import FITTED, is_wide, matrix_editor, preset_controls
 from app_ui.priors import (
     JITTER_NOTE,
     CurrentCurve,
@@ -23,6 +23,7 @@ from app_ui.priors import (
     uncertainty_controls,
     why_no_uncertainty,
 )
+from app_ui.smoothing_views import preset_smoothing_panel
 from app_ui.tables import csv_download, fmt, show_table
 from puffer_core.priors.kinds import BINARY, KERNEL_LABELS, PRIOR_KINDS, PROBABILITY
 
@@ -98,6 +99,7 @@ def _binary_controls() -> None:
 
 def _matrix_controls() -> None:
     preset_controls()
+    preset_smoothing_panel(st.session_state.get("w_preset") == FITTED)
     if not is_wide(values["labels"]):
         matrix_editor()
     else:

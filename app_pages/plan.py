@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import state
+from app_ui.accuracy_views import default_states
 from app_ui.charts import show_figure
 from app_ui.docs import show_sources
 from app_ui.ledger import (
@@ -43,6 +44,11 @@ SHOWN = {
     "b": st.column_config.NumberColumn("b", help="The curve point's window b."),
     "a(b)": st.column_config.TextColumn("a(b)", alignment="right"),
     "noise": st.column_config.TextColumn("noise"),
+    "accuracy (95%)": st.column_config.TextColumn(
+        "accuracy (95%)",
+        help="What the release's noise buys with 95% probability (docs/math.md §13): ±α, the error of each"
+        " count; lead g, how far the k-th count (1st: the largest) must lead the next for the ranking to be right.",
+    ),
 }
 ROW_PX = 35  # the height of a table row
 MAX_SHOWN_ROWS = 15  # taller tables scroll
@@ -88,6 +94,7 @@ def _load_ledger() -> None:
 
 if current is not None:
     curve = current.curve
+    n_states = default_states(values["prior_kind"], parameters_of(PRIOR_KINDS[values["prior_kind"]], values))
     ledger_tab, planner_tab = st.tabs(["Ledger of planned releases", "Planner: split a total budget"])
 
     with ledger_tab:
@@ -133,7 +140,7 @@ if current is not None:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
         log_y = bool(st.session_state.get("w_ledger_log", True))
         if rows:
-            ledger = ledger_view(curve, rows, values["ledger_k"])
+            ledger = ledger_view(curve, rows, values["ledger_k"], n_states)
             if problems:
                 st.caption(
                     f"The numbers below leave out the {len(problems)} row(s) with a problem, and so do the link,"
@@ -204,7 +211,7 @@ if current is not None:
     parameters = parameters_of(kind, values)
     ledger_k = values["ledger_k"]
     offer_exports(
-        lambda: report(curve, current.description, parameters, rows, ledger_k, log_y, total_eps, k_rel),
+        lambda: report(curve, current.description, parameters, rows, ledger_k, log_y, total_eps, k_rel, n_states),
         lambda: script(kind.name, parameters, current.description, rows, ledger_k, total_eps, k_rel),
         stem="plan",
         key="w_plan_export",

@@ -12,15 +12,17 @@ from app_ui import page_path
 from app_ui import simulate_text as words
 from app_ui import simulate_views as views
 from app_ui.charts import Style, series_styles, show_figure
-from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior, simulation_report
+from app_ui.data_picker import LoadedData, dataset_picker, simulation_report
 from app_ui.memo import session_memo
 from app_ui.priors import use_prior
 from app_ui.report import Section, html_report, offer_exports
 from app_ui.simulate_settings import simulation_settings
+from app_ui.smoothing_views import fitted_chain, smoothing_control, smoothing_effect_view
 from app_ui.state import settings
 from app_ui.tables import csv_download, right_aligned, static_table
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
+from puffer_core.priors.fitting import transition_counts
 from puffer_core.priors.models import MarkovChainPrior
 from puffer_core.simulation.explain import explain_simulation
 from puffer_core.simulation.run import SimulationResult, simulate
@@ -40,7 +42,8 @@ st.subheader("1. Data")
 data = dataset_picker("sim")
 
 
-def _summary(loaded: LoadedData) -> None:
+def _summary(loaded: LoadedData) -> float:
+    """The data's summary, the smoothing τ (returned) and the chain fitted with it."""
     seqs = loaded.stats
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Users", f"{seqs.n_users:,}")
@@ -55,20 +58,22 @@ def _summary(loaded: LoadedData) -> None:
     with st.expander("Everything about this dataset"):
         facts = _view((*data_key, "facts"), lambda: views.facts_table(seqs))
         st.dataframe(facts, hide_index=True, width="stretch", key="sim_facts")
-    prior = fitted_prior(loaded)
+    tau = smoothing_control("w_sim_smoothing", seqs.n_states)
+    prior = fitted_chain(loaded, tau)
     st.markdown(
         f"**The fitted transition matrix** (the attacker's prior θ: transitions counted per user in time"
-        f" order, rows normalised, smoothed with τ = 1e−5; sequences of up to T = {prior.length} entries)"
+        f" order, rows normalised, smoothed with τ = {tau:g}; sequences of up to T = {prior.length} entries)"
     )
     heatmap, frame = _view((*data_key, "heatmap"), lambda: views.matrix_view(prior))
     st.plotly_chart(heatmap, key="sim_heatmap", config={"displaylogo": False})
     cols = st.columns([1, 1, 2])
     with cols[0]:
         csv_download(frame, "fitted_transition_matrix.csv", "Download the matrix (CSV)", key="w_download_matrix")
+    smoothing_effect_view(loaded, tau, "sim_smoothing")
     cols[1].button(
         "Study this prior's a(b) curve",
         on_click=_use_prior,
-        args=(loaded,),
+        args=(loaded, tau),
         key="w_use_prior",
         icon=":material/show_chart:",
         help="Load the fitted chain into the Influence curves page.",
@@ -76,28 +81,29 @@ def _summary(loaded: LoadedData) -> None:
     if st.session_state.pop("sim_prior_sent", False):
         st.success("The fitted chain is now the prior of the Influence curves, Calibrate and Plan pages.")
         st.page_link(page_path("curves"), label="Open Influence curves", icon=":material/arrow_forward:")
+    return tau
 
 
-def _use_prior(loaded: LoadedData) -> None:
-    use_prior(fitted_prior(loaded))
+def _use_prior(loaded: LoadedData, tau: float) -> None:
+    use_prior(fitted_chain(loaded, tau))
     settings()["prior_kind"] = "matrix"
     st.session_state["sim_prior_sent"] = True
 
 
 def _spread(loaded: LoadedData, chosen: dict[str, Any]) -> PriorSpread:
     """Θ, its robust curve, every member's curve and the rows driving the spread, once per data and draw settings."""
-    draws, seed, alpha = chosen["draws"], chosen["prior_seed"], chosen["concentration"]
+    draws, seed, alpha, tau = chosen["draws"], chosen["prior_seed"], chosen["concentration"], chosen["smoothing"]
 
     def build() -> PriorSpread:
         with st.spinner(f"Drawing {draws} priors and computing their curves…"):
-            return prior_spread(loaded.stats, draws=draws, seed=seed, concentration=alpha)
+            return prior_spread(loaded.stats, draws=draws, seed=seed, concentration=alpha, smoothing=tau)
 
-    key = (loaded.fingerprint, tuple(loaded.columns.items()), draws, alpha, seed)
+    key = (loaded.fingerprint, tuple(loaded.columns.items()), draws, alpha, seed, tau)
     return session_memo("sim_spread", key, build, max_entries=1)  # one Θ at a time: they can be large
 
 
 def _prior(loaded: LoadedData, chosen: dict[str, Any]) -> MarkovChainPrior | list[MarkovChainPrior]:
-    return list(_spread(loaded, chosen).priors) if chosen["robust"] else fitted_prior(loaded)
+    return list(_spread(loaded, chosen).priors) if chosen["robust"] else fitted_chain(loaded, chosen["smoothing"])
 
 
 def _progress(bar: Any, what: str, start: float, stop: float) -> Any:
@@ -117,10 +123,13 @@ def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, 
     results = []
     try:
         windows = chosen["release_mode"] == "windows"
-        data_for_run = loaded.windows(chosen["releases"]) if windows else loaded.stats
+        if chosen["postprocess"]:  # the smoother needs each user's sequence (docs/math.md §14)
+            data_for_run = loaded.sequences
+        else:
+            data_for_run = loaded.windows(chosen["releases"]) if windows else loaded.stats
         priors = [_prior(loaded, chosen)]
         if chosen["robust"]:
-            priors.append(fitted_prior(loaded))
+            priors.append(fitted_chain(loaded, chosen["smoothing"]))
         for prior, (what, start, stop) in zip(priors, runs):
             results.append(
                 simulate(
@@ -136,6 +145,7 @@ def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, 
                     rng=chosen["seed"],
                     progress=_progress(bar, what, start, stop),
                     topk_laplace=chosen["topk_laplace"],
+                    postprocess=chosen["postprocess"],
                 )
             )
     except (ValueError, DataError) as exc:
@@ -227,7 +237,10 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     explanation = session_memo(
         "sim_explanations",
         (signature, table_metric, release),
-        lambda: explain_simulation(result, table_metric, release, _prior(loaded, chosen)),
+        lambda: explain_simulation(
+            result, table_metric, release, _prior(loaded, chosen), transition_counts(loaded.stats),
+            chosen["smoothing"],
+        ),
         max_entries=16,
     )
     best_heading = f"Best mechanism per ε_puffer on these data ({table_metric}, release {release})"
@@ -251,6 +264,10 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         Section(best_heading, "Ties: mechanisms whose 95% interval overlaps the best one's.", table=best),
         Section("What this shows" if note else "Against the paper's ordering", notes=notes),
     ]
+    sections += views.accuracy_sections(
+        result, chosen, signature, table_metric, release, _view, lambda: _prior(loaded, chosen),
+        loaded.stats.n_states,
+    )
     if fitted is not None:
         sections += _uncertainty(loaded, chosen, result, fitted, table_metric, release, signature)
     sections += _ledger(result, chosen, styles, signature)
@@ -268,7 +285,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         "simulate",
         key="w_sim_exports",
     )
-    prior_words = words.prior_words(chosen) if fitted else None
+    prior_words = words.prior_words(chosen)
     with st.container(horizontal=True, key="sim_downloads"):
         csv_download(metrics, "simulation_results.csv", "Download the results (CSV)", key="w_download_results")
         csv_download(result.ledger, "simulation_ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
@@ -329,9 +346,10 @@ def _ledger(
 
 
 if data is not None:
-    _summary(data)
-    chosen = simulation_settings(data.stats)
+    smoothing = _summary(data)
+    chosen = simulation_settings(data.stats, can_postprocess=data.holds_sequences)
     if chosen is not None:
+        chosen["smoothing"] = smoothing
         signature = (data.name, tuple(data.columns.items()), data.fingerprint, tuple(chosen.items()))
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             ran = _run(data, chosen)

@@ -11,6 +11,7 @@ from app_ui import page_path, state
 from app_ui.charts import show_figure
 from app_ui.priors import parameters_of, prior_summary
 from app_ui.report import offer_exports
+from app_ui.stream_accuracy import stream_accuracy_section
 from app_ui.streams import (
     MAX_STEP_EPS,
     MECHANISMS,
@@ -238,6 +239,8 @@ if current is not None:
                     s1, s2 = st.columns([1, 3])
                     s1.metric("sup TPL, unbounded stream", "∞" if math.isinf(supremum.value) else fmt(supremum.value))
                     s2.markdown(supremum.explain())
+
+        stream_accuracy_section(kind.name, params, tuple(schedule.eps), mechanism)
 
         with st.expander(f"The numbers per step ({length:,} rows)"):
             show_table(view.table, key="stream_table", height=300, width="stretch")  # formatted once per input

@@ -192,9 +192,16 @@ def report_settings(
 
 
 def report_builder(
-    view: CalibrationView, settings: dict[str, Any], spread: Uncertainty | None, fit: Numbers | None
+    view: CalibrationView,
+    settings: dict[str, Any],
+    spread: Uncertainty | None,
+    fit: Numbers | None,
+    accuracy: tuple[Any, Any] | None = None,
 ) -> Callable[[], str]:
-    """The report as a function (built when the download is clicked, not on every rerun)."""
+    """The report as a function (built when the download is clicked, not on every rerun).
+
+    ``accuracy``: the accuracy-first target and its view (:func:`app_ui.accuracy_views.plan_view`), if set.
+    """
 
     def build() -> str:
         n, table = view.numbers, view.table.frame
@@ -217,6 +224,13 @@ def report_builder(
                 )
             )
             sections.append(Section("The rows that drive the spread", table=spread.spread.rows()))
+        if accuracy is not None:
+            target, plan = accuracy
+            settings["accuracy target"] = target.describe()
+            sections.append(
+                Section("Accuracy first (docs/math.md §13)", plan.summary.replace("**", ""), plan.figure,
+                        plan.table.frame.merge(plan.charged.frame, on="mechanism"), plan.notes)
+            )
         summary = (
             f"Prior: {settings['prior'] if spread is None else spread.description()}. "
             f"Target ε_puffer = {n.eps:g}: per-entry ε_DP = {fmt(n.cal.eps_dp)} at b* = {n.cal.b}. "
@@ -227,8 +241,20 @@ def report_builder(
     return build
 
 
-def script(kind: str, params: Params, description: str, eps: float, eps_dp: float, spread: Uncertainty | None) -> str:
-    """A Python program recomputing the page's numbers with puffer_core and printing them as ``name = value``."""
+def script(
+    kind: str,
+    params: Params,
+    description: str,
+    eps: float,
+    eps_dp: float,
+    spread: Uncertainty | None,
+    accuracy: tuple[Any, Any] | None = None,
+) -> str:
+    """A Python program recomputing the page's numbers with puffer_core and printing them as ``name = value``.
+
+    With ``accuracy`` (the accuracy-first target and its view) it also prints the ε_puffer each
+    mechanism needs for the target, ``accuracy_first_<mechanism> = ε``.
+    """
     names, prior_code = prior_source(kind, params, spread.spread.priors if spread is not None else None)
     what = spread.description() if spread is not None else description
     body = f'''{prior_code}
@@ -254,6 +280,15 @@ print(f"certified_b = {{cert.b}}")
 print(f"certified_a = {{cert.a!r}}")
 print(f"group_dp_eps_puffer = {{group_eps!r}}")
 '''
+    imports = [f"from puffer_core import {names}, calibrate, certify, group_dp, group_dp_cumulative, influence_curve"]
+    if accuracy is not None:
+        body += (
+            "\n# accuracy first (docs/math.md §13): the ε_puffer each mechanism needs for the target\n"
+            f"TARGET = {accuracy[0]!r}\n"
+            "for cost in accuracy_first(TARGET, curve, prior).costs:\n"
+            '    print(f"accuracy_first_{cost.mechanism} = {cost.eps_puffer!r}")\n'
+        )
+        imports.append(f"from puffer_core import {type(accuracy[0]).__name__}, accuracy_first")
     return python_script(
         "Pufferfish Lab — Calibrate, recomputed with puffer_core (docs/math.md §3).",
         [
@@ -261,6 +296,6 @@ print(f"group_dp_eps_puffer = {{group_eps!r}}")
             "It prints the numbers the page showed, one `name = value` per line (floats in full precision).",
         ],
         "calibrate",
-        [f"from puffer_core import {names}, calibrate, certify, group_dp, group_dp_cumulative, influence_curve"],
+        imports,
         body,
     )

@@ -38,7 +38,7 @@ import streamlit as st
 
 from puffer_core.data.datasets import DATASETS, Dataset, load_dataset
 from puffer_core.data.engines import ParsedTable, load_stats, parse_upload, parsed_size, repair_counts
-from puffer_core.data.readers import Repair
+from puffer_core.data.readers import MAX_ROWS, Repair, load_sequences
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
 from puffer_core.data.times import DAY_FIRST, MONTH_FIRST
@@ -199,6 +199,31 @@ class LoadedData:
         return None if self.dataset is None else DATASETS[self.dataset]
 
     @property
+    def holds_sequences(self) -> bool:
+        """Whether :attr:`sequences` can be built (cheap: nothing is read)."""
+        return self.dataset is not None or (self.upload is not None and self.upload.table.num_rows <= MAX_ROWS)
+
+    @property
+    def sequences(self) -> Sequences | None:
+        """Each user's sequence when the data are small enough to hold them (built-in data, uploads of at most
+        :data:`puffer_core.data.readers.MAX_ROWS` rows); None for a deployer's large dataset, which exists here
+        only as counts.  Post-processing with the prior needs them (docs/math.md §14)."""
+        if not self.holds_sequences:
+            return None
+        if self.dataset is not None:
+            return load_demo(self.dataset, self.columns["user"])
+        repair = self.repair or Repair(0, 0, 0)
+        return session_memo(
+            "upload_sequences",
+            (self.fingerprint, tuple(self.columns.items())),
+            lambda: load_sequences(
+                self.upload.table.to_pandas(), **self.columns,
+                drop_missing=repair.drop_missing, drop_duplicates=repair.drop_duplicates,
+            ),
+            2,
+        )
+
+    @property
     def description(self) -> str:
         """The name, and for a built-in dataset cut by a chosen column, what one user is."""
         builtin = self.builtin
@@ -306,10 +331,10 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def fitted_prior(data: LoadedData) -> MarkovChainPrior:
-    """The Markov chain fitted to the loaded data (docs/math.md §6), once per dataset and column mapping."""
-    key = (data.fingerprint, tuple(data.columns.items()))
-    return session_memo("fitted_prior", key, lambda: fit_markov_chain(data.stats, smoothing=DEFAULT_SMOOTHING), 8)
+def fitted_prior(data: LoadedData, smoothing: float = DEFAULT_SMOOTHING) -> MarkovChainPrior:
+    """The Markov chain fitted to the loaded data (docs/math.md §6), once per dataset, column mapping and τ."""
+    key = (data.fingerprint, tuple(data.columns.items()), smoothing)
+    return session_memo("fitted_prior", key, lambda: fit_markov_chain(data.stats, smoothing=smoothing), 8)
 
 
 def _keep(loaded: LoadedData) -> LoadedData:

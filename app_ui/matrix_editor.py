@@ -19,8 +19,9 @@ import streamlit as st
 from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, MAX_STATES, normalise_matrix
 
 from . import state
-from .data_picker import LoadedData, dataset_picker, fitted_prior
+from .data_picker import LoadedData, dataset_picker
 from .priors import set_matrix, use_prior
+from .smoothing_views import fit_smoothing, fitted_chain
 from .tables import show_problems
 
 FITTED = "Fitted from data"  # the preset that loads the chain fitted to a dataset
@@ -39,7 +40,8 @@ def _load_preset() -> None:
     if preset == FITTED:
         data = st.session_state.get("dataset")
         if isinstance(data, LoadedData):
-            use_prior(fitted_prior(data), origin=data)
+            tau = fit_smoothing()  # the smoothing control under the preset (app_ui.smoothing_views)
+            use_prior(fitted_chain(data, tau), origin=data, smoothing=tau)
             st.session_state["w_length"] = values["length"]  # also move the widget the user sees
         return
     k = int(st.session_state.get("w_k", 3))

@@ -25,9 +25,20 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core import Accountant, Calibration, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
+from puffer_core import (
+    Accountant,
+    Calibration,
+    InfluenceCurve,
+    calibrate,
+    compose,
+    group_dp,
+    make_mechanism,
+    plan,
+    pufferfish_laplace,
+)
 from puffer_core.mechanisms import Mechanism
 
+from .accuracy_views import ledger_accuracy, release_accuracy
 from .charts import Trace, ledger_figure, line_figure
 from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
 from .priors import Params, prior_source
@@ -49,11 +60,13 @@ def _noise(mechanism: Mechanism) -> str:
     return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
 
 
-def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> pd.DataFrame:
-    """One row per release: what it is, how it is calibrated, and the running totals (docs/math.md §4).
+def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, n_states: int | None = None) -> pd.DataFrame:
+    """One row per release: what it is, how it is calibrated, its accuracy, and the running totals (docs/math.md §4).
 
-    The column ``k`` is the k of a top-k ranking (empty for a histogram); the totals are [C]
-    Theorem 6.2, the naive sum of the ε_puffer and group-DP accounting (T·Σ ε_DP).
+    The column ``k`` is the k of a top-k ranking (empty for a histogram); ``accuracy (95%)`` says
+    what the release's noise buys (docs/math.md §13: ±α per count, or the lead a top-k ranking over
+    ``n_states`` states needs); the totals are [C] Theorem 6.2, the naive sum of the ε_puffer and
+    group-DP accounting (T·Σ ε_DP).
     """
     mechanisms = [_mechanism(name, curve, eps, k) for _, name, eps in rows]
     events = [m.accounting for m in mechanisms]
@@ -68,6 +81,9 @@ def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> pd.Dat
             "b": [e.b for e in events],
             "a(b)": [e.a for e in events],
             "noise": [_noise(m) for m in mechanisms],
+            "accuracy (95%)": [
+                ledger_accuracy(m.noise, float(m.noise_scale), getattr(m, "k", None), n_states) for m in mechanisms
+            ],
             "cumulative (Thm 6.2)": ledger.eps_puffer,
             "cumulative (naive sum)": ledger.naive_sum,
             "cumulative (group DP)": ledger.group_dp,
@@ -84,9 +100,9 @@ class LedgerView:
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def ledger_view(curve: InfluenceCurve, rows: tuple[Row, ...], k: int) -> LedgerView:
-    """The ledger of these releases, built once per curve, rows and k (shared: do not change it)."""
-    table = ledger_table(curve, rows, k)
+def ledger_view(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, n_states: int | None = None) -> LedgerView:
+    """The ledger of these releases, built once per curve, rows, k and K (shared: do not change it)."""
+    table = ledger_table(curve, rows, k, n_states)
     return LedgerView(shown(table), ledger_summary(table))
 
 
@@ -140,13 +156,16 @@ def planner_summary(curve: InfluenceCurve, total_eps: float, releases: int) -> s
     planned = plan(curve, total_eps, releases)
     split = calibrate(curve, total_eps / releases)
     group_each = group_dp(curve, total_eps / releases)
+    histogram = pufferfish_laplace(curve, planned.eps_puffer)  # a histogram released at the plan's ε_DP
     return (
         f"Run each of the {releases} releases with a per-entry **ε_DP = {fmt(planned.eps_dp)}**"
         f" mechanism (curve point b = {planned.b}, a(b) = {fmt(planned.a)}). Each release on its"
         f" own guarantees ε_puffer = {fmt(planned.eps_puffer)}; together they spend exactly"
         f" {fmt(compose([planned] * releases))} (Theorem 6.2). Calibrating each release on its"
         f" own at E/k = {fmt(total_eps / releases)} would allow only ε_DP = {fmt(split.eps_dp)},"
-        f" and group DP only {fmt(group_each.eps_dp)}."
+        f" and group DP only {fmt(group_each.eps_dp)}. A histogram released with it keeps every count within"
+        f" {release_accuracy('laplace', histogram.scale).replace(' per count', '')} per count"
+        " (docs/math.md §13)."
     )
 
 
@@ -204,13 +223,14 @@ def report(
     log_y: bool,
     total: float,
     releases: int,
+    n_states: int | None = None,
 ) -> str:
     """The page as one HTML file: every setting, the ledger and the planner with their charts and tables."""
     planner = planner_view(curve, total, releases)
     summary = planner.summary.replace("**", "")
     sections = [Section("Planner: split a total budget", summary, planner.figure, planner.table, planner.notes)]
     if rows:
-        ledger = ledger_view(curve, rows, k)
+        ledger = ledger_view(curve, rows, k, n_states)
         fig, notes = ledger_chart(curve, rows, k, log_y)
         sections.insert(
             0, Section("Ledger of planned releases", ledger.summary.replace("**", ""), fig, ledger.table.frame, notes)

@@ -23,6 +23,7 @@ from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_ch
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
 from puffer_core.engine.gaussian import JITTER
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
 
 from . import page_path
@@ -103,11 +104,11 @@ def set_matrix(matrix: Matrix, labels: tuple[str, ...], initial: tuple[float, ..
     values["matrix_version"] += 1
 
 
-def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None) -> None:
+def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None, smoothing: float = DEFAULT_SMOOTHING) -> None:
     """Make ``prior`` (e.g. fitted to data, docs/math.md §6) the K-state chain of the settings, with its T.
 
-    ``origin``: the data ``prior`` was fitted to; while the chain stays as fitted, the pages
-    offer its prior uncertainty (:func:`fitted_data`).
+    ``origin``: the data ``prior`` was fitted to (with ``smoothing``); while the chain stays as
+    fitted, the pages offer its prior uncertainty (:func:`fitted_data`), drawn around the same fit.
     """
     values = settings()
     params = MATRIX.read(prior)
@@ -121,6 +122,7 @@ def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None) -> None
             "name": origin.name,
             "matrix": params["matrix"],
             "labels": tuple(params["labels"]),
+            "smoothing": float(smoothing),
         }
 
 
@@ -167,13 +169,16 @@ def _spread(
     draws: int,
     seed: int,
     concentration: float | None,
+    smoothing: float,
     _sequences: Sequences | SequenceStats,
 ) -> PriorSpread:
     """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint).
 
     Shared, not copied (it holds every draw's curve): callers must not change it.
     """
-    return prior_spread(_sequences, draws=draws, seed=seed, concentration=concentration, length=length)
+    return prior_spread(
+        _sequences, draws=draws, seed=seed, concentration=concentration, length=length, smoothing=smoothing
+    )
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,7 @@ def uncertainty(data: LoadedData) -> Uncertainty:
             int(values["draws"]),
             int(values["draw_seed"]),
             values["concentration"],
+            float((values.get("fitted") or {}).get("smoothing", DEFAULT_SMOOTHING)),
         )
         spread = _spread(*key, data.stats)
     return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name, key)

@@ -24,8 +24,11 @@ DEFAULT_DRAWS = 20  # posterior draws in Θ: enough to see the spread, quick at 
 MAX_DRAWS_UI = 200
 
 
-def simulation_settings(seqs: Sequences | SequenceStats) -> dict[str, Any] | None:
+def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool = True) -> dict[str, Any] | None:
     """The form "2. What to release" for these sequences: the settings chosen, or None while they cannot run.
+
+    ``can_postprocess``: each user's sequence is at hand (the smoother of docs/math.md §14 needs it; a
+    deployer's large dataset exists here only as counts).
 
     Problems are shown as the user types (st.error), never after a Run button.
     """
@@ -110,6 +113,17 @@ def simulation_settings(seqs: Sequences | SequenceStats) -> dict[str, Any] | Non
                 key="w_sim_topk_laplace",
                 persist_state="session",
             )
+    postprocess = st.toggle(
+        "Also post-process the released counts with the prior (free: no privacy cost)",
+        key="w_sim_postprocess",
+        persist_state="session",
+        disabled=not can_postprocess,
+        help="Laplace counts and MQM are also scored after smoothing with the fitted chain: the best linear"
+        " estimate from the counts' exact moments under the prior, projected onto possible counts (docs/math.md"
+        " §14). It helps when the noise is large and the data follow the prior; a wrong prior can make it worse."
+        + ("" if can_postprocess else " Not for this dataset: it is held only as counts, and the smoother needs"
+           " each user's sequence."),
+    ) and can_postprocess
     robust = _uncertainty_settings(seqs.n_states)
     if grid.problems:
         return None
@@ -126,6 +140,7 @@ def simulation_settings(seqs: Sequences | SequenceStats) -> dict[str, Any] | Non
         "trials": trials,
         "seed": seed,
         "topk_laplace": topk_laplace,
+        "postprocess": postprocess,
         **robust,
     }
 

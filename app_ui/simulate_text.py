@@ -18,7 +18,7 @@ import pandas as pd
 
 from puffer_core.mechanisms import MECHANISMS
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from puffer_core.simulation.explain import Explanation, Finding
+from puffer_core.simulation.explain import Explanation, Finding, base_name
 from puffer_core.simulation.run import SimulationResult
 
 from .data_picker import LoadedData
@@ -108,7 +108,11 @@ def _eps_list(values: Sequence[float]) -> str:
 
 
 def label(name: str) -> str:
-    return MECHANISMS[name].label if name in MECHANISMS else name
+    """The mechanism's label; a mechanism post-processed with the prior is "<label> + prior"."""
+    base = base_name(name)
+    if base not in MECHANISMS:
+        return name
+    return MECHANISMS[base].label + (" + prior" if name != base else "")
 
 
 # --------------------------------------------------------------------------- best per ε and the note
@@ -123,7 +127,10 @@ def best_frame(explanation: Explanation) -> pd.DataFrame:
                 "ε_puffer": f"{w.eps_puffer:g}",
                 "best on these data": w.label,
                 f"{explanation.metric} (95% interval)": f"{fmt(w.mean, 3)} ({fmt(w.ci_low, 3)} – {fmt(w.ci_high, 3)})",
-                "tied within the intervals": ", ".join(label(m) for m in w.tied) or "—",
+                "tied within the intervals": ", ".join(
+                    [*(f"{label(m)} (the same mechanism here)" for m in w.identical), *(label(m) for m in w.tied)]
+                )
+                or "—",
             }
         )
     return pd.DataFrame(rows)
@@ -131,7 +138,7 @@ def best_frame(explanation: Explanation) -> pd.DataFrame:
 
 def contradicts_paper(explanation: Explanation) -> bool:
     """Pufferfish is beaten beyond the intervals, or falls back to group DP somewhere."""
-    return bool(explanation.codes() & {"pufferfish_not_best", "group_dp_fallback"})
+    return bool(explanation.codes() & {"pufferfish_not_best", "group_dp_fallback", "fallback_not_best"})
 
 
 def agreement(explanation: Explanation, mechanisms: Sequence[str]) -> str | None:
@@ -145,11 +152,18 @@ def agreement(explanation: Explanation, mechanisms: Sequence[str]) -> str | None
 
 
 def what_this_shows(explanation: Explanation) -> list[str]:
-    """The note, one markdown sentence per reason, when the results contradict the paper's ordering (else [])."""
+    """The note, one markdown sentence per reason, when the results contradict the paper's ordering (else []).
+
+    The first line is the headline.  Where Pufferfish fell back to group DP, the fallback is the
+    headline and no line says that Pufferfish loses there: it *is* group DP at that ε_puffer, and
+    a better mechanism there beats group DP (:func:`_fallback_losses`).  Losses are only claimed
+    beyond the 95% intervals (the explanation's ties).
+    """
     if not contradicts_paper(explanation):
         return []
-    lines = [*_losses(explanation), *_fallbacks(explanation)]
+    lines = [*_fallbacks(explanation), *_losses(explanation), *_fallback_losses(explanation)]
     lines += _short(explanation)
+    lines += _drivers(explanation)
     lines += _sticky(explanation)
     lines += _mqm(explanation)
     lines += _unseen(explanation)
@@ -197,9 +211,73 @@ def _fallbacks(explanation: Explanation) -> list[str]:
             f"**{label(mechanism)} falls back to group DP** at ε_puffer = {_eps_list([f.eps_puffer for f in found])}:"
             f" no window b shorter than a whole sequence lets it spend more than ε_puffer / T per entry"
             f" (T = {t}{detail}), so it protects each user's whole sequence as one record (b = T) — exactly what"
-            f" {label(first.numbers['same_as'])} does; any difference between the two is simulation noise."
+            f" {label(first.numbers['same_as'])} does: there the two are the same mechanism, and any difference"
+            " between their results is simulation noise."
         )
     return out
+
+
+def _fallback_losses(explanation: Explanation) -> list[str]:
+    """Where Pufferfish fell back and something beats it: a comparison of group-DP mechanisms, said so."""
+    better = "higher" if explanation.higher_is_better else "lower (better)"
+    out = []
+    pairs = _by(explanation.find("fallback_not_best"), lambda f: (f.mechanism, f.numbers["pufferfish"]))
+    for (best, pufferfish), found in pairs.items():
+        first = found[0]
+        out.append(
+            f"Where {label(pufferfish)} is group DP (ε_puffer = {_eps_list([f.eps_puffer for f in found])}),"
+            f" **{label(best)} is the better mechanism**: its {explanation.metric} is {better} beyond the 95%"
+            f" intervals ({fmt(first.numbers['best_mean'], 3)} against {fmt(first.numbers['pufferfish_mean'], 3)} at"
+            f" ε_puffer = {first.eps_puffer:g}) — a comparison with {label(first.numbers['same_as'])}, not a loss"
+            " of the Pufferfish calibration."
+        )
+    return out
+
+
+def _drivers(explanation: Explanation) -> list[str]:
+    """What drives a(1), naming the transitions; "never observed in the data" when that is the cause."""
+    found = explanation.find("a1_drivers")
+    if not found or not found[0].numbers["terms"]:
+        return []
+    return [drivers_sentence(found[0].numbers)]
+
+
+def drivers_sentence(n: dict[str, Any]) -> str:
+    """a(1) and the transitions behind it, in words (the numbers of an ``a1_drivers`` finding)."""
+    a1 = n["a_1"]
+    secret, other = n["pair"]
+    where = {"interior": "an entry inside a sequence", "first": "the first entry", "last": "the last entry"}.get(
+        n["where"], "an entry"
+    )
+    parts = []
+    for term in n["terms"]:
+        num, den = term["numerator"], term["denominator"]
+        side = "the entry before" if term["side"] == "left" else "the entry after"
+        parts.append(
+            f"{side}: {num['name']} ({_seen(num)}, probability {fmt(num['probability'], 3)}) against"
+            f" {den['name']} ({_seen(den)}, probability {fmt(den['probability'], 3)}), log ratio"
+            f" {fmt(term['value'], 3)}"
+        )
+    detail = "; ".join(parts)
+    if n["unseen"]:
+        tau = n.get("smoothing")
+        held = f"the smoothing τ = {tau:g} the fit gives them" if tau else "the small value the fit gives them"
+        return (
+            f"**a(1) = {fmt(a1, 3)} comes from transitions never observed in the data**"
+            f" ({_join(n['unseen'])}): at {where}, telling {secret} from {other} — {detail}. Those transitions hold"
+            f" {held} (docs/math.md §6), so a(1) reflects the smoothing more than the data"
+            f" ({fmt(100 * n['unseen_share'], 2)}% of it); a larger τ or the Dirichlet posterior lowers it."
+        )
+    return f"**What drives a(1) = {fmt(a1, 3)}**: at {where}, telling {secret} from {other} — {detail}."
+
+
+def _seen(transition: dict[str, Any]) -> str:
+    count = transition.get("count")
+    if count is None:
+        return "count unknown"
+    if count == 0:
+        return "never observed in the data"
+    return f"seen {count:,} time{'s' if count != 1 else ''}"
 
 
 def _short(explanation: Explanation) -> list[str]:
@@ -259,7 +337,8 @@ def _mqm(explanation: Explanation) -> list[str]:
 
 def _unseen(explanation: Explanation) -> list[str]:
     found = explanation.find("unseen_transitions")
-    if not found:
+    drivers = explanation.find("a1_drivers")
+    if not found or (drivers and drivers[0].numbers["unseen"]):  # the drivers' line names them already
         return []
     n = found[0].numbers
     return [
@@ -285,7 +364,7 @@ def _gains(explanation: Explanation) -> list[str]:
 
 
 def _better_choice(explanation: Explanation) -> list[str]:
-    lost = {f.eps_puffer for f in explanation.find("pufferfish_not_best")}
+    lost = {f.eps_puffer for f in explanation.find("pufferfish_not_best") + explanation.find("fallback_not_best")}
     if not lost:
         return []
     picks = _by([w for w in explanation.winners if w.eps_puffer in lost], lambda w: w.label)
@@ -370,11 +449,13 @@ def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any
     out["ε_puffer grid"] = list(chosen["eps_grid"])
     for key in ("releases", "release_mode", "trials", "seed", "topk_laplace"):
         out[key.replace("_", " ")] = chosen[key]
+    out["post-processing with the prior"] = "yes (docs/math.md §14)" if chosen.get("postprocess") else "no"
     return out
 
 
 def prior_words(chosen: dict[str, Any]) -> str:
-    fitted = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {DEFAULT_SMOOTHING:g})"
+    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
+    fitted = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {tau:g})"
     if not chosen.get("robust"):
         return fitted
     alpha = "1/K" if chosen["concentration"] is None else f"{chosen['concentration']:g}"
@@ -411,19 +492,23 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run = f"python simulate.py [path to {loaded.name}]"
-    imports += ["from puffer_core.simulation import explain_simulation, simulate"]
+    imports += [
+        "from puffer_core.priors.fitting import transition_counts",
+        "from puffer_core.simulation import explain_simulation, simulate",
+    ]
+    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
     if chosen.get("robust"):
         imports.append("from puffer_core.priors import fit_prior_set")
         prior = (
             f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
             f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
-            f" concentration={chosen['concentration']!r}, smoothing={DEFAULT_SMOOTHING!r})\n"
+            f" concentration={chosen['concentration']!r}, smoothing={tau!r})\n"
         )
     else:
         imports.append("from puffer_core.priors import fit_markov_chain")
         prior = (
             "# the Markov chain fitted on the data (docs/math.md §6)\n"
-            f"prior = fit_markov_chain(data, smoothing={DEFAULT_SMOOTHING!r})\n"
+            f"prior = fit_markov_chain(data, smoothing={tau!r})\n"
         )
     settings = {
         "query": chosen["query"],
@@ -435,6 +520,7 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
         "trials": chosen["trials"],
         "rng": chosen["seed"],
         "topk_laplace": chosen["topk_laplace"],
+        "postprocess": bool(chosen.get("postprocess", False)),
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
     compare = ""
@@ -469,7 +555,9 @@ print(result.metrics.to_csv(index=False), end="")
 print("## ledger")
 print(result.ledger.to_csv(index=False), end="")
 print("## best")
-explanation = explain_simulation(result, metric={metric!r}, release={release}, prior=prior)
+explanation = explain_simulation(
+    result, metric={metric!r}, release={release}, prior=prior, counts=transition_counts(data), smoothing={tau!r}
+)
 print(explanation.winners_frame().to_csv(index=False), end="")
 {compare}'''
 

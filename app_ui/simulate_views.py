@@ -9,19 +9,27 @@ them.  Words are in :mod:`app_ui.simulate_text`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 
 from puffer_core.accounting.events import Composition
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
+from puffer_core.engine.curve import InfluenceCurve
 from puffer_core.engine.spread import PriorSpread
 from puffer_core.priors.models import MarkovChainPrior
-from puffer_core.simulation.run import SimulationResult
+from puffer_core.simulation.explain import base_name
+from puffer_core.simulation.run import POSTPROCESSED, SimulationResult
 
+from .accuracy_views import grid_accuracy
 from .charts import Style, Trace, interval_figure, ledger_figure, line_figure, transition_heatmap
-from .tables import fmt
+from .report import Section
+from .tables import fmt, right_aligned, static_table
 
 COMPOSITION_NAMES = {Composition.THEOREM_6_2: "[C] Theorem 6.2", Composition.ADDITIVE: "additive ([S] Thm III.7)"}
 
@@ -46,8 +54,13 @@ def accuracy_figure(rows: pd.DataFrame, metric: str, styles: dict[str, Style]) -
 
 
 def by_eps_table(result: SimulationResult, metric: str, release: int) -> pd.DataFrame:
-    """One metric's means: a row per ε_puffer, a column per mechanism (like [C] Tables 2–5)."""
+    """One metric's means: a row per ε_puffer, a column per mechanism (like [C] Tables 2–5).
+
+    Mechanisms post-processed with the prior are left out: their own table sets them beside the
+    counts as released (:func:`before_after`), and this one stays narrow enough for a phone.
+    """
     frame = result.table(metric, release).reset_index().rename(columns={"eps_puffer": "ε_puffer"})
+    frame = frame[[c for c in frame.columns if not str(c).endswith(" + prior")]]
     frame.columns.name = None
     return frame
 
@@ -163,3 +176,90 @@ def spread_rows_note(spread: PriorSpread) -> str:
         f"Rows that drive the spread of a({spread.row_b}) most (one row drawn at a time): {named}."
         " Rows seen rarely are guesses; more data on them narrows Θ."
     )
+
+
+# --------------------------------------------------------------------------------------------
+# accuracy beside the ε grid, and the error before and after post-processing (docs/math.md §13, §14)
+
+
+def result_curve(result: SimulationResult) -> InfluenceCurve:
+    """The a(b) curve the simulation calibrated with, as its settings recorded it."""
+    points = result.settings["curve"]
+    b = np.array([int(p[0]) for p in points])
+    a = np.array([float(p[1]) for p in points])
+    t_max = int(result.settings["t_max"])
+    keep = b < t_max
+    return InfluenceCurve(b[keep], a[keep], t_max) if keep.any() else InfluenceCurve(np.array([1]), np.zeros(1), 1)
+
+
+def accuracy_grid(result: SimulationResult, chosen: dict[str, Any], priors: list[MarkovChainPrior] | None,
+                  n_states: int) -> pd.DataFrame:
+    """What each mechanism's noise buys at each ε_puffer of the grid (analytic, data-free)."""
+    names = tuple(chosen["mechanisms"])
+    return grid_accuracy(result_curve(result), priors, names, tuple(chosen["eps_grid"]), chosen["query"],
+                         int(chosen["k"]), n_states, chosen["topk_laplace"])
+
+
+def before_after(result: SimulationResult, metric: str, release: int) -> pd.DataFrame:
+    """Each count mechanism's metric before and after post-processing with the prior, per ε_puffer."""
+    rows = result.metrics[(result.metrics["metric"] == metric) & (result.metrics["release"] == release)]
+    smoothed = rows[rows["mechanism"].str.endswith(POSTPROCESSED)]
+    out = []
+    for row in smoothed.itertuples(index=False):
+        raw = rows[(rows["mechanism"] == base_name(row.mechanism)) & (rows["eps_puffer"] == row.eps_puffer)].iloc[0]
+        better = (row.mean > raw["mean"]) if not metric.startswith("L1") else (row.mean < raw["mean"])
+        apart = row.ci_low > raw["ci_high"] or row.ci_high < raw["ci_low"]
+        out.append(
+            {
+                "mechanism": f"{raw['label']} at ε = {row.eps_puffer:g}",
+                "released": f"{fmt(float(raw['mean']), 3)} ({fmt(float(raw['ci_low']), 3)}–"
+                f"{fmt(float(raw['ci_high']), 3)})",
+                "with the prior": f"{fmt(row.mean, 3)} ({fmt(row.ci_low, 3)}–{fmt(row.ci_high, 3)})",
+                "smoothing": ("helps" if better else "hurts") if apart else "no difference",
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def accuracy_sections(
+    result: SimulationResult,
+    chosen: dict[str, Any],
+    signature: tuple[Any, ...],
+    metric: str,
+    release: int,
+    memo: Callable[[tuple[Any, ...], Callable[[], Any]], Any],
+    priors: Callable[[], list[MarkovChainPrior] | MarkovChainPrior],
+    n_states: int,
+) -> list[Section]:
+    """The Simulate results' accuracy views: beside the ε grid, and before/after post-processing."""
+    st.markdown("**What each ε buys** (analytic, before any data: docs/math.md §13)")
+
+    def grid() -> pd.DataFrame:
+        chains = priors()
+        return accuracy_grid(result, chosen, chains if isinstance(chains, list) else [chains], n_states)
+
+    table = memo((signature, "accuracy grid"), grid)
+    static_table(memo((signature, "accuracy grid styled"), lambda: right_aligned(table)))
+    caption = (
+        "With 95% probability: ±α, the error each noisy count keeps (Laplace counts, MQM); lead g, how far the"
+        " k-th count must lead the next for the released top-k set to be the true one (exponential top-k, in the"
+        " worst data for that lead)."
+    )
+    st.caption(caption)
+    sections = [Section("What each ε buys (docs/math.md §13)", caption, table=table)]
+    if not chosen.get("postprocess"):
+        return sections
+    heading = f"{metric} before and after post-processing with the prior (release {release}, 95% intervals)"
+    st.markdown(f"**{heading}**")
+    compare = memo((signature, "before after", metric, release), lambda: before_after(result, metric, release))
+    if compare.empty:
+        st.caption("No mechanism that releases counts was run: post-processing applies to noisy counts only.")
+        return sections
+    static_table(memo((signature, "before after styled", metric, release), lambda: right_aligned(compare)))
+    note = (
+        "The same noisy counts, scored as released and after smoothing with the prior (docs/math.md §14):"
+        " it never costs privacy; it helps when the noise is large and the data follow the prior, and can hurt"
+        " where the prior is wrong for a group (every group shares one fitted chain)."
+    )
+    st.caption(note)
+    return [*sections, Section(heading, note, table=compare)]

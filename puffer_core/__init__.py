@@ -3,6 +3,15 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
+from .accounting.accuracy import (
+    AccuracyPlan,
+    CountTarget,
+    MechanismAccuracy,
+    TopKTarget,
+    accuracy_at,
+    accuracy_first,
+    mqm_eps_for_scale,
+)
 from .accounting.calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .accounting.composition import (
     Accountant,
@@ -15,6 +24,7 @@ from .accounting.composition import (
     plan,
 )
 from .accounting.events import Composition, CurveEvent, MQMEvent
+from .accounting.risk import attacker_table, max_posterior, pair_table, tradeoff_curve
 from .attacks.attacker import Attack, attack_histogram, attack_stream
 from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
 from .data.datasets import DATASETS, Dataset, get_dataset, load_dataset
@@ -24,11 +34,15 @@ from .data.sequences import Sequences
 from .data.stats import SequenceStats
 from .engine.closed_form import binary_chain_curve
 from .engine.curve import InfluenceCurve
+from .engine.drivers import InfluenceDrivers, influence_drivers
 from .engine.gaussian import gaussian_estimate
 from .engine.influence import influence_curve, influence_estimate
 from .engine.mqm import mqm_estimate, mqm_noise_scale
 from .engine.spread import PriorSpread, prior_spread, row_sensitivity
 from .errors import DataError
+from .inference.counts import CountSmoothing, count_moments, smooth_count_stream
+from .inference.posterior import SmoothingAccuracy, map_states, posterior_states, smoothing_accuracy
+from .inference.roc import TestPoints, likelihood_ratio_points
 from .mechanisms import (
     MECHANISMS,
     ExponentialTopK,
@@ -45,6 +59,7 @@ from .priors.fitting import fit_markov_chain, split_by_time, split_by_users
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
 from .simulation.explain import Explanation, Finding, Winner, explain_simulation
+from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
 from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
@@ -63,9 +78,12 @@ from .work import WorkCounter, WorkEstimate
 
 __all__ = [
     "Accountant",
+    "AccuracyPlan",
     "Attack",
     "Calibration",
     "Composition",
+    "CountSmoothing",
+    "CountTarget",
     "CurveEvent",
     "DATASETS",
     "DataError",
@@ -75,27 +93,35 @@ __all__ = [
     "Finding",
     "GaussianProcessPrior",
     "InfluenceCurve",
+    "InfluenceDrivers",
     "LaplaceCounts",
     "Ledger",
     "MECHANISMS",
     "MQMEvent",
     "MarkovChainPrior",
+    "MechanismAccuracy",
     "PriorSpread",
     "SequenceStats",
     "Sequences",
     "SimulationResult",
+    "SmoothingAccuracy",
     "StreamAudit",
     "StreamBounds",
     "StreamPlan",
     "Table",
     "TemporalLeakage",
+    "TestPoints",
+    "TopKTarget",
     "TranslationBound",
     "Winner",
     "WorkCounter",
     "WorkEstimate",
     "acc_at_k",
+    "accuracy_at",
+    "accuracy_first",
     "attack_histogram",
     "attack_stream",
+    "attacker_table",
     "backward_privacy_leakage",
     "binary_chain_curve",
     "calibrate",
@@ -103,8 +129,10 @@ __all__ = [
     "certify",
     "certify_objective",
     "compose",
+    "count_moments",
     "cumulative",
     "cumulative_eps_puffer",
+    "dirichlet_alternative",
     "exact_histogram_leakage",
     "exact_stream_leakage",
     "explain_simulation",
@@ -119,23 +147,31 @@ __all__ = [
     "group_dp_laplace",
     "hit_rate_at_k",
     "influence_curve",
+    "influence_drivers",
     "influence_estimate",
     "l1_count_error",
     "leakage_function",
     "leakage_supremum",
+    "likelihood_ratio_points",
     "load_dataset",
     "load_sequences",
     "load_stats",
     "make_mechanism",
+    "map_states",
     "max_eps_for_tpl",
+    "max_posterior",
+    "mqm_eps_for_scale",
     "mqm_estimate",
     "mqm_laplace",
     "mqm_noise_scale",
     "mqm_top_k_counts",
     "naive_sum",
     "ndcg_at_k",
+    "pair_table",
     "plan",
     "plan_stream",
+    "posterior_mean_chain",
+    "posterior_states",
     "prior_spread",
     "pufferfish_exponential",
     "pufferfish_laplace",
@@ -143,6 +179,9 @@ __all__ = [
     "read_table",
     "row_sensitivity",
     "simulate",
+    "smooth_count_stream",
+    "smoothing_accuracy",
+    "smoothing_effect",
     "split_by_time",
     "split_by_users",
     "stationary_distribution",
@@ -150,5 +189,6 @@ __all__ = [
     "temporal_privacy_leakage",
     "tpl_refusal",
     "tpl_supremum",
+    "tradeoff_curve",
     "translation_bound",
 ]

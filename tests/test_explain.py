@@ -201,3 +201,48 @@ def test_with_a_robust_set_the_long_sequence_numbers_come_from_the_fit_and_are_l
     assert short.numbers == with_fit.find("short_sequences")[0].numbers
     robust = influence_curve([p.with_length(63) for p in theta], 31).a  # Θ on long sequences: a(b) ≥ the fit's
     assert np.flatnonzero(robust < 0.5)[0] + 1 >= short.numbers["b_needed_any_length"]
+
+
+def test_a_pufferfish_mechanism_that_fell_back_is_tied_with_its_twin_and_never_beaten_by_it():
+    t_max = 10
+    rows = _metric_rows(
+        "Acc@1",
+        [
+            ("group_dp_laplace", 1.0, 0.80, 0.76, 0.84),
+            ("group_dp_exponential", 1.0, 0.74, 0.70, 0.78),  # overlaps the best
+            ("pufferfish_exponential", 1.0, 0.70, 0.66, 0.74),  # does not, but it *is* group DP exponential here
+            ("group_dp_exponential", 2.0, 0.90, 0.88, 0.92),  # best: beats its own fallen-back twin "beyond" noise
+            ("pufferfish_exponential", 2.0, 0.84, 0.82, 0.86),
+            ("group_dp_laplace", 2.0, 0.50, 0.45, 0.55),
+        ],
+    )
+    ledger = [
+        ("pufferfish_exponential", 1.0, 0.1, t_max, 0.0, None),
+        ("pufferfish_exponential", 2.0, 0.2, t_max, 0.0, None),
+    ]
+    explanation = explain_simulation(_result(rows, ledger, t_max))
+    first, second = explanation.winners
+    assert "pufferfish_exponential" in first.tied and "group_dp_exponential" in first.tied
+    assert second.mechanism == "group_dp_exponential" and second.identical == ("pufferfish_exponential",)
+    assert not explanation.find("pufferfish_not_best") and not explanation.find("fallback_not_best")
+
+
+def test_seattle_headline_is_the_fallback_and_no_line_contradicts_it(seattle):
+    from app_ui.simulate_text import what_this_shows
+    from puffer_core.priors.fitting import transition_counts
+
+    data, result = seattle
+    prior = fit_markov_chain(data)
+    explanation = explain_simulation(result, "Acc@1", prior=prior, counts=transition_counts(data), smoothing=1e-5)
+    fallen = {f.eps_puffer for f in explanation.find("group_dp_fallback")}
+    assert fallen == {0.5, 1.0}
+    for f in explanation.find("pufferfish_not_best"):
+        assert f.eps_puffer not in fallen  # at a fallback, Pufferfish is group DP: no "Pufferfish loses" there
+    lines = what_this_shows(explanation)
+    assert lines[0].startswith("**Pufferfish exponential falls back to group DP** at ε_puffer = 0.5 and 1")
+    for line in lines:
+        if "beats Pufferfish exponential" in line:
+            assert "0.5" not in line.split(":")[0] and "= 1" not in line.split(":")[0]
+    drivers = next(line for line in lines if "a(1) = 24.3" in line)
+    assert "never observed in the data" in drivers and "snow → fog" in drivers and "fog → snow" in drivers
+    assert not any("sticky" in line for line in lines)

@@ -7,8 +7,13 @@ metrics, ledger and settings; nothing is re-simulated) and returns
   whose interval overlaps it (a tie);
 - findings, each a code with numbers, for the app to put into words:
 
-  ``pufferfish_not_best``   a Pufferfish mechanism is beaten beyond the intervals (the
-                            composition paper's experiments rank it first, [C] §7);
+  ``pufferfish_not_best``   a Pufferfish mechanism is beaten beyond the intervals where it
+                            does not fall back (the composition paper's experiments rank it
+                            first, [C] §7);
+  ``fallback_not_best``     a Pufferfish mechanism that fell back to group DP at that ε_puffer
+                            (so it *is* its group-DP twin there) is beaten beyond the intervals:
+                            a comparison between group-DP mechanisms, not a loss of the
+                            Pufferfish translation;
   ``pufferfish_gain``       per curve-calibrated Pufferfish mechanism and ε_puffer: its per-entry
                             ε_DP over group DP's ε_puffer / T_max (1 on a fallback), with (b, a);
   ``group_dp_fallback``     the calibration chose the point (T_max, 0): group DP over the whole
@@ -24,10 +29,21 @@ metrics, ledger and settings; nothing is re-simulated) and returns
                             prior — lower bounds for a set Θ, whose curve is above each member's;
   ``mqm_group_dp_noise``    MQM found no usable quilt and adds group-DP noise (σ_max = T_max per
                             unit of ε, the empty quilt of §5);
+  ``a1_drivers``            (with the prior) where a(1) is attained: the secret pair and the
+                            transitions of its left and right terms
+                            (:func:`puffer_core.engine.drivers.influence_drivers`), and — given
+                            the data's transition counts — which were never observed;
   ``sticky_chain``          (with the prior) a chain that repeats its state with probability
-                            ≥ 1/2 at stationarity: entries give each other away, a(b) is large;
+                            ≥ 1/2 at stationarity: entries give each other away, a(b) is large —
+                            left out when transitions never observed carry most of a(1) (then
+                            the smoothing, not the stickiness, makes a(1) large);
   ``unseen_transitions``    (with a fitted prior) transitions never seen in the data hold the
                             smoothing τ (§6); each such entry can add up to log(1/τ) to a(b).
+
+At an ε_puffer where a Pufferfish mechanism falls back, it and its group-DP twin are the same
+mechanism: the winner's ``identical`` names the twin, so no finding says one beats the other.
+Mechanisms post-processed with the prior (``name+prior``, :func:`puffer_core.simulation.run.simulate`)
+follow the mechanism they post-process.
 """
 
 from __future__ import annotations
@@ -39,6 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engine.drivers import influence_drivers
 from ..engine.influence import influence_curve
 from ..priors.models import MarkovChainPrior
 from ..validation import check_whole
@@ -47,13 +64,19 @@ from .run import SimulationResult
 PUFFERFISH_CURVE_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace")
 GROUP_DP_TWIN = {"pufferfish_exponential": "group_dp_exponential", "pufferfish_laplace": "group_dp_laplace"}
 STICKY_REPEAT = 0.5  # stationary probability that the next entry repeats the current one
+UNSEEN_SHARE = 0.5  # unseen transitions carrying this share of a(1) or more make it a smoothing story
+POSTPROCESSED = "+prior"  # the suffix of a mechanism post-processed with the prior
 LONG_CAP = 500  # largest b examined on long sequences (break-even length, b needed)
 _REL = 1e-9
 
 
 @dataclass(frozen=True)
 class Winner:
-    """The best mechanism at one ε_puffer for one metric; ``tied``: the others whose 95% interval overlaps."""
+    """The best mechanism at one ε_puffer for one metric; ``tied``: the others whose 95% interval overlaps.
+
+    ``identical``: mechanisms that are the same mechanism as the best at this ε_puffer (a
+    Pufferfish mechanism that fell back to group DP, and its group-DP twin).
+    """
 
     eps_puffer: float
     mechanism: str
@@ -62,10 +85,11 @@ class Winner:
     ci_low: float
     ci_high: float
     tied: tuple[str, ...] = ()
+    identical: tuple[str, ...] = ()
 
     @property
     def tie(self) -> bool:
-        return bool(self.tied)
+        return bool(self.tied or self.identical)
 
 
 @dataclass(frozen=True)
@@ -108,6 +132,7 @@ class Explanation:
                     "ci_low": w.ci_low,
                     "ci_high": w.ci_high,
                     "tied_with": ", ".join(w.tied),
+                    "identical": ", ".join(w.identical),
                 }
                 for w in self.winners
             ]
@@ -141,23 +166,55 @@ def _check_metric(result: SimulationResult, metric: str | None, release: int) ->
     return metric
 
 
-def _winners(rows: pd.DataFrame, higher: bool) -> list[Winner]:
+def base_name(name: str) -> str:
+    """The registry name of a mechanism, without the post-processing suffix."""
+    return name.removesuffix(POSTPROCESSED)
+
+
+def twin(name: str) -> str | None:
+    """The group-DP twin of a curve-calibrated Pufferfish mechanism (post-processed alike), else None."""
+    base = base_name(name)
+    if base not in GROUP_DP_TWIN:
+        return None
+    return GROUP_DP_TWIN[base] + name[len(base):]
+
+
+def fallbacks(ledger: pd.DataFrame, t_max: int) -> set[tuple[str, float]]:
+    """(mechanism, ε_puffer) where a Pufferfish curve mechanism chose (T_max, 0): group DP (release 1)."""
+    rows = ledger[ledger["mechanism"].map(base_name).isin(PUFFERFISH_CURVE_MECHANISMS) & (ledger["release"] == 1)]
+    return {(str(r.mechanism), float(r.eps_puffer)) for r in rows.itertuples(index=False)
+            if not pd.isna(r.b) and int(r.b) >= t_max}
+
+
+def _winners(rows: pd.DataFrame, higher: bool, fallen: set[tuple[str, float]] | None = None) -> list[Winner]:
+    fallen = fallen or set()
     out = []
     for eps, block in rows.groupby("eps_puffer", sort=True):
         block = block.reset_index(drop=True)
         best = int(block["mean"].idxmax() if higher else block["mean"].idxmin())
         low, high = float(block.at[best, "ci_low"]), float(block.at[best, "ci_high"])
-        overlaps = (block["ci_high"] >= low) & (block["ci_low"] <= high)
+        name = str(block.at[best, "mechanism"])
+        same = {twin(m) for m, e in fallen if math.isclose(e, float(eps)) and m == name}
+        same |= {m for m, e in fallen if math.isclose(e, float(eps)) and twin(m) == name}
+        same &= set(block["mechanism"])
+        overlaps = (block["ci_high"] >= low) & (block["ci_low"] <= high) & ~block["mechanism"].isin(same)
         overlaps[best] = False
+        # a mechanism that fell back is its twin: tied with the best when either of the two is
+        tied_names = set(block.loc[overlaps, "mechanism"])
+        for m, e in fallen:
+            if math.isclose(e, float(eps)) and twin(m) in set(block["mechanism"]) and m in set(block["mechanism"]):
+                if {m, twin(m)} & tied_names:
+                    overlaps |= block["mechanism"].isin({m, twin(m)} - same - {name})
         out.append(
             Winner(
                 eps_puffer=float(eps),
-                mechanism=str(block.at[best, "mechanism"]),
+                mechanism=name,
                 label=str(block.at[best, "label"]),
                 mean=float(block.at[best, "mean"]),
                 ci_low=low,
                 ci_high=high,
                 tied=tuple(str(m) for m in block.loc[overlaps, "mechanism"]),
+                identical=tuple(sorted(same)),
             )
         )
     return out
@@ -273,13 +330,49 @@ def _mqm_findings(ledger: pd.DataFrame, settings: dict[str, Any]) -> list[Findin
     return out
 
 
-def _prior_findings(priors: list[MarkovChainPrior], settings: dict[str, Any], a1: float | None) -> list[Finding]:
+def _drivers_finding(fit: MarkovChainPrior, counts: np.ndarray | None, tau: float | None) -> Finding:
+    drivers = influence_drivers(fit, counts)
+
+    def transition(t) -> dict[str, Any]:
+        return {"name": drivers.name(t), "probability": t.probability, "count": t.count}
+
+    terms = [
+        {"side": term.side, "numerator": transition(term.numerator), "denominator": transition(term.denominator),
+         "value": term.value}
+        for term in drivers.terms
+    ]
+    return Finding(
+        "a1_drivers",
+        numbers={
+            "a_1": drivers.a1,
+            "entry": drivers.entry,
+            "where": drivers.where,
+            "pair": [drivers.labels[i] for i in drivers.pair],
+            "terms": terms,
+            "marginal": drivers.marginal,
+            "unseen": sorted({drivers.name(t) for t in drivers.unseen}),
+            "unseen_share": drivers.unseen_share,
+            "smoothing": tau,
+            "counts_known": counts is not None,
+        },
+    )
+
+
+def _prior_findings(
+    priors: list[MarkovChainPrior], settings: dict[str, Any], a1: float | None, counts: np.ndarray | None,
+    smoothing: float | None,
+) -> list[Finding]:
     fit = priors[0]
     pi = np.asarray(fit.initial) if fit.stationary_initial else fit.stationary
     diagonal = np.diag(fit.transition)
     repeat = float(pi @ diagonal)
-    out = []
-    if repeat >= STICKY_REPEAT:
+    prior_settings = settings.get("prior") or {}
+    tau = smoothing if smoothing is not None else prior_settings.get("smoothing")
+    if not (isinstance(tau, (int, float)) and not isinstance(tau, bool) and tau > 0):
+        tau = None
+    drivers = _drivers_finding(fit, counts, tau)
+    out = [drivers]
+    if repeat >= STICKY_REPEAT and drivers.numbers["unseen_share"] < UNSEEN_SHARE:
         i = int(np.argmax(diagonal))
         out.append(
             Finding(
@@ -292,24 +385,26 @@ def _prior_findings(priors: list[MarkovChainPrior], settings: dict[str, Any], a1
                 },
             )
         )
-    prior_settings = settings.get("prior") or {}
-    tau = prior_settings.get("smoothing")
-    if isinstance(tau, (int, float)) and not isinstance(tau, bool) and tau > 0:
+    if counts is not None:
+        unseen = np.asarray(counts) == 0
+    elif tau is not None:
         unseen = fit.transition <= tau * (1 + 1e-6)
-        if unseen.any():
-            r, c = np.argwhere(unseen)[0]
-            out.append(
-                Finding(
-                    "unseen_transitions",
-                    numbers={
-                        "count": int(unseen.sum()),
-                        "smoothing": float(tau),
-                        "log_inverse_smoothing": float(-math.log(tau)),
-                        "example": f"{fit.labels[r]} → {fit.labels[c]}",
-                        "a_1": a1,
-                    },
-                )
+    else:
+        unseen = np.zeros_like(fit.transition, dtype=bool)
+    if unseen.any() and tau is not None:
+        r, c = np.argwhere(unseen)[0]
+        out.append(
+            Finding(
+                "unseen_transitions",
+                numbers={
+                    "count": int(unseen.sum()),
+                    "smoothing": float(tau),
+                    "log_inverse_smoothing": float(-math.log(tau)),
+                    "example": f"{fit.labels[r]} → {fit.labels[c]}",
+                    "a_1": a1,
+                },
             )
+        )
     return out
 
 
@@ -318,35 +413,52 @@ def explain_simulation(
     metric: str | None = None,
     release: int = 1,
     prior: MarkovChainPrior | list[MarkovChainPrior] | None = None,
+    counts: np.ndarray | None = None,
+    smoothing: float | None = None,
 ) -> Explanation:
     """The best mechanism per ε_puffer and the reasons behind the ranking, as data (module docstring).
 
     ``metric``: a metric of the result (default Acc@1 for top-k, L1 for a histogram);
     ``release``: which release's metrics to rank.  ``prior``: the prior (or Θ, the fit first)
-    the simulation used, for the findings that need the chain itself (sticky chain, unseen
-    transitions, sequences of any length); without it those are left out.
+    the simulation used, for the findings that need the chain itself (what drives a(1), sticky
+    chain, unseen transitions, sequences of any length); without it those are left out.
+    ``counts``: the K×K transition counts of the data the prior was fitted to, so that
+    transitions never observed are named as such; ``smoothing``: the τ of that fit (default:
+    the one in the result's settings, when the simulation fitted the prior itself).
     """
     result = _check_result(result)
     release = check_whole("release", release, 1)
     metric = _check_metric(result, metric, release)
     priors = _priors(prior)
+    if counts is not None:
+        counts = np.asarray(counts)
+        if priors is None or counts.shape != (priors[0].n_states,) * 2:
+            raise ValueError("counts must be the K×K transition counts of the data, given with the prior")
     higher = higher_is_better(metric)
     metrics = result.metrics
     rows = metrics[(metrics["metric"] == metric) & (metrics["release"] == release)]
-    winners = _winners(rows, higher)
+    t_max = int(result.settings["t_max"])
+    fallen = fallbacks(result.ledger, t_max)
+    winners = _winners(rows, higher, fallen)
     findings: list[Finding] = []
     for w in winners:
         block = rows[rows["eps_puffer"] == w.eps_puffer]
         for name in PUFFERFISH_CURVE_MECHANISMS:
             mine = block[block["mechanism"] == name]
-            if mine.empty or name == w.mechanism or name in w.tied:
+            if mine.empty or name == w.mechanism or name in w.tied or name in w.identical:
                 continue
+            fell = any(m == name and math.isclose(e, w.eps_puffer) for m, e in fallen)
             findings.append(
                 Finding(
-                    "pufferfish_not_best",
+                    "fallback_not_best" if fell else "pufferfish_not_best",
                     w.eps_puffer,
                     w.mechanism,
-                    {"pufferfish": name, "pufferfish_mean": float(mine["mean"].iloc[0]), "best_mean": w.mean},
+                    {
+                        "pufferfish": name,
+                        "pufferfish_mean": float(mine["mean"].iloc[0]),
+                        "best_mean": w.mean,
+                        **({"same_as": GROUP_DP_TWIN[name]} if fell else {}),
+                    },
                 )
             )
     findings.extend(_fallback_findings(result.ledger, result.settings, priors))
@@ -354,5 +466,5 @@ def explain_simulation(
     if priors is not None:
         b_curve, a_curve = _curve(result.settings)
         a1 = float(a_curve[0]) if a_curve.size else None
-        findings.extend(_prior_findings(priors, result.settings, a1))
+        findings.extend(_prior_findings(priors, result.settings, a1, counts, smoothing))
     return Explanation(metric, release, higher, tuple(winners), tuple(findings))

@@ -15,6 +15,13 @@ ledger per release.
   release is per-entry ε_DP-DP on the whole dataset, and sequential composition covers
   disjoint windows too (no parallel-composition discount is claimed, because a user's
   entries in different windows are correlated).
+- **Post-processing with the prior** (``postprocess=True``, docs/math.md §14): every mechanism
+  that releases noisy counts is also scored after its counts are smoothed with the prior — the
+  linear MMSE estimate from the exact mean and covariance of each group's counts under the
+  prior (:func:`puffer_core.inference.counts.count_moments`), projected onto the non-negative
+  counts with the release's number of entries (public under replace-one neighbours).  The
+  same draws are scored both ways, as ``name+prior`` (label "… + prior"); post-processing costs
+  no privacy, so its ledger rows are those of the mechanism.
 - **Ledger** per (mechanism, ε_puffer, release l): the cumulative ε_puffer after l releases
   ([C] Theorem 6.2 for curve-based mechanisms; the plain sum for MQM, [S] Theorem III.7),
   the naive sum l·ε_puffer, and what group DP would certify for the same releases,
@@ -30,24 +37,27 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 
 from ..accounting.composition import Accountant
 from ..accounting.events import PrivacyEvent
 from ..data.sequences import Sequences
-from ..data.stats import SequenceStats
+from ..data.stats import SequenceStats, window_of
 from ..engine.influence import influence_curve
+from ..inference.counts import count_moments, project_simplex
 from ..mechanisms import (
     DEFAULT_MECHANISMS,
     MECHANISMS,
     QUERIES,
     TOPK_LAPLACE,
     Mechanism,
+    Output,
     make_mechanism,
     mechanism_spec,
 )
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from ..priors.models import MarkovChainPrior, as_theta
-from ..validation import check_choice, check_eps, check_whole, is_whole
+from ..validation import check_choice, check_eps, check_flag, check_whole, is_whole
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 
 DEFAULT_EPS_GRID = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0)
@@ -56,6 +66,13 @@ MAX_RELEASES = 100
 MAX_TRIALS = 100_000
 MAX_CELLS = 10_000_000  # trials × groups × states drawn at once (80 MB per float array)
 Z_95 = 1.959963984540054
+POSTPROCESSED = "+prior"  # the suffix of a mechanism's name when its counts are smoothed with the prior
+MAX_POSTPROCESS_LENGTH = 2000  # positions per sequence whose pairs the exact moments sum over
+MAX_POSTPROCESS_PAIRS = 2e8  # Σ over users of (entries in a release and group)²: the work of the exact moments
+POSTPROCESS_WORDS = (
+    "linear MMSE estimate from the counts' exact mean and covariance under the prior (the fit, for a set Θ),"
+    " projected onto non-negative counts with the release's number of entries (docs/math.md §14)"
+)
 
 Progress = Callable[[float, str], object]
 
@@ -220,7 +237,7 @@ def _summarise(values: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _ledger_rows(
-    name: str, eps: float, event: PrivacyEvent, releases: int, accountant: Accountant
+    name: str, eps: float, event: PrivacyEvent, releases: int, accountant: Accountant, label: str | None = None
 ) -> list[dict[str, Any]]:
     ledger = accountant.ledger([event] * releases)
     fields = event.to_dict()
@@ -229,7 +246,7 @@ def _ledger_rows(
         rows.append(
             {
                 "mechanism": name,
-                "label": MECHANISMS[name].label,
+                "label": label or MECHANISMS[name].label,
                 "eps_puffer": eps,
                 "release": release,
                 "eps_dp": event.eps_dp,
@@ -246,6 +263,65 @@ def _ledger_rows(
     return rows
 
 
+@dataclass(frozen=True)
+class _Smoother:
+    """Per release and group: the counts' mean and covariance under the prior, and the release's entries."""
+
+    means: np.ndarray  # (releases, groups, K)
+    covs: np.ndarray  # (releases, groups, K, K)
+    totals: np.ndarray  # (releases, groups)
+
+    def smooth(self, release: int, draws: np.ndarray, variance: float) -> np.ndarray:
+        """Noisy counts (trials, groups, K) of one release → the projected linear MMSE estimates."""
+        out = np.empty_like(draws, dtype=float)
+        k = draws.shape[-1]
+        for g in range(draws.shape[1]):
+            mean, cov = self.means[release, g], self.covs[release, g]
+            gain = np.linalg.solve(cov + variance * np.eye(k), cov).T  # Σ(Σ + vI)^(−1), Σ symmetric
+            out[:, g] = mean + (draws[:, g] - mean) @ gain.T
+        return project_simplex(out, self.totals[release][None, :])
+
+
+def _smoother(prior: MarkovChainPrior, data: Sequences, releases: int, window: np.ndarray | None) -> _Smoother:
+    """The exact moments of every (release, group) count vector under the prior (docs/math.md §14)."""
+    if data.max_length > MAX_POSTPROCESS_LENGTH:
+        raise ValueError(
+            f"post-processing with the prior sums over pairs of positions in a sequence; the longest has"
+            f" {data.max_length} entries, more than {MAX_POSTPROCESS_LENGTH} (cut users into shorter sequences)"
+        )
+    k = data.n_states
+    groups = np.zeros(data.n_entries, dtype=np.int64) if data.group_codes is None else data.group_codes.astype(int)
+    n_groups = 1 if data.groups is None else len(data.groups)
+    position = np.arange(data.n_entries) - data.offsets[:-1][data.user_index]
+    length = int(position.max()) + 1
+    which = np.zeros(data.n_entries, dtype=np.int64) if window is None else window
+    parts = 1 if window is None else releases
+    means = np.zeros((parts, n_groups, k))
+    covs = np.zeros((parts, n_groups, k, k))
+    totals = np.zeros((parts, n_groups))
+    cell = (which * n_groups + groups) * data.n_users + data.user_index  # (release, group, user) of each entry
+    per_user = np.bincount(cell, minlength=parts * n_groups * data.n_users).astype(float)
+    pairs = float((per_user**2).sum())  # Σ_u |S_u|²: the work of W = IᵀI over every release and group
+    if pairs > MAX_POSTPROCESS_PAIRS:
+        raise ValueError(
+            f"post-processing with the prior sums over the pairs of each user's entries: {pairs:.3g} pairs here,"
+            f" more than {MAX_POSTPROCESS_PAIRS:.0e} (cut users into shorter sequences, or use fewer releases)"
+        )
+    for r in range(parts):
+        for g in range(n_groups):
+            chosen = (which == r) & (groups == g)
+            if not chosen.any():
+                continue
+            presence = scipy.sparse.csr_matrix(
+                (np.ones(int(chosen.sum())), (data.user_index[chosen], position[chosen])), shape=(data.n_users, length)
+            )
+            means[r, g], covs[r, g] = count_moments(prior, presence)
+            totals[r, g] = float(chosen.sum())
+    if window is None:
+        means, covs, totals = (np.broadcast_to(a, (releases, *a.shape[1:])) for a in (means, covs, totals))
+    return _Smoother(means, covs, totals)
+
+
 def simulate(
     data: Sequences | SequenceStats,
     prior: MarkovChainPrior | list[MarkovChainPrior] | None = None,
@@ -260,6 +336,7 @@ def simulate(
     progress: Progress | None = None,
     smoothing: float = DEFAULT_SMOOTHING,
     topk_laplace: str = "split",
+    postprocess: bool = False,
 ) -> SimulationResult:
     """Simulate releases of a per-group query under several mechanisms and ε_puffer (module docstring).
 
@@ -274,7 +351,8 @@ def simulate(
     seed (required).  ``progress(fraction, message)`` is called as work completes.
     ``topk_laplace``: how Laplace mechanisms and MQM answer top-k — ``"split"`` (the papers'
     baseline, [C] §7.1.3: m counts with ε/m each, then sorted) or ``"histogram"`` (one
-    histogram of L1 sensitivity 2, then sorted).
+    histogram of L1 sensitivity 2, then sorted).  ``postprocess``: also score every mechanism that
+    releases counts after smoothing them with the prior (module docstring), as ``name+prior``.
     """
     if not isinstance(data, (Sequences, SequenceStats)):
         raise ValueError(
@@ -291,6 +369,13 @@ def simulate(
     check_choice("release_mode", release_mode, RELEASE_MODES)
     trials = check_whole("trials", trials, 2, MAX_TRIALS)
     generator, rng_settings = _check_rng(rng)
+    postprocess = check_flag("postprocess", postprocess)
+    sequences = data if isinstance(data, Sequences) else None
+    if postprocess and sequences is None:
+        raise ValueError(
+            "post-processing with the prior needs each user's sequence (Sequences from load_sequences): the"
+            " smoother sums over the positions of every user's entries, which SequenceStats (counts) do not keep"
+        )
     if isinstance(data, Sequences):
         data = data.stats(windows=(releases,) if release_mode == "windows" else ())
     if progress is not None and not callable(progress):
@@ -313,6 +398,13 @@ def simulate(
     report(0.02, "computing the a(b) curve")
     curve = influence_curve(priors)
     counts, window_settings = _release_counts(data, releases, release_mode)
+    smoother = None
+    if postprocess:
+        report(0.04, "computing the counts' moments under the prior")
+        window = None
+        if release_mode == "windows":  # each entry's window, as the counts were cut (stats.window_of)
+            window = window_of(sequences.time_key, data.window_edges(releases))
+        smoother = _smoother(priors[0], sequences, releases, window)
 
     metric_rows: list[dict[str, Any]] = []
     ledger_rows: list[dict[str, Any]] = []
@@ -325,25 +417,38 @@ def simulate(
             mechanism: Mechanism = make_mechanism(name, eps, curve, priors, query, k, data.n_states, topk_laplace)
             accountings.append({"eps_puffer_grid": eps, **mechanism.accounting.to_dict()})
             ledger_rows.extend(_ledger_rows(name, eps, mechanism.accounting, releases, accountant))
+            smoothed = smoother is not None and MECHANISMS[name].releases is Output.COUNTS
+            if smoothed:
+                label = MECHANISMS[name].label + " + prior"
+                ledger_rows.extend(
+                    _ledger_rows(name + POSTPROCESSED, eps, mechanism.accounting, releases, accountant, label)
+                )
             for release in range(releases):
                 true = counts[release]
-                per_trial = _simulate_metrics(mechanism, true, query, k, trials, generator)
-                for metric, values in per_trial.items():
-                    mean, low, high, std = _summarise(values)
-                    metric_rows.append(
-                        {
-                            "mechanism": name,
-                            "label": MECHANISMS[name].label,
-                            "eps_puffer": eps,
-                            "release": release + 1,
-                            "metric": metric,
-                            "mean": mean,
-                            "ci_low": low,
-                            "ci_high": high,
-                            "std": std,
-                            "trials": trials,
-                        }
-                    )
+                draws = mechanism.simulate(true, trials, generator)
+                scored = [(name, MECHANISMS[name].label, _metrics(mechanism, draws, true, query, k))]
+                if smoothed:
+                    estimates = smoother.smooth(release, draws, mechanism.variance)
+                    after = _metrics(mechanism, estimates, true, query, k)
+                    after.pop("L1 expected", None)  # the raw noise's expectation: not the smoothed counts'
+                    scored.append((name + POSTPROCESSED, label, after))
+                for shown_name, shown_label, per_trial in scored:
+                    for metric, values in per_trial.items():
+                        mean, low, high, std = _summarise(values)
+                        metric_rows.append(
+                            {
+                                "mechanism": shown_name,
+                                "label": shown_label,
+                                "eps_puffer": eps,
+                                "release": release + 1,
+                                "metric": metric,
+                                "mean": mean,
+                                "ci_low": low,
+                                "ci_high": high,
+                                "std": std,
+                                "trials": trials,
+                            }
+                        )
             done += 1
     report(1.0, "done")
 
@@ -367,16 +472,17 @@ def simulate(
             "windows": window_settings,
             "accounting": accountings,
             "interval": "mean ± 1.96·sd/√trials over trials (normal approximation)",
+            "postprocess": POSTPROCESS_WORDS if postprocess else None,
         }
     )
     return SimulationResult(metrics, ledger, settings)
 
 
-def _simulate_metrics(
-    mechanism: Mechanism, true: np.ndarray, query: str, k: int, trials: int, rng: np.random.Generator
+def _metrics(
+    mechanism: Mechanism, draws: np.ndarray, true: np.ndarray, query: str, k: int
 ) -> dict[str, np.ndarray]:
-    """Per-trial metric values for one release of one mechanism."""
-    draws = mechanism.simulate(true, trials, rng)
+    """Per-trial metric values of what one release of one mechanism drew (or its post-processed counts)."""
+    trials = draws.shape[0]
     if query == "topk":
         return _topk_metrics(mechanism.ranking(draws, k), true, k)
     nonempty = true.sum(axis=1) > 0

@@ -204,7 +204,8 @@ def test_calibrate_script_recomputes_the_page(
 def test_calibrate_report_holds_every_setting_and_the_numbers(exports: dict[str, object]) -> None:
     at = open_page(CALIBRATE, {"p": "0.85", "q": "0.75", "T": "60", "eps": "2", "epsdp": "0.2"})
     page = exports["report"]()  # built only when the button is clicked
-    assert page.count("plotly.js v") == 1 and page.count('class="plotly-graph-div"') == 2
+    assert page.count("plotly.js v") == 1 and page.count('class="plotly-graph-div"') == 3  # b twice, accuracy
+    assert "Accuracy first (docs/math.md §13)" in page and "accuracy target" in page
     for setting in ("binary chain p = 0.85, q = 0.75, T = 60", "target ε_puffer", "per-entry ε_DP to certify"):
         assert setting in page
     assert f"per-entry ε_DP = {metric(at, 'Per-entry ε_DP')} at b* = {metric(at, 'Optimal window b*')}" in page
@@ -217,7 +218,7 @@ def test_calibrate_chart_axes_follow_the_b_axis_choice() -> None:
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert layout["xaxis"]["dtick"] == 1 and layout["xaxis"]["range"] == [99.5, 100.5]  # no b = 99.5 tick
     at = open_page(CALIBRATE, {"T": "1000", "bx": "log"})
-    for chart in at.get("plotly_chart"):
+    for chart in at.get("plotly_chart")[:2]:  # the two charts over b (the accuracy and risk tabs follow)
         layout = json.loads(chart.proto.spec)["layout"]
         assert layout["xaxis"]["type"] == "log"
     at.radio(key="w_cal_b_axis").set_value("zoom").run()

@@ -204,7 +204,7 @@ def test_calibrate_report_and_script_downloads(page: Any, app_url: str, screensh
     try:
         report_page.goto(f"file://{_saved(report, tmp_path)}")
         report_page.wait_for_selector(".js-plotly-plot")
-        assert report_page.locator(".js-plotly-plot").count() == 2
+        assert report_page.locator(".js-plotly-plot").count() == 3  # both curves' charts and the accuracy-first bars
         snap(report_page, screenshot_dir, "calibrate-report-html")
     finally:
         report_page.close()
