@@ -45,6 +45,7 @@ from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
 from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.schedule import StreamSchedule, optimal_schedule
 from .stream.tpl import (
     TemporalLeakage,
     backward_privacy_leakage,
@@ -82,6 +83,7 @@ __all__ = [
     "StreamAudit",
     "StreamBounds",
     "StreamPlan",
+    "StreamSchedule",
     "Table",
     "TemporalLeakage",
     "TranslationBound",
@@ -122,6 +124,7 @@ __all__ = [
     "mqm_noise_scale",
     "mqm_top_k_counts",
     "naive_sum",
+    "optimal_schedule",
     "ndcg_at_k",
     "plan",
     "plan_stream",
