@@ -19,6 +19,7 @@ from .data.readers import load_sequences
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
+from .tightness.cli import add_ladder_command, run_ladder
 
 EXIT_BAD_INPUT = 2
 DEFAULT_K = 3
@@ -103,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--ledger", default=None, metavar="FILE", help="also write the privacy ledger CSV")
     out.add_argument("--settings", default=None, metavar="FILE", help="also write the settings as JSON")
     out.add_argument("--quiet", action="store_true", help="no progress or summary output")
+    add_ladder_command(commands)  # attack ≤ exact ≤ every bound (puffer_core/tightness/cli.py)
     return parser
 
 
@@ -164,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     args = _parser().parse_args(argv)
     try:
-        return _run_simulate(args)
+        return run_ladder(args) if args.command == "ladder" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

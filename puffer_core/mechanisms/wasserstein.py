@@ -85,11 +85,13 @@ def wasserstein_refusal(n_states: int, length: int, n_priors: int = 1) -> str | 
     seconds = wasserstein_work(n_states, length, n_priors)
     if seconds <= _WASSERSTEIN_LIMIT:
         return None
+    year = 365.25 * 24 * 3600
+    duration = human_seconds(seconds) if seconds < year else f"{seconds / year:.2g} years"
+    vectors = _cells(length, n_states)
     return (
         f"the exact Wasserstein mechanism couples the laws of every count vector: {n_states} states over"
-        f" T = {length} entries ({_cells(length, n_states):,} count vectors) would take about"
-        f" {human_seconds(seconds)}; the limit is {_WASSERSTEIN_LIMIT:g} s. Use MQM, the a(b) curve, or a"
-        " chain with fewer states or shorter sequences"
+        f" T = {length} entries ({vectors:,} count vectors) would take about {duration}; the limit is"
+        f" {_WASSERSTEIN_LIMIT:g} s. Use MQM, the a(b) curve, or a chain with fewer states or shorter sequences"
     )
 
 
