@@ -229,6 +229,7 @@ def _tiny_chain() -> None:
     max_releases = int(cols[3].number_input("Releases", 1, 3, 2, key="w_tiny_releases", persist_state="session"))
     default = strength_of_stay(k_states, 0.6)  # the chain that stays put with probability 0.6
     strength = strength_slider(st, f"w_tiny_strength_{k_states}", default, persist=True)
+    st.caption("The knob sets the matrix to (1 − s)·uniform + s·identity; edit the matrix afterwards if you like.")
     edited = st.data_editor(  # a new editor for every position of the knob: the preset restarts the matrix
         _chain_default(k_states, strength),
         key=f"w_tiny_matrix_{k_states}" if strength == default else f"w_tiny_matrix_{k_states}_{strength:g}",

@@ -28,6 +28,7 @@ from app_ui.streams import (
     metric_label,
     plan_label,
     plan_sentence,
+    schedule_caption,
     schedule_figure,
     schedule_refusal,
     schedule_totals,
@@ -162,7 +163,7 @@ if schedule is not None:
         if shorter is not None:
             text += f" A stream of T ≤ {shorter} steps over these states is small enough."
         st.caption(text)
-        if shorter is not None and values["stream_source"] == "prior":
+        if shorter is not None:
             st.button(
                 f"Shorten the prior to T = {shorter} (changes the prior on every page)",
                 on_click=_shorten,
@@ -208,11 +209,7 @@ if directions is not None:
             optimal = optimal or stream_schedule(kind, params, values["stream_target"], directions)
             st.plotly_chart(schedule_figure(optimal), key="schedule_chart", config={"displaylogo": False})
             static_table(schedule_totals(optimal))
-            st.caption(
-                f"All three keep max_t TPL_t ≤ {values['stream_target']:g} over T = {length} steps. The optimal"
-                " schedule holds TPL at the target at every step; Cao et al.'s three-value schedule spends the"
-                " supremum of BPL at the first step and of FPL at the last, ε_mid inside (stationary chains)."
-            )
+            st.caption(schedule_caption(optimal, values["stream_target"], length))
 
 if schedule is not None:
     export = StreamExport(

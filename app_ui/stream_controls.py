@@ -96,6 +96,10 @@ def prior_source(values: dict[str, Any]) -> tuple[str, Params, str] | None:
     initial = tuple([1.0 / k] * k) if strength >= 1.0 else None  # the identity chain has no unique π
     params = (("matrix", matrix), ("labels", None), ("length", length), ("initial", initial))
     description = f"{k}-state chain of correlation strength s = {strength:g}, T = {length}"
+    st.caption(
+        f"**Chain:** {description} — on this page only; the other pages keep the prior of the Influence curves"
+        " page (whose length T this chain shares)."
+    )
     return "matrix", params, description
 
 

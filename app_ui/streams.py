@@ -479,6 +479,21 @@ def schedule_figure(schedule: StreamSchedule) -> go.Figure:
     return fig
 
 
+def schedule_caption(schedule: StreamSchedule, target: float, length: int) -> str:
+    """What the schedules chart shows, and whether the optimal schedule is Cao et al.'s here."""
+    text = (
+        f"All three keep max_t TPL_t ≤ {target:g} over T = {length} steps (checked by the recursion). The optimal"
+        " schedule holds TPL at the target at every step; Cao et al.'s three-value schedule spends the supremum of"
+        " BPL at the first step and of FPL at the last, ε_mid inside (stationary chains)."
+    )
+    if schedule.three_value is None:
+        return text + " It is not defined for this prior (it needs one backward matrix for every step)."
+    three = schedule.three_value_total
+    if three is not None and math.isclose(schedule.total, three, rel_tol=1e-9):
+        return text + " Here they coincide: for a stationary chain the three-value schedule is the tight one."
+    return text
+
+
 def schedule_totals(schedule: StreamSchedule) -> pd.DataFrame:
     """Σ_t ε_t of each schedule for the same target, with max_t TPL_t of the optimal one."""
     rows = [("optimal", schedule.total)]
