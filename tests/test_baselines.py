@@ -239,3 +239,19 @@ def test_the_baselines_events_compose_by_their_own_rule_and_not_with_others():
     assert events["mqm_approx"].composition is events["mqm"].composition  # MQMApprox is MQM ([S] §IV)
     with pytest.raises(ValueError, match="different kinds"):
         accountant.ledger([events["wasserstein"], events["mqm"]])
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: mqm_approx_scale(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), 1e-320), "too small"),
+        (lambda: mqm_approx_scale(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), True), "must be a number"),
+        (lambda: wasserstein_laplace(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), -1.0), "positive"),
+        (lambda: wasserstein_scale("a chain"), "MarkovChainPrior"),
+        (lambda: influence_translation([]), "empty"),
+        (lambda: influence_laplace(MarkovChainPrior([[0.6, 0.4], [0.4, 0.6]], length=5), 1.0, queries=0), "queries"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -90,6 +90,8 @@ def _depth(gap: EigenGap, eps: float, length: int) -> int:
     target = eps / (8.0 * length * length) / 3.0
     # h(d) ≤ target when e^{−g d/2} ≤ π_min·tanh(target/2) (h = 2·artanh(spread/π_min))
     spread = gap.pi_min * math.tanh(target / 2.0)
+    if spread <= 0:  # ε/(8T²) below what a double holds: examine every distance
+        return length
     return max(gap.first, math.ceil(2.0 * math.log(1.0 / spread) / gap.gap))
 
 
@@ -148,6 +150,11 @@ def mqm_approx_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPri
     """σ_max of MQMApprox for ε_puffer: the max over Θ (docs/math.md §15, [S] Lemma II.3)."""
     priors = as_theta(prior_or_priors, "MQMApprox")
     eps = check_eps("eps_puffer", eps_puffer)
+    if not math.isfinite(priors.max_length / eps):
+        raise ValueError(
+            f"ε_puffer = {eps:g} is too small: the noise scale σ_max ≥ T/ε_puffer exceeds the largest double;"
+            f" use ε_puffer ≥ {priors.max_length / 1e300:.1e}"
+        )
     refusal = mqm_approx_refusal(priors, eps)
     if refusal is not None:
         raise Refused("out_of_reach", refusal)
