@@ -46,7 +46,7 @@ def mp_leakage_function(Q, alpha) -> mpmath.mpf:
                 for S in itertools.combinations(range(k), size):
                     q = mpmath.fsum(Q[i][j] for j in S)
                     d = mpmath.fsum(Q[ip][j] for j in S)
-                    best = max(best, mpmath.log(1 + c * q) - mpmath.log(1 + c * d))
+                    best = max(best, mpmath.log1p(c * q) - mpmath.log1p(c * d))
         return +best
 
 
