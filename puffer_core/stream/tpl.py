@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -197,19 +198,26 @@ class _Front:
         values = (top - bottom + _ROUNDING * (top + bottom)).max(axis=1)
         return np.minimum(values, alpha)
 
-    def _large(self, alpha: np.ndarray) -> np.ndarray:
-        u = np.exp(-alpha)[:, None]  # 0 beyond α ≈ 745: then q + (1 − q)u = q exactly
+    @cached_property
+    def _positive(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float | None]:
+        """The points with d > 0 as (q, 1 − q, d, 1 − d) rows, and the largest q of the points with d = 0."""
         zero = self.d == 0
-        with np.errstate(divide="ignore"):
-            top = np.log(self.q[None, :] + (1.0 - self.q[None, :]) * u)
+        q, d = self.q[~zero][None, :], self.d[~zero][None, :]
+        top_zero = float(self.q[zero].max()) if zero.any() else None
+        return q, 1.0 - q, d, 1.0 - d, top_zero
+
+    def _large(self, alpha: np.ndarray) -> np.ndarray:
+        q, q_rest, d, d_rest, top_zero = self._positive
+        u = np.exp(-alpha)[:, None]  # 0 beyond α ≈ 745: then q + (1 − q)u = q exactly
         values = np.full(alpha.shape, -np.inf)
-        if (~zero).any():
-            d = self.d[~zero][None, :]
-            t = top[:, ~zero]
-            bottom = np.log(d + (1.0 - d) * u)
-            values = (t - bottom + _ROUNDING * (np.abs(t) + np.abs(bottom) + 1.0)).max(axis=1)
-        if zero.any():
-            t = top[:, zero].max(axis=1)
+        if q.size:
+            # the largest ratio first, then one log (log is increasing): each ratio is within a few ulps
+            ratio = ((q + q_rest * u) / (d + d_rest * u)).max(axis=1)
+            values = np.log(ratio)
+            values = values + _ROUNDING * (np.abs(values) + 1.0)
+        if top_zero is not None:  # d = 0: α + log(q + (1 − q)e^{−α}), largest at the largest q
+            with np.errstate(divide="ignore"):
+                t = np.log(top_zero + (1.0 - top_zero) * u[:, 0])
             values = np.maximum(values, alpha + t + _ROUNDING * (alpha + np.abs(t) + 1.0))
         return np.minimum(values, alpha)
 
