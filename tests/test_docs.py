@@ -58,10 +58,10 @@ def test_every_cited_section_exists() -> None:
 def test_every_paper_key_has_a_full_reference() -> None:
     references = read(DOCS / "references.md")
     defined = set(re.findall(r"^\*\*\[([A-Z]+)\]\*\*", references, flags=re.MULTILINE))
-    assert {"C", "S", "P", "D", "TPL"} <= defined
+    assert {"C", "S", "P", "D", "TPL", "GK"} <= defined
     used = set()
     for path in product_files():
-        used |= set(re.findall(r"\[(C|S|P|D|TPL)\](?!\()", read(path)))
+        used |= set(re.findall(r"\[(C|S|P|D|TPL|GK)\](?!\()", read(path)))
     assert used and used <= defined, used - defined
 
 
