@@ -7,7 +7,6 @@ import streamlit as st
 from app_ui import page_path, state
 from app_ui.attacks import (
     DEMO_PRIORS,
-    RELEASES,
     USER,
     AttackExport,
     attack_report,
@@ -17,20 +16,26 @@ from app_ui.attacks import (
     ladder,
     ladder_tables,
     notes,
+    release_label,
+    user_chains,
 )
 from app_ui.priors import parameters_of
 from app_ui.report import offer_exports
 from app_ui.risk_views import attack_region_section
-from app_ui.streams import build_prior, chain_priors
+from app_ui.stream_settings import (
+    ATTACK_DRAWS,
+    ATTACK_EPS,
+    ATTACK_K,
+    ATTACK_PARAMETERS,
+    ATTACK_RELEASE,
+    ATTACK_SEED,
+)
 from app_ui.tables import static_table
 from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.tightness.ladder import ratio_text
+from puffer_core.tightness.releases import RELEASES
 
 values = state.settings()
-values.setdefault("attack_release", "stream_rr")
-values.setdefault("attack_eps", 0.5)
-values.setdefault("attack_k", 1)
-values.setdefault("attack_seed", 0)
-values.setdefault("attack_draws", 200)
 
 st.title("How tight is my bound?")
 st.markdown(
@@ -48,22 +53,22 @@ kind = PRIOR_KINDS[values["prior_kind"]]
 params = parameters_of(kind, values)
 description = kind.description(values)
 try:
-    user_chains = chain_priors(build_prior(kind.name, params))
-    user_problem = None if user_chains is not None else "it is a Gaussian process; the attacker needs a Markov chain"
+    chains = user_chains(kind.name, params)
+    user_problem = None if chains is not None else "it is a Gaussian process; the attacker needs a Markov chain"
 except ValueError as exc:
-    user_chains, user_problem = None, str(exc)
+    chains, user_problem = None, str(exc)
 
 left, right = st.columns([3, 2], gap="large")
 with left:
-    values["attack_release"] = st.radio(
+    state.radio(
+        st,
         "Release under attack",
-        list(RELEASES),
-        index=list(RELEASES).index(values["attack_release"]),
-        format_func=lambda r: RELEASES[r][0].upper() + RELEASES[r][1:],
+        ATTACK_RELEASE,
+        {name: spec.label[0].upper() + spec.label[1:] for name, spec in RELEASES.items()},
         key="w_attack_release",
     )
     release = values["attack_release"]
-    options = [*DEMO_PRIORS, USER] if user_chains is not None else list(DEMO_PRIORS)
+    options = [*DEMO_PRIORS, USER] if chains is not None else list(DEMO_PRIORS)
     st.markdown("**Priors to attack**")
     picks = st.columns(3)
     chosen = [
@@ -81,36 +86,29 @@ with left:
             "\n".join(f"- **{demo.short}**: {demo.label}" for demo in DEMO_PRIORS.values())
             + (
                 f"\n- **your prior**: {description} (Influence curves page)"
-                if user_chains is not None
+                if chains is not None
                 else f"\n\nYour prior ({description}) is not offered: {user_problem}."
             )
             + "\n\nTo attack a chain fitted to your data: Influence curves → K-state Markov chain → preset"
             " “Fitted from data”."
         )
-    if user_chains is None:
+    if chains is None:
         st.caption(f"Your prior ({description}) is not offered: {user_problem}.")
     st.page_link(page_path("curves"), label="Change your prior", icon=":material/tune:")
 with right:
     eps_label = "ε per step" if is_stream(release) else "ε of the release (per entry)"
-    values["attack_eps"] = float(
-        st.number_input(eps_label, 0.01, 10.0, float(values["attack_eps"]), 0.1, key="w_attack_eps")
-    )
+    state.number_input(st, eps_label, ATTACK_EPS, step=0.1, key="w_attack_eps")
     if release == "exponential":
-        values["attack_k"] = int(
-            st.number_input("k (top states released)", 1, 20, int(values["attack_k"]), key="w_attack_k")
-        )
+        state.number_input(st, "k (top states released)", ATTACK_K, key="w_attack_k")
     c1, c2 = st.columns(2)
-    values["attack_seed"] = int(c1.number_input("Seed", 0, 2**31 - 1, int(values["attack_seed"]), key="w_attack_seed"))
-    values["attack_draws"] = int(
-        c2.number_input(
-            "Draws",
-            10,
-            5_000,
-            int(values["attack_draws"]),
-            50,
-            key="w_attack_draws",
-            help="Outputs drawn from the mechanism before the climb; more draws, a larger lower bound (slower).",
-        )
+    state.number_input(c1, "Seed", ATTACK_SEED, key="w_attack_seed")
+    state.number_input(
+        c2,
+        "Draws",
+        ATTACK_DRAWS,
+        step=50,
+        key="w_attack_draws",
+        help="Outputs drawn from the mechanism before the climb; more draws, a larger lower bound (slower).",
     )
     run = st.button("Run the attack", type="primary", icon=":material/target:", key="w_attack_run")
 
@@ -146,7 +144,7 @@ elif run or run_key in runs:
                 " this with the script below."
             )
         st.markdown(
-            f"**Lower bound (attack) ≤ truth (exact) ≤ reported bound** — {RELEASES[release]}, ε = {eps:g},"
+            f"**Lower bound (attack) ≤ truth (exact) ≤ reported bound** — {release_label(release)}, ε = {eps:g},"
             f" seed {seed}, {draws} draws"
         )
         export = AttackExport(tuple(attacked), release, eps, k, seed, draws)
@@ -158,14 +156,10 @@ elif run or run_key in runs:
             st.caption(note)
         st.markdown(
             "\n".join(
-                f"- **{r.short}**: {r.description}"
-                + (
-                    f" — the attack reaches {r.lower / r.bound:.0%} of the tightest bound."
-                    if r.lower is not None and r.bound > 0
-                    else ""
-                )
+                f"- **{r.short}**: {r.describe()}"
+                + (f" — the attack reaches {ratio_text(r)} of the tightest bound." if ratio_text(r) else "")
                 for r in rows
-                if r.description
+                if r.lower is not None
             )
         )
         if not is_stream(release):
@@ -185,4 +179,4 @@ elif run or run_key in runs:
 else:
     st.info("Press **Run the attack**: each prior is attacked with the seed above (results are kept for the session).")
 
-state.share(state.prior_parameters())
+state.share((*state.prior_parameters(), *ATTACK_PARAMETERS))

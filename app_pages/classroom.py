@@ -30,8 +30,8 @@ from app_ui.classroom_views import (
     reveal_sentence,
 )
 from app_ui.docs import show_sources
+from app_ui.stream_controls import strength_matrix_rows, strength_of_stay, strength_slider
 from app_ui.tables import csv_download, fmt, show_problems, static_table
-from puffer_core.priors.kinds import sticky_matrix
 from puffer_core.validation import row_problems
 
 st.title("Classroom")
@@ -208,10 +208,9 @@ def _laplace() -> None:
 # --------------------------------------------------------------------------- tiny chain
 
 
-def _chain_default(k: int) -> pd.DataFrame:
-    matrix = sticky_matrix(k, 0.6)
+def _chain_default(k: int, strength: float) -> pd.DataFrame:
     labels = [str(i) for i in range(k)]
-    return pd.DataFrame(np.array(matrix), index=labels, columns=labels)
+    return pd.DataFrame(np.array(strength_matrix_rows(k, strength)), index=labels, columns=labels)
 
 
 @st.fragment
@@ -228,9 +227,12 @@ def _tiny_chain() -> None:
         cols[2].number_input("Per-entry ε_DP", 0.05, 3.0, 0.5, 0.05, key="w_tiny_eps", persist_state="session")
     )
     max_releases = int(cols[3].number_input("Releases", 1, 3, 2, key="w_tiny_releases", persist_state="session"))
-    edited = st.data_editor(
-        _chain_default(k_states),
-        key=f"w_tiny_matrix_{k_states}",
+    default = strength_of_stay(k_states, 0.6)  # the chain that stays put with probability 0.6
+    strength = strength_slider(st, f"w_tiny_strength_{k_states}", default, persist=True)
+    st.caption("The knob sets the matrix to (1 − s)·uniform + s·identity; edit the matrix afterwards if you like.")
+    edited = st.data_editor(  # a new editor for every position of the knob: the preset restarts the matrix
+        _chain_default(k_states, strength),
+        key=f"w_tiny_matrix_{k_states}" if strength == default else f"w_tiny_matrix_{k_states}_{strength:g}",
         column_config={
             str(i): st.column_config.NumberColumn(str(i), min_value=0.0, max_value=1.0, format="%.3g")
             for i in range(k_states)

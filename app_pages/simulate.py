@@ -11,6 +11,7 @@ import streamlit as st
 from app_ui import page_path
 from app_ui import simulate_text as words
 from app_ui import simulate_views as views
+from app_ui.baseline_views import show_baselines
 from app_ui.charts import Style, series_styles, show_figure
 from app_ui.data_picker import LoadedData, dataset_picker, simulation_report
 from app_ui.memo import session_memo
@@ -255,6 +256,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
             st.markdown("\n".join(f"- {line}" for line in note))
     elif agree:
         st.success(agree)
+    show_baselines(result)  # the published baselines: refused, or why they win or lose (app_ui/baseline_views.py)
 
     notes = tuple(line.replace("**", "") for line in note) or ((agree,) if agree else ())
     sections = [

@@ -30,6 +30,7 @@ from puffer_core.accounting.accuracy import (
     topk_gap_for,
 )
 from puffer_core.mechanisms import MECHANISMS, make_mechanism
+from puffer_core.mechanisms.base import Refused
 from puffer_core.priors.models import MarkovChainPrior
 
 from .priors import Params
@@ -295,7 +296,11 @@ def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, 
             if name == "mqm" and priors is None:
                 cells.append("—")
                 continue
-            mechanism = make_mechanism(name, eps, curve, priors or [], query, k, n_states, topk_laplace)
+            try:
+                mechanism = make_mechanism(name, eps, curve, priors or [], query, k, n_states, topk_laplace)
+            except Refused:  # no guarantee, or out of reach for this prior: the page says why beside its results
+                cells.append("—")
+                continue
             cells.append(short_accuracy(mechanism.noise, float(mechanism.noise_scale), k, n_states))
         out[f"ε = {eps:g}"] = cells
     return pd.DataFrame(out)

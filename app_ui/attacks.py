@@ -1,16 +1,17 @@
-"""The "How tight is my bound?" page: demo priors, cached attacks, the ladder chart and the exports.
+"""The "How tight is my bound?" page: demo priors, cached ladders, the ladder chart and the exports.
 
-For each prior the attacker (:mod:`puffer_core.attacks.attacker`, docs/math.md §11) gives a lower bound
-on the true leakage, the exact audit (:mod:`puffer_core.audit.stream`, §9) the truth when the
-chain is tiny, and the library the reported bounds (TPL for streams, the [C] bound, group DP),
-so the page can show **lower bound ≤ truth ≤ reported bound** with the seed.
+For each prior the library's ladder (:func:`puffer_core.tightness.ladder_row`, docs/math.md §11)
+runs the seeded attack (a lower bound on the true leakage), the exact audit (the truth when the
+chain is tiny) and every stream bound of the registry that applies, so the page can show
+**lower bound ≤ truth ≤ reported bound** with the seed.  The releases and the bounds are read
+from their registries: a new one shows here by itself.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,25 +19,18 @@ import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset
-from puffer_core.attacks.attacker import attack_histogram, attack_stream
-from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core import MarkovChainPrior, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.engine.curve import InfluenceCurve
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from puffer_core.priors.kinds import sticky_matrix
-from puffer_core.stream.bounds import group_dp_bound
-from puffer_core.stream.tpl import temporal_privacy_leakage
+from puffer_core.priors.kinds import PRIOR_KINDS, sticky_matrix
+from puffer_core.priors.models import as_theta
+from puffer_core.stream.registry import STREAM_BOUNDS
+from puffer_core.tightness.ladder import LadderRow, ladder_row, ratio_text
+from puffer_core.tightness.releases import RELEASES
 
-from .priors import kind_curve, prior_source
+from .priors import Params, kind_curve, prior_source
 from .report import Section, html_report, python_script
-from .streams import build_prior, chain_priors, emissions, exact_stream_refusal, power_text
 from .tables import fmt, right_aligned
-
-EXACT_HISTOGRAM_CELLS = 5_000_000  # sequences × outputs of the whole-sequence histogram (Laplace)
-EXACT_RANKING_WORK = 20_000  # sequences × rankings of the exponential mechanism (a Python loop per sequence)
-ATTACK_STREAM_CELLS = 40_000  # T × K of a stream attack the app runs (K = 20, T = 2,000: a few seconds)
-ATTACK_HISTOGRAM_WORK = 15_000_000  # (T+1)^(K−1)·K² count cells × T of a histogram attack the app runs
-ROUNDING = 1e-9  # the attack and the enumeration may differ in the last bits when the attack finds the truth
 
 
 @dataclass(frozen=True)
@@ -87,22 +81,15 @@ DEMO_PRIORS: dict[str, DemoPrior] = {
 }
 USER = "user"  # the prior chosen (or fitted from data) on the Influence curves page
 
-RELEASES: dict[str, str] = {
-    "stream_rr": "a stream: randomized response at every step",
-    "stream_histogram": "a stream: a noisy histogram at every step",
-    "laplace": "one histogram of the whole sequence, Laplace noise",
-    "exponential": "the top-k states of the whole sequence, exponential mechanism",
-}
-
 Source = tuple  # ("demo", key) or ("user", kind, params, description)
 
 
 def is_stream(release: str) -> bool:
-    return release.startswith("stream_")
+    return RELEASES[release].stream
 
 
-def _stream_mechanism(release: str) -> str:
-    return "rr" if release == "stream_rr" else "histogram"
+def release_label(release: str) -> str:
+    return RELEASES[release].label
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -115,12 +102,22 @@ def demo_curve(key: str) -> InfluenceCurve:
     return influence_curve(demo_prior(key))
 
 
+def user_chains(kind: str, params: Params) -> list[MarkovChainPrior] | None:
+    """The Markov chain priors of the user's prior (Θ: all of them), or None when it is not a chain."""
+    prior = PRIOR_KINDS[kind].prior(dict(params))
+    if isinstance(prior, MarkovChainPrior) or (
+        isinstance(prior, (list, tuple)) and prior and all(isinstance(p, MarkovChainPrior) for p in prior)
+    ):
+        return list(as_theta(prior, "the attacker"))
+    return None
+
+
 def source_priors(source: Source) -> tuple[list[MarkovChainPrior], InfluenceCurve]:
     """The chain priors of an attack row and their (cached) a(b) curve."""
     if source[0] == "demo":
         return [demo_prior(source[1])], demo_curve(source[1])
     _, kind, params, _ = source
-    chains = chain_priors(build_prior(kind, params))
+    chains = user_chains(kind, params)
     if chains is None:
         raise ValueError("the attacker needs a Markov chain prior")
     return chains, kind_curve(kind, params)
@@ -134,162 +131,34 @@ def source_label(source: Source) -> tuple[str, str]:
     return f"your prior: {source[3]}", "your prior"
 
 
-def attack_refusal(release: str, n_states: int, length: int, k: int) -> str | None:
-    """Why the app does not run this attack (the script has no such limit), or None."""
-    if is_stream(release):
-        if n_states * length > ATTACK_STREAM_CELLS:
-            return (
-                f"T × K = {length * n_states:,} is over the app's {ATTACK_STREAM_CELLS:,} for a stream attack"
-                " (it would take minutes here); the downloaded script runs it"
-            )
-        return None
-    if release == "exponential" and k > n_states:
-        return f"k = {k} is larger than the number of states ({n_states})"
-    cells = (length + 1) ** (n_states - 1) * n_states**2
-    if cells * length > ATTACK_HISTOGRAM_WORK:
-        return (
-            f"the histogram attack tracks every count vector: {n_states} states over T = {length} steps give"
-            f" (T+1)^(K−1)·K² ≈ 10^{math.floor(math.log10(cells))} cells, too many for the app"
-            " (fewer states or a shorter chain)"
-        )
-    return None
-
-
-def exact_refusal(release: str, n_states: int, length: int, n_priors: int, k: int) -> str | None:
-    """Why the app does not compute the exact leakage of this release, or None."""
-    if is_stream(release):
-        return exact_stream_refusal(n_states, length, n_priors, _stream_mechanism(release))
-    if release == "exponential" and k > n_states:
-        return f"k = {k} is larger than the number of states ({n_states})"
-    too_many = f"{power_text(n_states, length)} sequences are too many to enumerate in the app"
-    if length * math.log10(n_states) > 7:
-        return too_many
-    sequences = n_states**length * n_priors
-    if release == "laplace":
-        work, limit = sequences * (length + 1) ** n_states, EXACT_HISTOGRAM_CELLS
-    else:
-        work, limit = sequences * math.perm(n_states, k), EXACT_RANKING_WORK
-    return None if work <= limit else too_many
-
-
-@dataclass(frozen=True)
-class AttackRow:
-    """One prior's ladder: lower bound (attack) ≤ truth (exact, when small enough) ≤ the reported bounds."""
-
-    label: str
-    short: str
-    release: str
-    eps: float
-    k: int
-    seed: int
-    draws: int
-    length: int
-    lower: float | None  # None: not attacked (see ``attack_note``)
-    entry: int | None  # 0-based
-    pair: tuple[str, str] | None
-    description: str
-    exact: float | None  # None: not enumerated (see ``exact_note``)
-    tpl: float | None  # None: not a stream
-    c_bound: float
-    group_dp: float
-    attack_note: str = ""
-    exact_note: str = ""
-
-    @property
-    def bound(self) -> float:
-        """The tightest reported bound."""
-        return min(v for v in (self.tpl, self.c_bound, self.group_dp) if v is not None)
-
-    @property
-    def bound_name(self) -> str:
-        names = {"TPL": self.tpl, "[C]": self.c_bound, "group DP": self.group_dp}
-        return min((v, n) for n, v in names.items() if v is not None)[1]
-
-    @property
-    def in_order(self) -> bool:
-        """lower ≤ truth ≤ bound (up to rounding) — False would mean a wrong bound."""
-        high = self.bound * (1 + ROUNDING) + ROUNDING
-        ok = self.exact is None or self.exact <= high
-        if self.lower is not None:
-            ok = ok and self.lower <= high and (self.exact is None or self.lower <= self.exact + ROUNDING)
-        return ok
-
-
 @st.cache_data(show_spinner=False, max_entries=128)
-def attack_row(source: Source, release: str, eps: float, k: int, seed: int, draws: int) -> AttackRow:
-    """Attack one prior (seeded), with its exact leakage when small enough and every reported bound."""
+def attack_row(source: Source, release: str, eps: float, k: int, seed: int, draws: int) -> LadderRow:
+    """One prior's ladder (seeded attack, exact truth when small enough, every bound that applies)."""
     chains, curve = source_priors(source)
     label, short = source_label(source)
-    n_states, length = chains[0].n_states, chains[0].length
-    stream_release = is_stream(release)
-    law = emissions(_stream_mechanism(release), n_states, [eps])[0] if stream_release else None
-    attack = None
-    attack_note = attack_refusal(release, n_states, length, k) or ""
-    if not attack_note:
-        if stream_release:
-            attack = attack_stream(chains, law, seed=seed, draws=draws)
-        else:
-            attack = attack_histogram(chains, eps, mechanism=release, k=k, seed=seed, draws=draws)
-    exact = None
-    exact_note = exact_refusal(release, n_states, length, len(chains), k) or ""
-    if not exact_note:
-        if stream_release:
-            exact = exact_stream_leakage(chains, law).eps
-        else:
-            exact = exact_histogram_leakage(chains, eps, mechanism=release, k=k)
-    pair = None
-    if attack is not None and attack.pair is not None:
-        labels = chains[attack.prior_index or 0].labels
-        pair = (labels[attack.pair[0]], labels[attack.pair[1]])
-    row = AttackRow(
-        label=label,
-        short=short,
-        release=release,
-        eps=eps,
-        k=k,
-        seed=seed,
-        draws=draws,
-        length=length,
-        lower=None if attack is None else attack.lower,
-        entry=None if attack is None else attack.entry,
-        pair=pair,
-        description="",
-        exact=exact,
-        tpl=temporal_privacy_leakage(chains, eps).max_tpl if stream_release else None,
-        c_bound=certify(curve, eps).eps_puffer,
-        group_dp=group_dp_bound([eps] * length),
-        attack_note=attack_note,
-        exact_note=exact_note,
-    )
-    if attack is None:
-        return row
-    return replace(row, description=attack.describe(truth=exact, bound=row.bound) + f" ({row.bound_name})")
+    return ladder_row(chains, release, eps, k=k, seed=seed, draws=draws, curve=curve, label=label, short=short)
 
 
 def _or_nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
-def attack_table(rows: Sequence[AttackRow]) -> pd.DataFrame:
+def attack_table(rows: Sequence[LadderRow]) -> pd.DataFrame:
     """The ladder as a table, one row per prior (empty cells: not computed, see the notes)."""
-    return pd.DataFrame(
-        {
-            "prior": [r.short for r in rows],
-            "attack": [_or_nan(r.lower) for r in rows],
-            "exact": [_or_nan(r.exact) for r in rows],
-            "TPL": [_or_nan(r.tpl) for r in rows],
-            "[C]": [r.c_bound for r in rows],
-            "group DP": [r.group_dp for r in rows],
-            "attack ÷ bound": [
-                "" if r.lower is None or r.bound == 0 else f"{r.lower / r.bound:.0%}" for r in rows
-            ],
-            "worst t": ["" if r.entry is None else str(r.entry + 1) for r in rows],
-            "pair": ["" if r.pair is None else f"{r.pair[0]} vs {r.pair[1]}" for r in rows],
-        }
-    )
+    table = {
+        "prior": [r.short for r in rows],
+        "attack": [_or_nan(r.lower) for r in rows],
+        "exact": [_or_nan(r.exact) for r in rows],
+    }
+    for name, bound in STREAM_BOUNDS.items():
+        table[bound.short] = [_or_nan(r.value(name)) for r in rows]
+    table["attack ÷ bound"] = [ratio_text(r) for r in rows]
+    table["worst t"] = ["" if r.entry is None else str(r.entry + 1) for r in rows]
+    table["pair"] = ["" if r.pair is None else f"{r.pair[0]} vs {r.pair[1]}" for r in rows]
+    return pd.DataFrame(table)
 
 
-def notes(rows: Sequence[AttackRow]) -> list[str]:
+def notes(rows: Sequence[LadderRow]) -> list[str]:
     """Why cells are empty, one sentence per reason (priors sharing a reason are named together)."""
     grouped: dict[str, list[str]] = {}
     for r in rows:
@@ -306,13 +175,33 @@ def _generic(note: str) -> str:
 
 # the ladder: each series on its own sub-line of the prior's row, so equal values stay visible;
 # colours from the Okabe–Ito palette (safe for colour-blind readers), a distinct symbol each
-LADDER = (
-    ("attack", "attack (lower bound)", "circle", "#D55E00", -0.3),
-    ("exact", "exact (truth)", "diamond", "#009E73", -0.15),
-    ("TPL", "TPL", "triangle-up", "#0072B2", 0.0),
-    ("[C]", "[C] bound", "square", "#CC79A7", 0.15),
-    ("group DP", "group DP", "x", "#444444", 0.3),
-)
+RUNG_STYLES = {
+    "attack": ("attack (lower bound)", "circle", "#D55E00"),
+    "exact": ("exact (truth)", "diamond", "#009E73"),
+    "tpl": ("TPL", "triangle-up", "#0072B2"),
+    "c_bound": ("[C] bound", "square", "#CC79A7"),
+    "group_dp": ("group DP", "x", "#444444"),
+}
+SPARE_STYLES = (("star", "#E69F00"), ("triangle-down", "#56B4E9"), ("pentagon", "#F0E442"))
+
+
+def ladder_series() -> tuple[tuple[str, str, str, str, float], ...]:
+    """(table column, legend name, symbol, colour, offset) of every rung, from below: attack, exact, each bound."""
+    rungs = [("attack", "attack"), ("exact", "exact")] + [(name, b.short) for name, b in STREAM_BOUNDS.items()]
+    out = []
+    spare = iter(SPARE_STYLES)
+    for i, (key, column) in enumerate(rungs):
+        if key in RUNG_STYLES:
+            name, symbol, colour = RUNG_STYLES[key]
+        else:
+            symbol, colour = next(spare, ("circle-open", "#999999"))
+            name = STREAM_BOUNDS[key].label
+        offset = -0.3 + 0.6 * i / max(1, len(rungs) - 1)
+        out.append((column, name, symbol, colour, offset))
+    return tuple(out)
+
+
+LADDER = ladder_series()
 ROW_HEIGHT = 84  # px per prior: five sub-lines 12 px apart
 
 
@@ -324,7 +213,7 @@ def _log_ticks(low: float, high: float) -> list[float]:
     return [t for t in ticks if low / 2.5 <= t <= high * 2.5]
 
 
-def attack_figure(rows: Sequence[AttackRow]) -> go.Figure:
+def attack_figure(rows: Sequence[LadderRow]) -> go.Figure:
     """One band per prior: the attack's lower bound, the truth and each reported bound, on a log scale.
 
     The grey bar runs from the attack to the tightest bound: the truth lies on it.
@@ -400,7 +289,7 @@ class AttackExport:
     seed: int
     draws: int
 
-    def rows(self) -> list[AttackRow]:
+    def rows(self) -> list[LadderRow]:
         return [attack_row(s, self.release, self.eps, self.k, self.seed, self.draws) for s in self.sources]
 
 
@@ -410,7 +299,7 @@ def ladder(export: AttackExport) -> go.Figure:
     return attack_figure(export.rows())
 
 
-BOUND_COLUMNS = ["prior", "attack", "exact", "TPL", "[C]", "group DP"]
+BOUND_COLUMNS = ["prior", "attack", "exact", *(b.short for b in STREAM_BOUNDS.values())]
 WHERE_COLUMNS = ["prior", "attack ÷ bound", "worst t", "pair"]
 
 
@@ -424,20 +313,18 @@ def ladder_tables(export: AttackExport) -> tuple[Styler, Styler]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def attack_script(export: AttackExport) -> str:
-    """A Python program that reruns the attacks with their seed and prints one line per prior.
+    """A Python program that reruns the ladders with their seed and prints one line per prior.
 
-    Each line: ``row <i> lower=<float|none> exact=<float|none> tpl=<float|none> c_bound=<float>
-    group_dp=<float>  # <prior>`` (``none`` where the page shows no value).
+    Each line: ``row <i> lower=<float|none> exact=<float|none> <bound name>=<float|none> …  # <prior>``
+    (``none`` where the page shows no value).
     """
     rows = export.rows()
     user = [s for s in export.sources if s[0] != "demo"]
     expressions = [DEMO_PRIORS[s[1]].code if s[0] == "demo" else "your_prior" for s in export.sources]
     priors = ",\n    ".join(f"({r.short!r}, {code})" for r, code in zip(rows, expressions))
-    attacked = [r.lower is not None for r in rows]
-    exact = [r.exact is not None for r in rows]
     lines = [prior_source(user[0][1], user[0][2], name="your_prior")[1]] if user else []
     lines += [
-        f"RELEASE = {export.release!r}  # {RELEASES[export.release]}",
+        f"RELEASE = {export.release!r}  # {release_label(export.release)}",
         f"EPS = {export.eps!r}",
         f"K = {export.k!r}  # the exponential mechanism's top-k",
         f"SEED = {export.seed!r}",
@@ -445,55 +332,26 @@ def attack_script(export: AttackExport) -> str:
         "PRIORS = [",
         f"    {priors},",
         "]",
-        f"ATTACKED = {attacked!r}  # the page ran these attacks (set True to run the others too: slow)",
-        f"EXACT = {exact!r}  # small enough to enumerate every sequence",
         "",
         "",
         "def show(value):",
         '    return "none" if value is None else repr(float(value))',
         "",
         "",
+        "# the ladder attacks and enumerates within the budgets of puffer_core.tightness.releases, as the page does",
         "for i, (name, prior) in enumerate(PRIORS):",
-        "    chains = prior if isinstance(prior, list) else [prior]",
-        "    n_states, length = chains[0].n_states, chains[0].length",
-        "    lower = exact = tpl = None",
-    ]
-    if is_stream(export.release):
-        make = "randomized_response_emission" if export.release == "stream_rr" else "laplace_histogram_emission"
-        lines += [
-            f"    law = {make}(n_states, EPS)",
-            "    if ATTACKED[i]:",
-            "        lower = attack_stream(chains, law, seed=SEED, draws=DRAWS).lower",
-            "    if EXACT[i]:",
-            "        exact = exact_stream_leakage(chains, law).eps",
-            "    tpl = temporal_privacy_leakage(chains, EPS).max_tpl",
-        ]
-    else:
-        lines += [
-            "    if ATTACKED[i]:",
-            "        lower = attack_histogram(chains, EPS, mechanism=RELEASE, k=K, seed=SEED, draws=DRAWS).lower",
-            "    if EXACT[i]:",
-            "        exact = exact_histogram_leakage(chains, EPS, mechanism=RELEASE, k=K)",
-        ]
-    lines += [
-        "    c_bound = certify(influence_curve(prior), EPS).eps_puffer",
-        "    group = group_dp_bound([EPS] * length)",
-        "    print(",
-        '        f"row {i} lower={show(lower)} exact={show(exact)} tpl={show(tpl)}"',
-        '        f" c_bound={show(c_bound)} group_dp={show(group)}  # {name}"',
-        "    )",
+        "    row = ladder_row(prior, RELEASE, EPS, k=K, seed=SEED, draws=DRAWS)",
+        '    bounds = " ".join(f"{bound}={show(value)}" for bound, value in row.bounds)',
+        '    print(f"row {i} lower={show(row.lower)} exact={show(row.exact)} {bounds}  # {name}")',
     ]
     return python_script(
         'Rerun the attacks of Pufferfish Lab\'s "How tight is my bound?" page, with their seed.',
         ["Prints one line per prior: the attack's lower bound, the exact leakage and the reported bounds."],
         "attack",
         [
-            "from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset",
-            "from puffer_core.attacks import attack_histogram, attack_stream",
-            "from puffer_core.priors import sticky_matrix",
-            "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n"
-            "    randomized_response_emission,\n    temporal_privacy_leakage,\n)",
-            "from puffer_core.audit import exact_histogram_leakage, exact_stream_leakage",
+            "from puffer_core import MarkovChainPrior, fit_markov_chain, load_dataset",
+            "from puffer_core.priors.kinds import sticky_matrix",
+            "from puffer_core.tightness import ladder_row",
         ],
         "\n".join(lines),
     )
@@ -525,10 +383,10 @@ def attack_report(export: AttackExport) -> str:
             attack_table(rows).astype(object).fillna("—"),  # empty cells: not computed (see the note)
             tuple(notes(rows)),
         ),
-        Section("In words", "; ".join(f"{r.short}: {r.description}" for r in rows if r.description) + "."),
+        Section("In words", "; ".join(f"{r.short}: {r.describe()}" for r in rows if r.lower is not None) + "."),
     ]
     settings = {
-        "release": RELEASES[export.release],
+        "release": release_label(export.release),
         "ε (per step, or per entry)": export.eps,
         "top-k (exponential mechanism)": export.k,
         "seed": export.seed,
@@ -536,7 +394,7 @@ def attack_report(export: AttackExport) -> str:
         "priors": [source_label(s)[0] for s in export.sources],
     }
     summary = (
-        f"Attacks on {RELEASES[export.release]} with ε = {export.eps:g}, seed {export.seed}, {export.draws} draws,"
+        f"Attacks on {release_label(export.release)} with ε = {export.eps:g}, seed {export.seed}, {export.draws} draws,"
         f" for {len(rows)} priors."
     )
     return html_report("How tight is my bound?", summary, settings, sections)

@@ -22,9 +22,10 @@ import streamlit as st
 from puffer_core.accounting.risk import attacker_table, max_posterior, tradeoff_curve
 from puffer_core.inference.roc import TestPoints, likelihood_ratio_points
 from puffer_core.priors.models import MarkovChainPrior
+from puffer_core.stream.laws import check_emissions
+from puffer_core.tightness import RELEASES
 
 from .attacks import source_priors
-from .streams import emissions
 from .tables import Shown, fmt, right_aligned, shown, static_table
 
 REGION_COLOUR = "rgba(0,114,178,0.15)"
@@ -191,7 +192,7 @@ def attack_region_section(export: Any) -> None:
     source, row = rows[names.index(chosen)]
     chains, _ = source_priors(source)
     prior = chains[0]  # with Θ the test is run under its first prior; Θ's bound holds for every member
-    law = emissions(export.release.removeprefix("stream_"), prior.n_states, [export.eps])[0]
+    law = check_emissions(RELEASES[export.release].laws(prior.n_states, [export.eps]), prior.n_states, 1)[0]
     pair = (prior.labels.index(row.pair[0]), prior.labels.index(row.pair[1]))
     with st.spinner("Measuring the attack's test…"):
         points = test_points(prior, law, int(row.entry), pair, 2000, export.seed)

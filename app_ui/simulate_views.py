@@ -194,8 +194,9 @@ def result_curve(result: SimulationResult) -> InfluenceCurve:
 
 def accuracy_grid(result: SimulationResult, chosen: dict[str, Any], priors: list[MarkovChainPrior] | None,
                   n_states: int) -> pd.DataFrame:
-    """What each mechanism's noise buys at each ε_puffer of the grid (analytic, data-free)."""
-    names = tuple(chosen["mechanisms"])
+    """What each mechanism's noise buys at each ε_puffer of the grid (analytic, data-free); refused ones left out."""
+    refused = result.settings.get("refused") or {}
+    names = tuple(name for name in chosen["mechanisms"] if name not in refused)
     return grid_accuracy(result_curve(result), priors, names, tuple(chosen["eps_grid"]), chosen["query"],
                          int(chosen["k"]), n_states, chosen["topk_laplace"])
 

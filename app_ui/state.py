@@ -17,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from app_ui.ledger import LEDGER_PARAMETERS
+from app_ui.stream_settings import ATTACK_PARAMETERS, STREAM_PARAMETERS
 from puffer_core.priors.kinds import (
     KIND_CODEC,
     MAX_STATES,
@@ -71,6 +72,8 @@ SETTINGS: dict[str, Parameter] = {
         CONCENTRATION,
         *(p for options in VIEW_OPTIONS.values() for p in options),
         *LEDGER_PARAMETERS,  # the Plan & compose page's ledger (app_ui/ledger.py)
+        *STREAM_PARAMETERS,  # the Streams page (app_ui/stream_settings.py)
+        *ATTACK_PARAMETERS,  # the attack page (app_ui/stream_settings.py)
     )
 }
 IN_LINKS: dict[str, Parameter] = {p.url: p for p in SETTINGS.values() if p.url is not None}

@@ -17,10 +17,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from puffer_core.inference.posterior import SmoothingAccuracy, smoothing_accuracy
+from puffer_core.stream.laws import check_emissions
+from puffer_core.tightness import RELEASES
 
 from .charts import Band, Trace, line_figure
 from .priors import Params
-from .streams import build_prior, chain_priors, emissions
+from .streams import build_prior, chain_priors
 from .tables import Shown, fmt, shown
 
 DRAWS = 1000
@@ -50,7 +52,7 @@ def stream_accuracy_view(
     prior = chains[0]
     length = len(eps)
     draws = int(max(200, min(DRAWS, MAX_CELLS // max(1, length * prior.n_states))))
-    laws = emissions(mechanism, prior.n_states, eps)
+    laws = check_emissions(RELEASES[mechanism].laws(prior.n_states, eps), prior.n_states, length)
     acc = smoothing_accuracy(prior, laws, length, draws=draws, seed=SEED)
     steps = np.arange(1, length + 1, dtype=float)
     band = Band("95% interval, after post-processing", steps, acc.smoothed_low, acc.smoothed_high, "#009E73")

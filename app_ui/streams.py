@@ -1,10 +1,11 @@
-"""The Streams page: the ε_t schedule, cached numbers, the chart over t, the report and the script.
+"""The Streams page: the ε_t schedule, cached numbers, the charts over t, the report and the script.
 
 A stream releases r_t at every step t = 1..T, ε_t-DP for one entry (docs/math.md §10).  This
 module reads the ε_t schedule the user typed (checked row by row), computes every number once
-per input through :mod:`puffer_core.stream` and :mod:`puffer_core.audit.stream` (cached),
-draws the chart over t, and writes the report and the script the page offers.  Nothing here
-computes a privacy formula.
+per input through the registries of :mod:`puffer_core.stream.registry` (the bounds) and
+:mod:`puffer_core.tightness.releases` (the releases and their exact leakage), draws the charts over
+t, and writes the report and the script the page offers.  Nothing here computes a privacy formula;
+a bound added to the registry appears in every metric, chart, table, plan and script by itself.
 """
 
 from __future__ import annotations
@@ -19,40 +20,57 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core import MarkovChainPrior, calibrate
-from puffer_core.audit.stream import StreamAudit, exact_stream_leakage
+from puffer_core import MarkovChainPrior
+from puffer_core.audit.stream import StreamAudit
 from puffer_core.priors.kinds import PRIOR_KINDS
-from puffer_core.stream.bounds import (
-    StreamPlan,
-    TranslationBound,
-    group_dp_bound,
-    plan_stream,
-    stream_bounds,
-    translation_bound,
+from puffer_core.stream.bounds import describe_bounds
+from puffer_core.stream.registry import (
+    STREAM_BOUNDS,
+    BoundValues,
+    StreamSetting,
+    bound_table,
+    plan_table,
+    stream_setting,
 )
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.schedule import StreamSchedule, optimal_schedule
 from puffer_core.stream.tpl import (
     DivergenceThreshold,
     TemporalLeakage,
     tpl_divergence_threshold,
-    tpl_refusal,
     tpl_supremum,
 )
+from puffer_core.tightness.releases import RELEASES
 
 from .charts import Trace, line_figure
 from .priors import Params, kind_curve, prior_source
 from .report import Section, html_report, python_script
+from .stream_settings import MAX_STEP_EPS
 from .tables import Shown, fmt, shown
 
-MAX_STEP_EPS = 10.0  # the largest ε_t a schedule row may hold
-EXACT_STREAM_SEQUENCES = 5_000  # puffer_core.audit.stream's own limit
-EXACT_STREAM_WORK = 30_000_000  # sequences × joint outputs × T × priors: about a second on one core
+Directions = tuple[Any, Any]  # (backward, forward) matrices as nested tuples, None for the prior's own
+DEFAULT_DIRECTIONS: Directions = (None, None)
 
-MECHANISMS: dict[str, str] = {
-    "rr": "randomized response (report the state, or another one at random)",
-    "histogram": "noisy histogram (discretised Laplace noise on each state's count)",
+# the words the page uses for a bound beside its registry label (a new bound needs none of these)
+LEGENDS = {"tpl": "TPL (temporal leakage)", "group_dp": "group DP (Σ ε_t)"}
+METRIC_LABELS = {"tpl": "Max TPL over t", "group_dp": "Group DP"}
+METRIC_HELP = {
+    "tpl": "[TPL]: max_t BPL_t + FPL_t − ε_t.",
+    "c_bound": "min_b b·ε + a(b), refined per entry.",
+    "group_dp": "Σ ε_t: every entry of the user may change.",
 }
-MECHANISM_SHORT = {"rr": "randomized response", "histogram": "noisy histogram"}
+SENTENCE_NAMES = {"c_bound": "the [C] bound"}
+
+
+def legend(name: str) -> str:
+    return LEGENDS.get(name, STREAM_BOUNDS[name].label)
+
+
+def metric_label(name: str) -> str:
+    return METRIC_LABELS.get(name, STREAM_BOUNDS[name].label)
+
+
+def plan_label(name: str) -> str:
+    return f"ε per step under {STREAM_BOUNDS[name].short}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,6 +96,18 @@ class Schedule:
 
 def constant_schedule(eps: float, length: int) -> Schedule:
     return Schedule((float(eps),) * length, f"ε = {eps:g} at every step t = 1..{length}", ((1, length, float(eps)),))
+
+
+def schedule_of(eps: Sequence[float], text: str) -> Schedule:
+    """A schedule of any values (one segment per run of equal ε)."""
+    values = tuple(float(v) for v in eps)
+    segments = []
+    start = 0
+    for t in range(1, len(values) + 1):
+        if t == len(values) or values[t] != values[start]:
+            segments.append((start + 1, t, values[start]))
+            start = t
+    return Schedule(values, text, tuple(segments))
 
 
 def _whole(value: object) -> int | None:
@@ -149,8 +179,8 @@ def parse_segments(rows: Sequence[Sequence[object]], length: int) -> tuple[Sched
         except (TypeError, ValueError):
             eps = math.nan
         if not 0 <= eps <= MAX_STEP_EPS:
-            shown = "nothing" if _blank(eps_raw) else (f"{eps:g}" if math.isfinite(eps) else eps_raw)
-            problems.append(f"row {number}: ε must be a number from 0 to {MAX_STEP_EPS:g}; got {shown}")
+            seen = "nothing" if _blank(eps_raw) else (f"{eps:g}" if math.isfinite(eps) else eps_raw)
+            problems.append(f"row {number}: ε must be a number from 0 to {MAX_STEP_EPS:g}; got {seen}")
             continue
         segments.append((first, last, eps, number))
     if problems:
@@ -199,97 +229,73 @@ def chain_priors(prior: Any) -> list[MarkovChainPrior] | None:
     return None
 
 
-def _outputs_per_step(mechanism: str, n_states: int) -> int:
-    return n_states if mechanism == "rr" else 2**n_states
-
-
-def power_text(base: int, exponent: int) -> str:
-    """base^exponent as text: the number itself when short, else its power of ten (no overflow)."""
-    digits = exponent * math.log10(base)
-    if digits < 7:
-        return f"{base}^{exponent} = {base**exponent:,}"
-    return f"{base}^{exponent} ≈ 10^{math.floor(digits)}"
-
-
-def exact_stream_refusal(n_states: int, length: int, n_priors: int, mechanism: str) -> str | None:
-    """Why the app does not enumerate this stream exactly, or None when it does."""
-    outputs = _outputs_per_step(mechanism, n_states)
-    if length * math.log10(n_states) > math.log10(EXACT_STREAM_SEQUENCES):
-        return (
-            f"{n_states} states over T = {length} steps give {power_text(n_states, length)} sequences;"
-            f" the app enumerates at most {EXACT_STREAM_SEQUENCES:,}"
-        )
-    if n_states**length * outputs**length * length * n_priors > EXACT_STREAM_WORK:
-        return (
-            f"{n_states**length:,} sequences × {power_text(outputs, length)} joint outputs of the release"
-            " would take well over a second to enumerate"
-        )
-    return None
-
-
-def largest_exact_length(n_states: int, n_priors: int, mechanism: str) -> int | None:
-    """The longest stream the app still enumerates exactly for this many states (None: not even T = 2)."""
-    best = None
-    for length in range(2, 40):
-        if exact_stream_refusal(n_states, length, n_priors, mechanism) is not None:
-            break
-        best = length
-    return best
-
-
-def emissions(mechanism: str, n_states: int, eps: Sequence[float]) -> list[np.ndarray]:
-    """The output law of each step's release (docs/math.md §10): one K×O matrix per step."""
-    make = randomized_response_emission if mechanism == "rr" else laplace_histogram_emission
-    return [make(n_states, e) for e in eps]
+def setting_of(kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS) -> StreamSetting:
+    """What the stream bounds read: the chains (or the Gaussian prior), its cached a(b) curve and the directions."""
+    backward, forward = directions
+    return stream_setting(build_prior(kind, params), kind_curve(kind, params), backward, forward)
 
 
 @dataclass(frozen=True)
 class StreamNumbers:
-    """Everything the chart over t shows, for one prior and one schedule."""
+    """Every bound the chart over t shows (by registry name), for one prior and one schedule."""
 
     eps: np.ndarray
-    temporal: TemporalLeakage | None  # None: not a Markov chain prior
-    translation: TranslationBound
-    group_dp: float
+    bounds: dict[str, BoundValues]
     summary: str
+
+    @property
+    def temporal(self) -> TemporalLeakage | None:
+        """TPL's BPL, FPL and TPL (None when TPL was not computed)."""
+        tpl = self.bounds.get("tpl")
+        return None if tpl is None or tpl.values is None else tpl.detail  # type: ignore[return-value]
+
+    def max(self, name: str) -> float:
+        return self.bounds[name].max
 
     @property
     def tighter(self) -> float:
         """The smallest of the upper bounds."""
-        values = [self.translation.eps_puffer, self.group_dp]
-        if self.temporal is not None:
-            values.append(self.temporal.max_tpl)
-        return min(values)
+        return min(v.max for v in self.bounds.values() if v.values is not None)
+
+
+def summary_of(bounds: dict[str, BoundValues]) -> str:
+    """Which bound is tightest, or why TPL is missing."""
+    tpl = bounds["tpl"]
+    c = bounds["c_bound"].max
+    if tpl.values is None and tpl.refusal == "TPL needs a Markov chain prior":
+        return f"TPL needs a Markov chain prior, so the [C] bound is the one: ε = {fmt(c)}."
+    if tpl.values is None:
+        return f"TPL is not computed: {tpl.refusal}. The [C] bound does not need it: ε = {fmt(c)}."
+    chain_bounds = {
+        SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label): values.max
+        for name, values in bounds.items()
+        if values.values is not None and name != "group_dp"
+    }
+    return describe_bounds(chain_bounds)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def stream_numbers(kind: str, params: Params, eps: tuple[float, ...]) -> StreamNumbers:
-    """TPL (Markov chain priors), the [C] bound and group DP of the stream, through the app's cached curve."""
-    curve = kind_curve(kind, params)
-    chains = chain_priors(build_prior(kind, params))
-    if chains is None:
-        translation = translation_bound(curve, eps)
-        group = group_dp_bound(eps)
-        summary = f"TPL needs a Markov chain prior, so the [C] bound is the one: ε = {fmt(translation.eps_puffer)}."
-        return StreamNumbers(np.array(eps), None, translation, group, summary)
-    refusal = tpl_refusal(chains)
-    if refusal is not None:
-        translation = translation_bound(curve, eps)
-        summary = (
-            f"TPL is not computed: {refusal}. The [C] bound does not need it: ε = {fmt(translation.eps_puffer)}."
-        )
-        return StreamNumbers(np.array(eps), None, translation, group_dp_bound(eps), summary)
-    bounds = stream_bounds(chains if len(chains) > 1 else chains[0], eps, curve=curve)
-    return StreamNumbers(np.array(eps), bounds.temporal, bounds.translation, bounds.group_dp, bounds.describe())
+def stream_numbers(
+    kind: str, params: Params, eps: tuple[float, ...], directions: Directions = DEFAULT_DIRECTIONS
+) -> StreamNumbers:
+    """Every registered bound of the stream, through the app's cached curve."""
+    bounds = bound_table(setting_of(kind, params, directions), eps)
+    return StreamNumbers(np.array(eps), bounds, summary_of(bounds))
+
+
+def exact_stream_refusal(n_states: int, length: int, n_priors: int, release: str) -> str | None:
+    """Why the app does not enumerate this stream exactly, or None when it does."""
+    return RELEASES[release].exact_refusal(n_states, length, n_priors)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def stream_exact(kind: str, params: Params, eps: tuple[float, ...], mechanism: str) -> StreamAudit:
+def stream_exact(kind: str, params: Params, eps: tuple[float, ...], release: str) -> StreamAudit:
     """The exact leakage per entry by enumeration (docs/math.md §9); only for streams the app allows."""
     chains = chain_priors(build_prior(kind, params))
     if chains is None:
         raise ValueError("the exact audit needs a Markov chain prior")
-    return exact_stream_leakage(chains, emissions(mechanism, chains[0].n_states, eps))
+    setting = setting_of(kind, params)
+    return RELEASES[release].exact_stream(setting.chains, eps)
 
 
 @dataclass(frozen=True)
@@ -327,22 +333,46 @@ class Supremum:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def stream_supremum(kind: str, params: Params, eps: float) -> Supremum | None:
+def stream_supremum(
+    kind: str, params: Params, eps: float, directions: Directions = DEFAULT_DIRECTIONS
+) -> Supremum | None:
     """The supremum for constant ε (stationary Markov chain priors; None otherwise)."""
     chains = chain_priors(build_prior(kind, params))
     if chains is None or not all(p.stationary_initial for p in chains):
         return None
-    return Supremum(eps, tpl_supremum(chains, eps), tpl_divergence_threshold(chains))
+    backward, forward = directions
+    return Supremum(
+        eps,
+        tpl_supremum(chains, eps, backward=backward, forward=forward),
+        tpl_divergence_threshold(chains, backward=backward, forward=forward),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def stream_plan(kind: str, params: Params, target: float, unbounded: bool) -> StreamPlan:
-    """The largest constant ε per step for a target, under TPL (NaN for a Gaussian prior), [C] and group DP."""
-    curve = kind_curve(kind, params)
-    chains = chain_priors(build_prior(kind, params))
-    if chains is None or (not unbounded and tpl_refusal(chains) is not None):  # TPL out of reach: [C] alone
-        return StreamPlan(target, math.nan, calibrate(curve, target).eps_dp, target / curve.length, False)
-    return plan_stream(chains, target, curve=curve, unbounded=unbounded)
+def stream_plan(
+    kind: str, params: Params, target: float, unbounded: bool, directions: Directions = DEFAULT_DIRECTIONS
+) -> dict[str, float]:
+    """The largest constant ε per step for a target under every bound (NaN where it does not apply)."""
+    return plan_table(setting_of(kind, params, directions), target, unbounded)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def stream_schedule(
+    kind: str, params: Params, target: float, directions: Directions = DEFAULT_DIRECTIONS
+) -> StreamSchedule:
+    """The optimal schedule for the target over the prior's length (Markov chain priors)."""
+    setting = setting_of(kind, params, directions)
+    backward, forward = directions
+    return optimal_schedule(list(setting.chains), target, setting.length, backward=backward, forward=forward)
+
+
+def schedule_refusal(kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS) -> str | None:
+    """Why no optimal schedule is offered (it rests on TPL), or None."""
+    setting = setting_of(kind, params, directions)
+    values = STREAM_BOUNDS["tpl"]
+    if setting.chains is None:
+        return "the optimal schedule keeps TPL within the target, and TPL needs a Markov chain prior"
+    return values.refusal(setting)
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,33 +380,38 @@ def stream_plan(kind: str, params: Params, target: float, unbounded: bool) -> St
 
 
 def stream_table(numbers: StreamNumbers, exact: StreamAudit | None) -> pd.DataFrame:
-    """One row per step: ε_t, BPL, FPL, TPL, the [C] bound, group DP and the exact leakage."""
+    """One row per step: ε_t, BPL, FPL, every bound and the exact leakage."""
     length = numbers.eps.size
     table = pd.DataFrame({"t": np.arange(1, length + 1), "ε_t": numbers.eps})
-    if numbers.temporal is not None:
-        table["BPL"] = numbers.temporal.bpl
-        table["FPL"] = numbers.temporal.fpl
-        table["TPL"] = numbers.temporal.tpl
-    table["[C] bound"] = numbers.translation.per_entry
-    table["group DP"] = np.full(length, numbers.group_dp)
+    temporal = numbers.temporal
+    if temporal is not None:
+        table["BPL"] = temporal.bpl
+        table["FPL"] = temporal.fpl
+    for name, values in numbers.bounds.items():
+        if values.values is not None:
+            table[STREAM_BOUNDS[name].label] = values.values
     if exact is not None:
         table["exact"] = np.asarray(exact.per_entry, dtype=float)
     return table
 
 
 def stream_figure(numbers: StreamNumbers, exact: StreamAudit | None, log_y: bool) -> tuple[go.Figure, list[str]]:
-    """BPL, FPL, TPL, the [C] bound, group DP and the exact leakage over t: one chart."""
+    """Every bound, BPL and FPL, and the exact leakage over t: one chart."""
     t = np.arange(1, numbers.eps.size + 1, dtype=float)
     markers = t.size <= 60
     traces = []
-    if numbers.temporal is not None:
-        traces += [
-            Trace("TPL (temporal leakage)", t, numbers.temporal.tpl, width=3, markers=markers),
-            Trace("BPL (from the past)", t, numbers.temporal.bpl, dash="dash", width=2, markers=False),
-            Trace("FPL (from the future)", t, numbers.temporal.fpl, dash="dot", width=2, markers=False),
-        ]
-    traces.append(Trace("[C] bound", t, numbers.translation.per_entry, dash="dashdot", markers=markers))
-    traces.append(Trace("group DP (Σ ε_t)", t, np.full(t.size, numbers.group_dp), dash="longdash", markers=False))
+    temporal = numbers.temporal
+    for name, values in numbers.bounds.items():
+        if values.values is None:
+            continue
+        if name == "tpl":
+            traces.append(Trace(legend(name), t, values.values, width=3, markers=markers))
+            traces.append(Trace("BPL (from the past)", t, temporal.bpl, dash="dash", width=2, markers=False))
+            traces.append(Trace("FPL (from the future)", t, temporal.fpl, dash="dot", width=2, markers=False))
+        elif np.all(values.values == values.values[0]):
+            traces.append(Trace(legend(name), t, values.values, dash="longdash", markers=False))
+        else:
+            traces.append(Trace(legend(name), t, values.values, dash="dashdot", markers=markers))
     if exact is not None:
         traces.append(Trace("exact (every sequence)", t, np.asarray(exact.per_entry), symbol="diamond", size=9))
     fig, notes = line_figure(
@@ -389,7 +424,8 @@ def stream_figure(numbers: StreamNumbers, exact: StreamAudit | None, log_y: bool
         height=440,
     )
     fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0}, margin={"b": 10})
-    if np.allclose(numbers.translation.per_entry, numbers.group_dp, rtol=1e-12, atol=0):
+    c, group = numbers.bounds["c_bound"].values, numbers.bounds["group_dp"].values
+    if np.allclose(c, group, rtol=1e-12, atol=0):
         notes.append("The [C] bound equals group DP here (its best window is the whole stream): the lines coincide.")
     if t.size <= 12:
         fig.update_xaxes(dtick=1)
@@ -409,16 +445,62 @@ class StreamView:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def stream_view(
-    kind: str, params: Params, eps: tuple[float, ...], mechanism: str, with_exact: bool, log_y: bool
+    kind: str,
+    params: Params,
+    eps: tuple[float, ...],
+    release: str,
+    with_exact: bool,
+    log_y: bool,
+    directions: Directions = DEFAULT_DIRECTIONS,
 ) -> StreamView:
     """The chart and the table of one stream, built once per input (a figure costs ~0.1 s to build).
 
     Shared, not copied: callers must not change what they get.
     """
-    numbers = stream_numbers(kind, params, eps)
-    exact = stream_exact(kind, params, eps, mechanism) if with_exact else None
+    numbers = stream_numbers(kind, params, eps, directions)
+    exact = stream_exact(kind, params, eps, release) if with_exact else None
     figure, notes = stream_figure(numbers, exact, log_y)
     return StreamView(numbers, exact, figure, tuple(notes), shown(stream_table(numbers, exact)))
+
+
+def schedule_figure(schedule: StreamSchedule) -> go.Figure:
+    """ε_t of the optimal schedule beside the constant (and Cao et al.'s three-value) schedule for the same target."""
+    length = schedule.eps.size
+    t = np.arange(1, length + 1, dtype=float)
+    traces = [Trace("optimal", t, schedule.eps, width=3, markers=length <= 60)]
+    if schedule.three_value is not None:
+        first, mid, last = schedule.three_value
+        three = np.full(length, mid)
+        three[0], three[-1] = first, last
+        traces.append(Trace("three-value (Cao et al.)", t, three, dash="dash", markers=False))
+    traces.append(Trace("constant", t, np.full(length, schedule.constant_eps), dash="dot", markers=False))
+    fig, _ = line_figure(traces, x_title="time step t", y_title="ε_t", y_name="ε_t", x_name="t", height=300)
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0}, margin={"b": 10})
+    return fig
+
+
+def schedule_caption(schedule: StreamSchedule, target: float, length: int) -> str:
+    """What the schedules chart shows, and whether the optimal schedule is Cao et al.'s here."""
+    text = (
+        f"All three keep max_t TPL_t ≤ {target:g} over T = {length} steps (checked by the recursion). The optimal"
+        " schedule holds TPL at the target at every step; Cao et al.'s three-value schedule spends the supremum of"
+        " BPL at the first step and of FPL at the last, ε_mid inside (stationary chains)."
+    )
+    if schedule.three_value is None:
+        return text + " It is not defined for this prior (it needs one backward matrix for every step)."
+    three = schedule.three_value_total
+    if three is not None and math.isclose(schedule.total, three, rel_tol=1e-9):
+        return text + " Here they coincide: for a stationary chain the three-value schedule is the tight one."
+    return text
+
+
+def schedule_totals(schedule: StreamSchedule) -> pd.DataFrame:
+    """Σ_t ε_t of each schedule for the same target, with max_t TPL_t of the optimal one."""
+    rows = [("optimal", schedule.total)]
+    if schedule.three_value_total is not None:
+        rows.append(("three-value (Cao et al.)", schedule.three_value_total))
+    rows.append(("constant", schedule.constant_total))
+    return pd.DataFrame(rows, columns=["schedule", "total ε over the stream"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -433,11 +515,12 @@ class StreamExport:
     params: Params
     description: str
     schedule: Schedule
-    mechanism: str
+    release: str
     exact: bool
     target: float
     unbounded: bool
     log_y: bool
+    directions: Directions = DEFAULT_DIRECTIONS
 
 
 def _number(value: float) -> str:
@@ -447,7 +530,7 @@ def _number(value: float) -> str:
 def stream_report(export: StreamExport) -> str:
     """The Streams page as one offline HTML file (~4.6 MB: built when its download is clicked)."""
     view = stream_view(
-        export.kind, export.params, export.schedule.eps, export.mechanism, export.exact, export.log_y
+        export.kind, export.params, export.schedule.eps, export.release, export.exact, export.log_y, export.directions
     )
     numbers, exact, fig, notes, table = view.numbers, view.exact, view.figure, list(view.notes), view.table.frame
     stride = max(1, math.ceil(len(table) / 500))
@@ -464,17 +547,19 @@ def stream_report(export: StreamExport) -> str:
     ]
     constant = export.schedule.constant
     if constant is not None:
-        supremum = stream_supremum(export.kind, export.params, constant)
+        supremum = stream_supremum(export.kind, export.params, constant, export.directions)
         if supremum is not None:
             sections.append(Section("Unbounded stream", supremum.explain()))
-    plan = stream_plan(export.kind, export.params, export.target, export.unbounded)
-    sections.append(Section("Planner", plan_sentence(plan, numbers.eps.size), table=plan_table(plan)))
+    plan = stream_plan(export.kind, export.params, export.target, export.unbounded, export.directions)
+    sentence = plan_sentence(plan, export.target, numbers.eps.size, export.unbounded)
+    sections.append(Section("Planner", sentence, table=plan_frame(plan)))
     settings = {
         "prior": export.description,
         "prior kind": PRIOR_KINDS[export.kind].label,
         **{name: value for name, value in export.params},
         "schedule": export.schedule.text,
-        "mechanism (for the exact leakage)": MECHANISMS[export.mechanism],
+        "release (for the exact leakage)": RELEASES[export.release].label,
+        "P^B, P^F": "from the prior" if export.directions == DEFAULT_DIRECTIONS else str(export.directions),
         "planner target ε": export.target,
         "planner: unbounded stream": export.unbounded,
     }
@@ -482,35 +567,37 @@ def stream_report(export: StreamExport) -> str:
     return html_report("Streams: leakage over time", summary, settings, sections)
 
 
-def plan_table(plan: StreamPlan) -> pd.DataFrame:
+def plan_frame(plan: dict[str, float]) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "bound": ["TPL", "[C] bound", "group DP"],
-            "largest ε per step": [plan.eps_tpl, plan.eps_translation, plan.eps_group_dp],
+            "bound": [STREAM_BOUNDS[name].label for name in plan],
+            "largest ε per step": list(plan.values()),
         }
     )
 
 
-def plan_sentence(plan: StreamPlan, length: int) -> str:
+def plan_sentence(plan: dict[str, float], target: float, length: int, unbounded: bool) -> str:
     """The planner's answer in words."""
-    stream = "an unbounded stream" if plan.unbounded else f"a stream of T = {length} steps"
+    stream = "an unbounded stream" if unbounded else f"a stream of T = {length} steps"
     parts = []
-    if not math.isnan(plan.eps_tpl):
-        parts.append(f"TPL allows ε = {fmt(plan.eps_tpl)} per step")
-    parts.append(
-        f"the [C] bound allows {fmt(plan.eps_translation)}"
-        if plan.eps_translation > 0
-        else "the [C] bound allows nothing (no curve point within reach meets the target)"
-    )
-    parts.append(
-        "group DP allows nothing (infinitely many entries)" if plan.unbounded else f"group DP {fmt(plan.eps_group_dp)}"
-    )
-    text = f"To keep {stream} within ε = {plan.target:g}: " + ", ".join(parts) + "."
-    if not math.isnan(plan.eps_tpl) and plan.eps_tpl > 0 and plan.eps_translation > 0:
-        high, low = max(plan.eps_tpl, plan.eps_translation), min(plan.eps_tpl, plan.eps_translation)
-        winner = "TPL" if plan.eps_tpl >= plan.eps_translation else "The [C] bound"
+    for name, value in plan.items():
+        label = SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label)
+        if math.isnan(value):
+            continue
+        if name == "group_dp" and unbounded:
+            parts.append("group DP allows nothing (infinitely many entries)")
+        elif value > 0:
+            parts.append(f"{label} allows ε = {fmt(value)} per step")
+        else:
+            parts.append(f"{label} allows nothing (no ε within reach meets the target)")
+    text = f"To keep {stream} within ε = {target:g}: " + ", ".join(parts) + "."
+    chain = {n: v for n, v in plan.items() if n != "group_dp" and not math.isnan(v) and v > 0}
+    if len(chain) >= 2:
+        best = max(chain, key=chain.get)
+        high, low = chain[best], min(chain.values())
         if not math.isclose(high, low, rel_tol=1e-9):
-            text += f" {winner} allows {high / low:.3g}× as much ε per step."
+            label = SENTENCE_NAMES.get(best, STREAM_BOUNDS[best].label)
+            text += f" {label[:1].upper() + label[1:]} allows {high / low:.3g}× as much ε per step."
     return text
 
 
@@ -518,21 +605,22 @@ def plan_sentence(plan: StreamPlan, length: int) -> str:
 def stream_script(export: StreamExport) -> str:
     """A Python program that recomputes the Streams page's numbers with puffer_core and prints them.
 
-    Output: ``name value`` lines (values as Python floats, ``inf`` for ∞), then a header line
-    ``t eps bpl fpl tpl c_bound exact`` and one line per step (``nan`` where the page shows no value).
+    Output: ``name value`` lines (values as Python floats, ``inf`` for ∞): ``bound_<name>`` for every
+    registered bound, ``exact``, ``sup_tpl``, ``divergence_eps``, ``plan_<name>``; then a header line
+    ``t eps bpl fpl <bound names> exact`` and one line per step (``nan`` where the page shows no value).
     """
-    markov = chain_priors(build_prior(export.kind, export.params))
-    chains = markov is not None and tpl_refusal(markov) is None  # else the page shows [C] and group DP only
-    why = "TPL needs a Markov chain prior" if markov is None else "TPL is out of reach here (tpl_refusal(prior))"
     names, prior = prior_source(export.kind, export.params)
     segments = ",\n    ".join(repr(s) for s in export.schedule.segments)
+    backward, forward = export.directions
     lines = [
         prior.rstrip("\n"),
         f"SEGMENTS = [  # (first step, last step, ε per step)\n    {segments},\n]",
-        f"MECHANISM = {export.mechanism!r}  # the release at each step, for the exact leakage",
+        f"RELEASE = {export.release!r}  # the release at each step, for the exact leakage",
         f"EXACT = {export.exact!r}  # the page enumerates every sequence only for tiny chains",
         f"TARGET = {export.target!r}  # the planner's target ε",
         f"UNBOUNDED = {export.unbounded!r}",
+        f"BACKWARD = {backward!r}  # P^B the attacker knows (None: the prior's own)",
+        f"FORWARD = {forward!r}  # P^F the attacker knows (None: the prior's own)",
         "",
         "curve = influence_curve(prior)  # the a(b) curve (docs/math.md §2)",
         "length = curve.length",
@@ -540,47 +628,30 @@ def stream_script(export: StreamExport) -> str:
         "for first, last, value in SEGMENTS:",
         "    eps[first - 1 : last] = [value] * (last - first + 1)",
         "",
+        "setting = stream_setting(prior, curve, BACKWARD, FORWARD)",
+        "bounds = bound_table(setting, eps)  # every registered bound per step (docs/math.md §10)",
         "nan = [math.nan] * length",
-        "",
-    ]
-    if chains:
-        lines += [
-            "bounds = stream_bounds(prior, eps, curve=curve)  # TPL, the [C] bound, group DP (docs/math.md §10)",
-            "temporal, translation = bounds.temporal, bounds.translation",
-            'print("max_tpl", repr(temporal.max_tpl))',
-            'print("c_bound", repr(translation.eps_puffer))',
-            'print("group_dp", repr(bounds.group_dp))',
-            'print("summary", bounds.describe())',
-            "bpl, fpl, tpl = list(temporal.bpl), list(temporal.fpl), list(temporal.tpl)",
-            "exact = nan",
-            "if EXACT:",
-            "    chains = prior if isinstance(prior, list) else [prior]",
-            "    make = randomized_response_emission if MECHANISM == 'rr' else laplace_histogram_emission",
-            "    audit = exact_stream_leakage(prior, [make(chains[0].n_states, e) for e in eps])",
-            "    exact = list(audit.per_entry)",
-            '    print("exact", repr(audit.eps))',
-            "if len(set(eps)) == 1:  # constant ε: the unbounded stream's supremum",
-            '    print("sup_tpl", repr(float(tpl_supremum(prior, eps[0]))))',
-            '    print("divergence_eps", repr(float(tpl_divergence_threshold(prior).eps)))',
-            "plan = plan_stream(prior, TARGET, curve=curve, unbounded=UNBOUNDED)",
-            'print("plan_eps_tpl", repr(plan.eps_tpl))',
-            'print("plan_eps_c", repr(plan.eps_translation))',
-            'print("plan_eps_group_dp", repr(plan.eps_group_dp))',
-        ]
-    else:
-        lines += [
-            f"translation = translation_bound(curve, eps)  # {why}: [C] and group DP only",
-            "group = group_dp_bound(eps)",
-            'print("c_bound", repr(translation.eps_puffer))',
-            'print("group_dp", repr(group))',
-            "bpl = fpl = tpl = exact = nan",
-            'print("plan_eps_c", repr(calibrate(curve, TARGET).eps_dp))',
-            'print("plan_eps_group_dp", repr(TARGET / length))',
-        ]
-    lines += [
-        'print("t eps bpl fpl tpl c_bound exact")',
+        "for name, values in bounds.items():",
+        '    print(f"bound_{name}", repr(values.max) if values.values is not None else "nan")',
+        "tpl = bounds['tpl']",
+        "bpl = list(tpl.detail.bpl) if tpl.values is not None else nan",
+        "fpl = list(tpl.detail.fpl) if tpl.values is not None else nan",
+        "exact = nan",
+        "if EXACT:",
+        "    audit = RELEASES[RELEASE].exact_stream(setting.chains, eps)",
+        "    exact = list(audit.per_entry)",
+        '    print("exact", repr(audit.eps))',
+        "if setting.chains is not None and tpl.values is not None and len(set(eps)) == 1:",
+        "    if all(p.stationary_initial for p in setting.chains):  # constant ε: the unbounded stream's supremum",
+        "        directions = {'backward': BACKWARD, 'forward': FORWARD}",
+        '        print("sup_tpl", repr(float(tpl_supremum(prior, eps[0], **directions))))',
+        '        print("divergence_eps", repr(float(tpl_divergence_threshold(prior, **directions).eps)))',
+        "for name, value in plan_table(setting, TARGET, UNBOUNDED).items():",
+        '    print(f"plan_{name}", repr(value))',
+        'print("t eps bpl fpl", " ".join(bounds), "exact")',
         "for t in range(length):",
-        "    row = (eps[t], bpl[t], fpl[t], tpl[t], translation.per_entry[t], exact[t])",
+        "    per_step = [v.values[t] if v.values is not None else math.nan for v in bounds.values()]",
+        "    row = (eps[t], bpl[t], fpl[t], *per_step, exact[t])",
         '    print(t + 1, " ".join(repr(float(v)) for v in row))',
     ]
     return python_script(
@@ -589,11 +660,10 @@ def stream_script(export: StreamExport) -> str:
         "stream",
         [
             "import math",
-            f"from puffer_core import {names}, calibrate, influence_curve",
-            "from puffer_core.stream import (\n    group_dp_bound,\n    laplace_histogram_emission,\n    plan_stream,\n"
-            "    randomized_response_emission,\n    stream_bounds,\n    tpl_supremum,\n    translation_bound,\n)",
-            "from puffer_core.audit import exact_stream_leakage",
-            "from puffer_core.stream import tpl_divergence_threshold",
+            f"from puffer_core import {names}, influence_curve",
+            "from puffer_core.stream.registry import bound_table, plan_table, stream_setting",
+            "from puffer_core.stream.tpl import tpl_divergence_threshold, tpl_supremum",
+            "from puffer_core.tightness.releases import RELEASES",
         ],
         "\n".join(lines),
     )

@@ -63,6 +63,7 @@ from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoo
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
 from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.schedule import StreamSchedule, optimal_schedule
 from .stream.tpl import (
     TemporalLeakage,
     backward_privacy_leakage,
@@ -108,6 +109,7 @@ __all__ = [
     "StreamAudit",
     "StreamBounds",
     "StreamPlan",
+    "StreamSchedule",
     "Table",
     "TemporalLeakage",
     "TestPoints",
@@ -166,6 +168,7 @@ __all__ = [
     "mqm_noise_scale",
     "mqm_top_k_counts",
     "naive_sum",
+    "optimal_schedule",
     "ndcg_at_k",
     "pair_table",
     "plan",

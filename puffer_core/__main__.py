@@ -30,6 +30,7 @@ from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
+from .tightness.cli import add_ladder_command, run_ladder
 
 EXIT_BAD_INPUT = 2
 DEFAULT_K = 3
@@ -129,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--out", default=None, metavar="FILE", help="write the fitted transition matrix as CSV")
     fit.add_argument("--stats", default=None, metavar="FILE", help="write every count (SequenceStats) as JSON")
     fit.add_argument("--quiet", action="store_true", help="no progress or summary output")
+    add_ladder_command(commands)  # attack ≤ exact ≤ every bound (puffer_core/tightness/cli.py)
     return parser
 
 
@@ -286,7 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     args = _parser().parse_args(argv)
     try:
-        return _run_fit(args) if args.command == "prior" else _run_simulate(args)
+        if args.command == "prior":
+            return _run_fit(args)
+        return run_ladder(args) if args.command == "ladder" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

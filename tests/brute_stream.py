@@ -135,3 +135,50 @@ def count_weights(transition, initial, length, entry):
         key = (seq[entry], counts)
         out[key] = out.get(key, 0.0) + p
     return out
+
+
+def marginals_by_products(transition, initial, length):
+    """p_t for t = 1..length by repeated vector × matrix products in plain Python (no enumeration)."""
+    k = len(transition)
+    p = list(initial)
+    out = [p]
+    for _ in range(length - 1):
+        p = [sum(p[i] * transition[i][j] for i in range(k)) for j in range(k)]
+        out.append(p)
+    return out
+
+
+def tpl_recursion(transition, initial, length, eps, backward=None, forward=None):
+    """(BPL, FPL, TPL) lists of any length: P^B_t by Bayes' rule from the marginals (or ``backward``),
+    P^F = ``forward`` or the transition matrix, L over every subset; secrets at t: states with p_t > 0."""
+    k = len(transition)
+    marg = marginals_by_products(transition, initial, length)
+    fwd = transition if forward is None else forward
+    bpl = [eps[0]]
+    for t in range(2, length + 1):
+        previous, current = marg[t - 2], marg[t - 1]
+        if backward is None:
+            Q = [
+                [previous[j] * transition[j][i] / current[i] for j in range(k)] if current[i] > 0 else [0.0] * k
+                for i in range(k)
+            ]
+        else:
+            Q = backward
+        secrets = [current[i] > 0 for i in range(k)]
+        bpl.append(leakage_function(Q, bpl[-1], secrets) + eps[t - 1])
+    fpl = [0.0] * length
+    fpl[-1] = eps[-1]
+    for t in range(length - 1, 0, -1):
+        secrets = [marg[t - 1][i] > 0 for i in range(k)]
+        fpl[t - 1] = leakage_function(fwd, fpl[t], secrets) + eps[t - 1]
+    return bpl, fpl, [b + f - e for b, f, e in zip(bpl, fpl, eps)]
+
+
+def largest_constant_eps(priors, target, length, steps=60):
+    """The largest constant ε with max_t TPL_t ≤ target over every prior ((transition, initial) pairs), by bisection."""
+    lo, hi = 0.0, target
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        worst = max(max(tpl_recursion(P, init, length, [mid] * length)[2]) for P, init in priors)
+        lo, hi = (mid, hi) if worst <= target else (lo, mid)
+    return lo

@@ -190,3 +190,22 @@ def test_prior_from_a_glob_writes_the_matrix_and_the_counts(tmp_path):
     assert json.loads(stats.read_text(encoding="utf-8"))["summary"]["entries"] == 71_861
     bad = _run("prior", "--data", str(tmp_path / "nothing-*.parquet"))
     assert bad.returncode == 2 and "error: no file matches" in bad.stderr and "Traceback" not in bad.stderr
+def test_the_ladder_command_prints_attack_exact_and_every_bound_in_order() -> None:
+    from puffer_core import MarkovChainPrior
+    from puffer_core.tightness import ladder_row
+
+    done = subprocess.run(
+        [sys.executable, "-m", "puffer_core", "ladder", "--matrix", "0.9,0.1;0.2,0.8", "--length", "6", "--eps", "0.5"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].split("\t") == ["release", "attack", "exact", "TPL", "[C]", "group DP", "in order"]
+    row = ladder_row(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), "stream_rr", 0.5)
+    first = lines[1].split("\t")
+    assert first[0] == "stream_rr" and float(first[1]) == float(f"{row.lower:.6g}") and first[-1] == "True"
+    bad = subprocess.run(
+        [sys.executable, "-m", "puffer_core", "ladder", "--matrix", "0.9,0.1;0.2", "--length", "6"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert bad.returncode == 2 and "must be square" in bad.stderr and "Traceback" not in bad.stderr

@@ -13,7 +13,7 @@ DOCS = REPO / "docs"
 MATH = DOCS / "math.md"
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", "screenshots", "node_modules"}
 TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".json", ".csv", ""}
-SECTIONS = ["1", "2", "2.1", "2.2", "2.3", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"]
+SECTIONS = ["1", "2", "2.1", "2.2", "2.3", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"]
 
 
 def product_files() -> list[Path]:
@@ -57,10 +57,10 @@ def test_every_cited_section_exists() -> None:
 def test_every_paper_key_has_a_full_reference() -> None:
     references = read(DOCS / "references.md")
     defined = set(re.findall(r"^\*\*\[([A-Z]+)\]\*\*", references, flags=re.MULTILINE))
-    assert {"C", "S", "P", "D", "TPL"} <= defined
+    assert {"C", "S", "P", "D", "TPL", "GK"} <= defined
     used = set()
     for path in product_files():
-        used |= set(re.findall(r"\[(C|S|P|D|TPL)\](?!\()", read(path)))
+        used |= set(re.findall(r"\[(C|S|P|D|TPL|GK)\](?!\()", read(path)))
     assert used and used <= defined, used - defined
 
 

@@ -103,3 +103,11 @@ def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
     for name in checkers:
         taken = [t for t, _ in _imports(name, modules[name], modules) if t.startswith(bounds)]
         assert not taken, f"{name} imports {taken}: what it checks"
+
+
+def test_the_attack_page_s_views_do_not_import_the_streams_page_s() -> None:
+    """app_ui/attacks.py reads the stream bounds and releases from the library registries, not from app_ui.streams."""
+    tree = ast.parse((ROOT / "app_ui" / "attacks.py").read_text(encoding="utf-8"))
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [("." * n.level) + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not [n for n in names if n in (".streams", "app_ui.streams", ".stream_controls", "app_ui.stream_controls")]

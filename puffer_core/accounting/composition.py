@@ -19,7 +19,7 @@ import numpy as np
 from ..engine.curve import InfluenceCurve
 from ..validation import check_eps, check_whole, is_number
 from .calibration import Calibration, check_curve, usable_points
-from .events import Composition, CurveEvent, MQMEvent, PrivacyEvent
+from .events import Composition, CurveEvent, MQMEvent, NoiseEvent, PrivacyEvent
 
 
 def _calibrations(calibrations: object, caller: str) -> list[Calibration]:
@@ -104,6 +104,8 @@ def _rounded(value: Fraction | int) -> float:
 _RULES: dict[Composition, Callable[[list], np.ndarray]] = {
     Composition.THEOREM_6_2: lambda events: cumulative([e.calibration for e in events]),
     Composition.ADDITIVE: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
+    Composition.SAME_QUERY: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
+    Composition.DP_TRANSLATION: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
 }
 
 
@@ -154,7 +156,7 @@ class Accountant:
 
 
 def _checked(event: object) -> PrivacyEvent:
-    if not isinstance(event, (CurveEvent, MQMEvent)):
+    if not isinstance(event, (CurveEvent, MQMEvent, NoiseEvent)):
         raise ValueError(
             f"the accountant composes privacy events (a mechanism's .accounting); got {type(event).__name__}"
         )
@@ -164,7 +166,10 @@ def _checked(event: object) -> PrivacyEvent:
 def _composition(events: list[PrivacyEvent]) -> Composition | None:
     kinds = {_checked(e).composition for e in events}
     if len(kinds) > 1:
-        raise ValueError("cannot compose curve-based and MQM releases in one ledger; keep them apart")
+        raise ValueError(
+            "cannot compose releases of different kinds in one ledger (curve-based, MQM, Wasserstein,"
+            " influence-matrix); keep them apart"
+        )
     return kinds.pop() if kinds else None
 
 

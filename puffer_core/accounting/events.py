@@ -12,6 +12,8 @@ Two kinds, told apart by their ``composition`` code:
   [C] Theorem 6.2 (:data:`Composition.THEOREM_6_2`).
 - :class:`MQMEvent` — an MQM release ([S] Algorithm 1) of ε_puffer with noise scale σ_max;
   MQM releases add up ([S] Theorem III.7, :data:`Composition.ADDITIVE`).
+- :class:`NoiseEvent` — a release whose ε_puffer follows from its own noise rule (the Wasserstein
+  mechanism, the influence-matrix translation), composed by the rule it names.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ class Composition(StrEnum):
 
     THEOREM_6_2 = "theorem_6_2"  # [C] Theorem 6.2: max_l a_l + Σ_l (ε_puffer_l − a_l)
     ADDITIVE = "additive"  # [S] Theorem III.7: Σ_l ε_puffer_l
+    SAME_QUERY = "same_query"  # the Wasserstein mechanism: repeated releases of one query add up (one coupling)
+    DP_TRANSLATION = "dp_translation"  # the influence-matrix translation: c·Σ_l ε_DP_l = Σ_l ε_puffer_l
 
 
 def _finite_or_text(value: float | None) -> float | str | None:
@@ -146,4 +150,53 @@ class MQMEvent:
         }
 
 
-PrivacyEvent = CurveEvent | MQMEvent
+@dataclass(frozen=True)
+class NoiseEvent:
+    """One release of ``eps_puffer`` whose noise follows a rule of its own (docs/math.md §15).
+
+    ``scale`` is the number that rule sets the noise by: the worst ∞-Wasserstein distance W of the
+    Wasserstein mechanism (noise Lap(W/ε)), or the influence-matrix factor c (ε_puffer = c·ε_DP).
+    ``eps_dp`` is the per-entry DP level of the same noise (group-DP accounting charges it T times);
+    ``composition`` says how repeated releases compose: :data:`Composition.SAME_QUERY` (the same query
+    again, through the same coupling) or :data:`Composition.DP_TRANSLATION` (per-entry DP releases add
+    up, and so does c·ε_DP).
+    """
+
+    mechanism: str
+    eps_puffer: float
+    eps_dp: float
+    scale: float
+    composition: Composition
+    queries: int = 1
+
+    def __post_init__(self) -> None:
+        check_eps("eps_puffer", self.eps_puffer)
+        if check_number("scale", self.scale) <= 0:
+            raise ValueError(f"scale must be positive; got {self.scale}")
+        if not is_number(self.eps_dp) or math.isnan(self.eps_dp) or self.eps_dp <= 0:
+            raise ValueError(f"eps_dp must be positive; got {self.eps_dp!r}")
+        if self.composition not in (Composition.SAME_QUERY, Composition.DP_TRANSLATION):
+            raise ValueError(f"a noise event composes by same_query or dp_translation; got {self.composition!r}")
+        check_whole("queries", self.queries)
+
+    def describe(self) -> str:
+        what = "W" if self.composition is Composition.SAME_QUERY else "factor c"
+        return f"{self.mechanism}: ε_puffer = {self.eps_puffer:.4g} with {what} = {self.scale:.4g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-safe values (the same keys as the other events, and ``scale``)."""
+        return {
+            "mechanism": self.mechanism,
+            "eps_puffer": _finite_or_text(self.eps_puffer),
+            "eps_dp": _finite_or_text(self.eps_dp),
+            "b": None,
+            "a": None,
+            "group_dp": False,
+            "composition": str(self.composition),
+            "sigma_max": None,
+            "queries": self.queries,
+            "scale": _finite_or_text(self.scale),
+        }
+
+
+PrivacyEvent = CurveEvent | MQMEvent | NoiseEvent

@@ -26,7 +26,6 @@ Two kinds of release:
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
-from ..stream.laws import check_emissions
+from ..stream.laws import ClampedDiscreteLaplace, ExponentialRanking, histogram_law, log_emissions
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
 
 MAX_HISTOGRAM_CELLS = 5_000_000  # (T+1)^(K−1) count cells × K² of the histogram dynamic program
@@ -137,14 +136,15 @@ def stream_log_likelihoods(prior: MarkovChainPrior, emissions: object, outputs: 
     """log Pr[r_1..r_T | X_t = x] for every step t and state x, shape (T, K) (docs/math.md §11).
 
     ``outputs`` holds one output index per step (columns of the emissions); ``emissions`` is one
-    K×O matrix or a list of one per step.  States with no prior mass at t are −inf.
+    K×O matrix or law (:mod:`puffer_core.stream.laws`) or a list of one per step.  States with no
+    prior mass at t are −inf.
     """
     if not isinstance(prior, MarkovChainPrior):
         raise ValueError(f"expected a MarkovChainPrior; got {type(prior).__name__}")
-    laws = check_emissions(emissions, prior.n_states, prior.length)
-    out = _check_stream_outputs(outputs, laws)
+    log_laws = log_emissions(emissions, prior.n_states, prior.length)
+    out = _check_stream_outputs(outputs, log_laws)
     marginals = prior.marginals()
-    joint = _stream_joint(prior, [_logs(law) for law in laws], out[None, :])[0]
+    joint = _stream_joint(prior, log_laws, out[None, :])[0]
     return np.where(marginals > 0, joint - _logs(np.where(marginals > 0, marginals, 1.0)), -np.inf)
 
 
@@ -160,9 +160,10 @@ def _check_stream_outputs(outputs: object, laws: list[np.ndarray]) -> np.ndarray
 
 
 def _sample_streams(
-    prior: MarkovChainPrior, laws: list[np.ndarray], n: int, rng: np.random.Generator
+    prior: MarkovChainPrior, log_laws: list[np.ndarray], n: int, rng: np.random.Generator
 ) -> np.ndarray:
     """n output sequences drawn from the stream over sequences drawn from the prior, shape (n, T)."""
+    laws = [np.exp(law - law.max(axis=1, keepdims=True)) for law in log_laws]  # rows up to a factor: _draw scales
     T = prior.length
     state = _draw(np.broadcast_to(np.asarray(prior.initial), (n, prior.n_states)), rng)
     outputs = np.empty((n, T), dtype=np.int64)
@@ -257,14 +258,13 @@ def attack_stream(
         raise ValueError(refusal)
     batch = max(1, _BATCH_CELLS // (k * T))
     rng = np.random.default_rng(seed)
-    laws = check_emissions(emissions, k, T)
-    log_laws = [_logs(law) for law in laws]
+    log_laws = log_emissions(emissions, k, T)
     best = Attack(0.0, None, None, None, (), seed, draws)
     for index, prior in enumerate(priors):
         marginals = prior.marginals()
         possible = marginals > 0
         log_marg = _logs(np.where(possible, marginals, 1.0))
-        outputs = _sample_streams(prior, laws, draws, rng)
+        outputs = _sample_streams(prior, log_laws, draws, rng)
         found: list[tuple[float, int, int, tuple[int, int]]] = []  # (shift, draw, entry, pair)
         for start in range(0, draws, batch):
             chunk = outputs[start : start + batch]
@@ -405,24 +405,6 @@ def _all_counts(k: int, T: int) -> np.ndarray:
     return np.concatenate([first, _implied(first, T)[:, None]], axis=1)
 
 
-def _laplace_loglik(outputs: np.ndarray, counts: np.ndarray, eps: float) -> np.ndarray:
-    """log Pr[noisy counts | n] up to a constant per output: −(ε/2)·Σ_k |c_k − n_k|, shape (outputs, cells)."""
-    return -(eps / 2.0) * np.abs(outputs[:, None, :] - counts[None, :, :]).sum(axis=2)
-
-
-def _ranking_loglik(rankings: np.ndarray, counts: np.ndarray, eps: float) -> np.ndarray:
-    """log Pr[ranking | n] of k exponential-mechanism rounds with ε/k each, Δu = 1 (docs/math.md §5)."""
-    k_top = rankings.shape[1]
-    score = (eps / k_top) * counts / 2.0  # (cells, K)
-    out = np.zeros((rankings.shape[0], counts.shape[0]))
-    for i, ranking in enumerate(rankings):
-        left = score.copy()
-        for r in ranking:
-            out[i] += left[:, r] - _lse(left, axis=1)
-            left[:, r] = -np.inf
-    return out
-
-
 def _histogram_loglik(weights: np.ndarray, outputs: np.ndarray, loglik, log_marg: np.ndarray) -> np.ndarray:
     """log Pr[ω | X = x] for every output row: (outputs, K), in chunks; ``loglik(chunk)`` → (chunk, cells)."""
     flat = weights.reshape(weights.shape[0], -1)  # (K, cells)
@@ -432,9 +414,6 @@ def _histogram_loglik(weights: np.ndarray, outputs: np.ndarray, loglik, log_marg
         chunk = loglik(outputs[start : start + step])
         out[start : start + step] = _lse(flat[None, :, :] + chunk[:, None, :], axis=2)
     return out - log_marg[None, :]
-
-
-HISTOGRAM_MECHANISMS = ("laplace", "exponential")
 
 
 def attack_histogram(
@@ -465,10 +444,9 @@ def attack_histogram(
     seed = check_whole("seed", seed, minimum=0)
     draws = check_whole("draws", draws)
     max_sweeps = check_whole("max_sweeps", max_sweeps)
-    if mechanism not in HISTOGRAM_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {HISTOGRAM_MECHANISMS}; got {mechanism!r}")
     n_states, T = priors[0].n_states, priors[0].length
     k = check_whole("k", k)
+    law = histogram_law(mechanism, eps, T, k)
     if k > n_states:
         raise ValueError(f"k = {k} is larger than the number of states ({n_states})")
     _count_grid(priors[0])  # refuse up front what would not fit
@@ -483,25 +461,22 @@ def attack_histogram(
         if not targets or targets[-1] >= T:
             raise ValueError(f"entries must be 0-based steps 0..{T - 1}; got {list(entries)!r}")
     counts = _all_counts(n_states, T)
-    if mechanism == "exponential":
-        n_rank = math.perm(n_states, k)
-        if n_rank > MAX_RANKINGS:
-            raise ValueError(f"{n_rank:,} rankings of the top {k} of {n_states} states; at most {MAX_RANKINGS:,}")
-        candidates = np.array(list(itertools.permutations(range(n_states), k)), dtype=np.int64)
+    if isinstance(law, ExponentialRanking):
+        candidates = law.rankings(n_states, limit=MAX_RANKINGS)
 
         def loglik(chunk: np.ndarray) -> np.ndarray:
-            return _ranking_loglik(chunk, counts, eps)
+            return law.log_probabilities(chunk, counts)
 
     else:
 
         def loglik(chunk: np.ndarray) -> np.ndarray:
-            return _laplace_loglik(chunk, counts, eps)
+            return law.log_likelihood(chunk, counts)
 
     best = Attack(0.0, None, None, None, (), seed, draws)
     for index, prior in enumerate(priors):
         marginals = prior.marginals()
-        if mechanism == "laplace":
-            candidates = _sample_histograms(prior, eps, draws, rng)
+        if isinstance(law, ClampedDiscreteLaplace):
+            candidates = _sample_histograms(prior, law, draws, rng)
         for entry in targets:
             possible = marginals[entry] > 0
             log_marg = _logs(np.where(possible, marginals[entry], 1.0))
@@ -510,15 +485,17 @@ def attack_histogram(
             row = int(np.argmax(shift))
             pair = (int(x[row]), int(xp[row]))
             output, value = candidates[row], float(shift[row])
-            if mechanism == "laplace" and value > -math.inf:
-                output, value = _climb_histogram(weights, counts, eps, log_marg, output, pair, T, max_sweeps)
+            if isinstance(law, ClampedDiscreteLaplace) and value > -math.inf:
+                output, value = _climb_histogram(weights, counts, law, log_marg, output, pair, max_sweeps)
             if value > best.lower:
                 best = Attack(value, entry, pair, index, tuple(int(v) for v in output), seed, draws)
     return best
 
 
-def _sample_histograms(prior: MarkovChainPrior, eps: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n noisy count vectors: counts of a sequence drawn from the prior + two-sided geometric noise, clamped to 0..T."""
+def _sample_histograms(
+    prior: MarkovChainPrior, law: ClampedDiscreteLaplace, n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """n noisy count vectors: counts of a sequence drawn from the prior, then the law's noise (clamped to 0..T)."""
     k, T = prior.n_states, prior.length
     state = _draw(np.broadcast_to(np.asarray(prior.initial), (n, k)), rng)
     counts = np.zeros((n, k), dtype=np.int64)
@@ -527,30 +504,29 @@ def _sample_histograms(prior: MarkovChainPrior, eps: float, n: int, rng: np.rand
         if t > 0:
             state = _draw(prior.transition[state], rng)
         counts[rows, state] += 1
-    p = 1.0 - math.exp(-eps / 2.0)  # Z = G1 − G2 with G geometric on {0, 1, …}: Pr[Z = z] ∝ e^{−ε|z|/2}
-    noise = (rng.geometric(p, size=(n, k)) - 1) - (rng.geometric(p, size=(n, k)) - 1)
-    return np.clip(counts + noise, 0, T)
+    return law.sample(counts, rng)
 
 
 def _climb_histogram(
     weights: np.ndarray,
     counts: np.ndarray,
-    eps: float,
+    law: ClampedDiscreteLaplace,
     log_marg: np.ndarray,
     start: np.ndarray,
     pair: tuple[int, int],
-    T: int,
     max_sweeps: int,
 ) -> tuple[np.ndarray, float]:
-    """Coordinate ascent on the noisy counts (each in 0..T) for one pair; returns (output, log-odds).
+    """Coordinate ascent on the noisy counts (each in the law's range) for one pair; returns (output, log-odds).
 
-    The Laplace log-likelihood is a sum over counts, so changing count k only changes the term
-    −(ε/2)|c_k − n_k|: all T + 1 values of c_k are scored at once.
+    The log-likelihood is a sum over counts, so changing count k only changes its own term
+    log Pr[c_k | n_k]: all values of c_k are scored at once.
     """
     flat = weights.reshape(weights.shape[0], -1)[list(pair)]  # (2, cells)
     out = np.array(start, dtype=np.int64)
-    values = np.arange(T + 1)
-    terms = -(eps / 2.0) * np.abs(out[None, :] - counts)  # (cells, K): −(ε/2)|c_k − n_k|
+    values = law.values
+    table = law.log_law(values)  # table[n − low, c − low] = log Pr[noisy c | count n]
+    cells = counts - law.low
+    terms = table[cells, out[None, :] - law.low]  # (cells, K): log Pr[c_k | n_k]
     shift = log_marg[pair[1]] - log_marg[pair[0]]
 
     def gain(loglik: np.ndarray) -> np.ndarray:
@@ -564,7 +540,7 @@ def _climb_histogram(
         changed = False
         for k in range(out.size):
             rest = terms.sum(axis=1) - terms[:, k]
-            column = -(eps / 2.0) * np.abs(values[:, None] - counts[None, :, k])  # (T+1, cells)
+            column = table[cells[:, k]].T  # (values, cells)
             g = gain(rest[None, :] + column)
             best = int(np.argmax(g))
             if g[best] > current + _IMPROVEMENT:

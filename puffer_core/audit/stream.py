@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
-from ..stream.laws import check_emissions
+from ..stream.laws import check_emissions, histogram_law
 from ..validation import check_eps, check_whole
 from .exact import all_sequences, exact_leakage, sequence_probabilities
 
@@ -121,9 +121,6 @@ def exact_stream_leakage(
     return StreamAudit(best[0], per_entry, *best[1:])
 
 
-HISTOGRAM_MECHANISMS = ("laplace", "exponential")
-
-
 def exact_histogram_leakage(
     prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1
 ) -> float:
@@ -134,48 +131,21 @@ def exact_histogram_leakage(
     likelihood ratio of a count is monotone and below 0 or above T constant, so the supremum
     is attained at whole numbers in 0..T, where the continuous Laplace density is proportional
     to the discretised one (two-sided geometric, Pr[Z = z] ∝ e^{−ε|z|/2}).  The release
-    enumerated here is that discretised noise clamped to 0..T: (T+1)^K outputs with the same
+    enumerated here is that discretised noise clamped to 0..T
+    (:class:`puffer_core.stream.laws.ClampedDiscreteLaplace`): (T+1)^K outputs with the same
     leakage.  ``mechanism="exponential"``: the top-``k`` states by count, k rounds of ε/k each
-    with Pr ∝ exp(ε/k · count / 2) (docs/math.md §5); every ranking is an output.  Uses the
+    (:class:`puffer_core.stream.laws.ExponentialRanking`); every ranking is an output.  Uses the
     enumeration of :func:`puffer_core.audit.exact_leakage` and its size limits.
     """
     priors = as_theta(prior_or_priors, "exact_histogram_leakage")
     eps = check_eps("eps", eps)
-    if mechanism not in HISTOGRAM_MECHANISMS:
-        raise ValueError(f"mechanism must be one of {HISTOGRAM_MECHANISMS}; got {mechanism!r}")
     n_states, T = priors[0].n_states, max(p.length for p in priors)
     k = check_whole("k", k)
     if k > n_states:
         raise ValueError(f"k = {k} is larger than the number of states ({n_states})")
-    if mechanism == "exponential":
-        rankings = list(itertools.permutations(range(n_states), k))
+    law = histogram_law(mechanism, eps, T, k)
 
-        def top_k(seq: np.ndarray) -> np.ndarray:
-            counts = np.bincount(seq, minlength=n_states)
-            log_p = np.zeros(len(rankings))
-            for i, ranking in enumerate(rankings):
-                left = np.ones(n_states, dtype=bool)
-                for r in ranking:
-                    scores = eps / k * counts[left] / 2.0
-                    top = scores.max()
-                    log_p[i] += eps / k * counts[r] / 2.0 - top - math.log(np.exp(scores - top).sum())
-                    left[r] = False
-            return np.exp(log_p)
+    def release(seq: np.ndarray) -> np.ndarray:
+        return law.probabilities(np.bincount(seq, minlength=n_states))
 
-        return exact_leakage(priors, top_k)
-    r = math.exp(-eps / 2.0)
-    values = np.arange(T + 1)
-    laws = np.empty((T + 1, T + 1))  # laws[count, value]: Pr[noisy count = value | count]
-    for count in range(T + 1):
-        law = (1.0 - r) / (1.0 + r) * r ** np.abs(values - count)
-        law[0] = r**count / (1.0 + r)  # Pr[Z ≤ −count]
-        law[-1] = r ** (T - count) / (1.0 + r)  # Pr[Z ≥ T − count]
-        laws[count] = law
-
-    def noisy_counts(seq: np.ndarray) -> np.ndarray:
-        joint = np.ones(1)
-        for count in np.bincount(seq, minlength=n_states):
-            joint = np.outer(joint, laws[count]).reshape(-1)
-        return joint
-
-    return exact_leakage(priors, noisy_counts)
+    return exact_leakage(priors, release)

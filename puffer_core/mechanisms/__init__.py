@@ -11,6 +11,11 @@ line and the app all build mechanisms through :func:`make_mechanism` and list th
 - ``pufferfish_laplace``, ``group_dp_laplace``, ``mqm`` — Laplace counts
   (:mod:`puffer_core.mechanisms.laplace`): they release noisy counts, which answer the
   histogram query and, sorted, the top-k query.
+- ``wasserstein``, ``mqm_approx``, ``influence_matrix`` — the published baselines (docs/math.md §15):
+  the Wasserstein mechanism (:mod:`.wasserstein`), MQM with the eigen-gap bound (:mod:`.mqm_approx`)
+  and an influence-matrix translation after Ghosh & Kleinberg (:mod:`.influence_matrix`); Laplace
+  counts too.  Each may be :class:`~puffer_core.mechanisms.base.Refused` for a prior (out of reach, or
+  no guarantee), which the simulator records and shows.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from ..accounting.events import Composition, CurveEvent, MQMEvent, PrivacyEvent
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
 from ..validation import check_choice, check_whole
-from .base import HISTOGRAM_SENSITIVITY, Mechanism, check_counts, top_k_indices
+from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused, check_counts, top_k_indices
 from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_exponential
+from .influence_matrix import influence_laplace, influence_translation
 from .laplace import LaplaceCounts, group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
+from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
+from .wasserstein import wasserstein_laplace, wasserstein_scale
 
 QUERIES = ("topk", "histogram")  # the k most frequent states of every group; all counts of every group
 TOPK_LAPLACE = ("split", "histogram")  # how counts answer top-k: m queries with ε/m each, or one histogram
@@ -49,6 +57,17 @@ class Calibrated(StrEnum):
     CURVE = "curve"  # the a(b) curve's best point (docs/math.md §3)
     GROUP_DP = "group_dp"  # ε_puffer / T_max, group DP over the whole sequence
     MQM = "mqm"  # the noise scale σ_max of the Markov quilt mechanism (docs/math.md §5)
+    MQM_APPROX = "mqm_approx"  # σ_max with the eigen-gap bound on the max-influence (docs/math.md §15)
+    WASSERSTEIN = "wasserstein"  # the worst ∞-Wasserstein distance W of the counts (docs/math.md §15)
+    INFLUENCE_MATRIX = "influence_matrix"  # ε_DP = ε_puffer / c, c from the influence matrix (docs/math.md §15)
+
+
+_COMPOSITION: dict[Calibrated, Composition] = {
+    Calibrated.MQM: Composition.ADDITIVE,
+    Calibrated.MQM_APPROX: Composition.ADDITIVE,
+    Calibrated.WASSERSTEIN: Composition.SAME_QUERY,
+    Calibrated.INFLUENCE_MATRIX: Composition.DP_TRANSLATION,
+}
 
 
 @dataclass(frozen=True)
@@ -68,13 +87,15 @@ class BuildRequest:
 @dataclass(frozen=True)
 class MechanismSpec:
     """One mechanism: its name, its label, what it releases (a key of :data:`ANSWERS`), how its
-    ε_DP is found, and how it is built."""
+    ε_DP is found, and how it is built.  ``same_query_only``: its releases compose only when they
+    answer the same query again (not the disjoint time windows of the simulator)."""
 
     name: str
     label: str
     releases: Output
     calibrated: Calibrated
     build: Callable[[BuildRequest], Mechanism]
+    same_query_only: bool = False
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -83,8 +104,9 @@ class MechanismSpec:
 
     @property
     def composition(self) -> Composition:
-        """How its releases compose: MQM's add up, the curve-calibrated ones by [C] Theorem 6.2."""
-        return Composition.ADDITIVE if self.calibrated is Calibrated.MQM else Composition.THEOREM_6_2
+        """How its releases compose: MQM's add up, the curve-calibrated ones by [C] Theorem 6.2, the baselines
+        of docs/math.md §15 by their own rule."""
+        return _COMPOSITION.get(self.calibrated, Composition.THEOREM_6_2)
 
     def answers(self, query: str) -> bool:
         return query in self.queries
@@ -135,6 +157,28 @@ MECHANISMS: dict[str, MechanismSpec] = {
             Output.COUNTS,
             Calibrated.GROUP_DP,
             lambda r: group_dp_laplace(r.curve, r.eps_puffer, queries=r.queries),
+        ),
+        MechanismSpec(
+            "wasserstein",
+            "Wasserstein",
+            Output.COUNTS,
+            Calibrated.WASSERSTEIN,
+            lambda r: wasserstein_laplace(r.priors, r.eps_puffer),  # one release of all counts (no split)
+            same_query_only=True,
+        ),
+        MechanismSpec(
+            "mqm_approx",
+            "MQMApprox",
+            Output.COUNTS,
+            Calibrated.MQM_APPROX,
+            lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, queries=r.queries),
+        ),
+        MechanismSpec(
+            "influence_matrix",
+            "Influence matrix (Ghosh–Kleinberg)",
+            Output.COUNTS,
+            Calibrated.INFLUENCE_MATRIX,
+            lambda r: influence_laplace(r.priors, r.eps_puffer, queries=r.queries),
         ),
     )
 }
@@ -204,16 +248,23 @@ __all__ = [
     "Output",
     "PrivacyEvent",
     "QUERIES",
+    "Refused",
     "TOPK_LAPLACE",
     "check_counts",
     "group_dp_exponential",
     "group_dp_laplace",
+    "influence_laplace",
+    "influence_translation",
     "make_mechanism",
     "mechanism_spec",
     "mechanisms_for",
+    "mqm_approx_laplace",
+    "mqm_approx_scale",
     "mqm_laplace",
     "mqm_top_k_counts",
     "pufferfish_exponential",
     "pufferfish_laplace",
     "top_k_indices",
+    "wasserstein_laplace",
+    "wasserstein_scale",
 ]

@@ -40,6 +40,19 @@ MAX_OUTPUTS = 2_000_000  # exact output distributions are limited to this many o
 MAX_OUTPUT_CELLS = 20_000_000  # outputs × states held at once when enumerating
 
 
+class Refused(ValueError):
+    """A mechanism that cannot be built for this prior: ``code`` says why in one word, the message in words.
+
+    ``"no_guarantee"``: its theorem gives no guarantee here (e.g. the influence-matrix translation on a
+    sticky chain); ``"out_of_reach"``: computing its noise would take longer than the work limit, said
+    with the estimate.  The simulator records the refusal and carries on with the other mechanisms.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class Mechanism(Protocol):
     """The vocabulary every mechanism shares (see the module docstring)."""
 

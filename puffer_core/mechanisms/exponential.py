@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ..accounting.calibration import calibrate, group_dp
 from ..accounting.events import CurveEvent
+from ..stream.laws import ExponentialRanking
 from ..validation import check_eps, check_probability, check_rng, check_whole
 from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, check_trials, opendp_prelude, top_k_indices
 
@@ -128,28 +128,18 @@ class ExponentialTopK:
     def probabilities(self, counts: object) -> np.ndarray:
         """Exact Pr[ranking] for every ranking of :meth:`outputs` (one row of counts).
 
-        Computed in log space round by round, with every round's scores taken relative to the
-        largest count still left, so that huge counts or ε give a valid distribution (probabilities
-        too small for a float are 0), never NaN.
+        :class:`puffer_core.stream.laws.ExponentialRanking`: in log space round by round, relative to
+        the largest count, so that huge counts or ε give a valid distribution (probabilities too small
+        for a float are 0), never NaN.
         """
         values = self._counts(counts)
         if values.ndim != 1:
             raise ValueError("probabilities takes one row of counts (1-D)")
-        n = values.size
-        outs = self.outputs(n)
-        if outs.shape[0] * n > MAX_OUTPUT_CELLS:
-            raise ValueError(f"{outs.shape[0]:,} rankings of {n} states are too many to enumerate exactly")
-        left = np.ones((outs.shape[0], n), dtype=bool)
-        rows = np.arange(outs.shape[0])
-        log_p = np.zeros(outs.shape[0])
-        for j in range(self.k):
-            picked = outs[:, j]
-            best = np.where(left, values, -np.inf).max(axis=1)  # the largest count still left, per ranking
-            with np.errstate(over="ignore"):  # a score below −1e308 is −inf: e^score is 0 either way
-                scores = np.where(left, 0.5 * self.eps_round * (values[None, :] - best[:, None]), -np.inf)
-            log_p += scores[rows, picked] - logsumexp(scores, axis=1)
-            left[rows, picked] = False
-        return np.exp(log_p)
+        outs = self.outputs(values.size)
+        if outs.shape[0] * values.size > MAX_OUTPUT_CELLS:
+            raise ValueError(f"{outs.shape[0]:,} rankings of {values.size} states are too many to enumerate exactly")
+        law = ExponentialRanking(self.accounting.eps_dp, self.k)  # the one home of the ranking law
+        return np.exp(law.log_probabilities(outs, values[None, :])[:, 0])
 
     def selection_probabilities(self, counts: object) -> np.ndarray:
         """Pr[state is picked first] for every state (the softmax of the first round)."""

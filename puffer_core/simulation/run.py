@@ -22,6 +22,9 @@ ledger per release.
   counts with the release's number of entries (public under replace-one neighbours).  The
   same draws are scored both ways, as ``name+prior`` (label "… + prior"); post-processing costs
   no privacy, so its ledger rows are those of the mechanism.
+- **Refusals**: a mechanism that cannot be built for the prior (no guarantee, or out of reach:
+  :class:`puffer_core.mechanisms.base.Refused`) is left out, with the reason in
+  ``settings["refused"]``; the others run.
 - **Ledger** per (mechanism, ε_puffer, release l): the cumulative ε_puffer after l releases
   ([C] Theorem 6.2 for curve-based mechanisms; the plain sum for MQM, [S] Theorem III.7),
   the naive sum l·ε_puffer, and what group DP would certify for the same releases,
@@ -52,6 +55,7 @@ from ..mechanisms import (
     TOPK_LAPLACE,
     Mechanism,
     Output,
+    Refused,
     make_mechanism,
     mechanism_spec,
 )
@@ -409,12 +413,27 @@ def simulate(
     metric_rows: list[dict[str, Any]] = []
     ledger_rows: list[dict[str, Any]] = []
     accountings: list[dict[str, Any]] = []
+    refused: dict[str, str] = {}  # mechanisms that cannot be built here, and why (docs/math.md §15)
     steps = len(names) * len(grid)
     done = 0
     for name in names:
+        if release_mode == "windows" and releases > 1 and MECHANISMS[name].same_query_only:
+            refused[name] = (
+                f"{MECHANISMS[name].label}: its releases compose only when they answer the same query again;"
+                " time windows are different queries (use release_mode='repeat')"
+            )
+            done += len(grid)
+            continue
         for eps in grid:
             report(0.05 + 0.95 * done / steps, f"{MECHANISMS[name].label} at ε_puffer = {eps:g}")
-            mechanism: Mechanism = make_mechanism(name, eps, curve, priors, query, k, data.n_states, topk_laplace)
+            try:
+                mechanism: Mechanism = make_mechanism(
+                    name, eps, curve, priors, query, k, data.n_states, topk_laplace
+                )
+            except Refused as exc:
+                refused.setdefault(name, f"{MECHANISMS[name].label}: {exc}")
+                done += 1
+                continue
             accountings.append({"eps_puffer_grid": eps, **mechanism.accounting.to_dict()})
             ledger_rows.extend(_ledger_rows(name, eps, mechanism.accounting, releases, accountant))
             smoothed = smoother is not None and MECHANISMS[name].releases is Output.COUNTS
@@ -451,6 +470,8 @@ def simulate(
                         )
             done += 1
     report(1.0, "done")
+    if not metric_rows:
+        raise ValueError("no mechanism could be built for these data: " + "; ".join(refused.values()))
 
     metrics = pd.DataFrame(metric_rows)
     ledger = pd.DataFrame(ledger_rows).astype({"b": "Int64", "a": "Float64", "sigma_max": "Float64"})
@@ -471,6 +492,7 @@ def simulate(
             "data": {**data.summary(), "group_labels": list(data.groups) if data.groups else ["all"]},
             "windows": window_settings,
             "accounting": accountings,
+            "refused": refused,
             "interval": "mean ± 1.96·sd/√trials over trials (normal approximation)",
             "postprocess": POSTPROCESS_WORDS if postprocess else None,
         }

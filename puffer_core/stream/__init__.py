@@ -2,7 +2,9 @@
 
 - :mod:`.laws`: the output laws of per-entry releases (randomized response, a noisy histogram);
 - :mod:`.tpl`: temporal privacy leakage (BPL, FPL, TPL), its supremum and the largest ε for a target;
-- :mod:`.bounds`: [C]'s translation bound and group DP beside TPL, and the stream planner.
+- :mod:`.bounds`: [C]'s translation bound and group DP beside TPL, and the stream planner;
+- :mod:`.registry`: every stream bound by name (one record each), what the app, the ladder and the scripts loop over;
+- :mod:`.schedule`: per-step ε schedules for a TPL target (constant, Cao et al.'s three values, tight).
 """
 
 
@@ -15,9 +17,32 @@ from .bounds import (
     stream_bounds,
     translation_bound,
 )
-from .laws import check_emissions, emission_epsilon, laplace_histogram_emission, randomized_response_emission
+from .laws import (
+    HISTOGRAM_LAWS,
+    ClampedDiscreteLaplace,
+    ExponentialRanking,
+    RandomizedResponse,
+    check_emissions,
+    emission_epsilon,
+    histogram_law,
+    laplace_histogram_emission,
+    log_emissions,
+    randomized_response_emission,
+)
+from .registry import (
+    STREAM_BOUNDS,
+    BoundValues,
+    StreamBoundSpec,
+    StreamSetting,
+    bound_table,
+    plan_table,
+    stream_setting,
+)
+from .schedule import StreamSchedule, optimal_schedule
 from .tpl import (
+    Directions,
     DivergenceThreshold,
+    StreamFronts,
     TemporalLeakage,
     backward_matrix,
     backward_privacy_leakage,
@@ -27,8 +52,10 @@ from .tpl import (
     forward_matrix,
     forward_privacy_leakage,
     leakage_function,
+    leakage_suprema,
     leakage_supremum,
     max_eps_for_tpl,
+    stream_fronts,
     stream_priors,
     temporal_privacy_leakage,
     tpl_divergence_threshold,
@@ -37,13 +64,25 @@ from .tpl import (
 )
 
 __all__ = [
+    "HISTOGRAM_LAWS",
+    "STREAM_BOUNDS",
+    "BoundValues",
+    "ClampedDiscreteLaplace",
+    "Directions",
     "DivergenceThreshold",
+    "ExponentialRanking",
+    "RandomizedResponse",
+    "StreamBoundSpec",
+    "StreamFronts",
+    "StreamSchedule",
+    "StreamSetting",
     "StreamBounds",
     "StreamPlan",
     "TemporalLeakage",
     "TranslationBound",
     "backward_matrix",
     "backward_privacy_leakage",
+    "bound_table",
     "check_emissions",
     "check_row_stochastic",
     "check_schedule",
@@ -52,14 +91,21 @@ __all__ = [
     "forward_matrix",
     "forward_privacy_leakage",
     "group_dp_bound",
+    "histogram_law",
     "laplace_histogram_emission",
     "leakage_function",
+    "leakage_suprema",
     "leakage_supremum",
+    "log_emissions",
     "max_eps_for_tpl",
+    "optimal_schedule",
     "plan_stream",
+    "plan_table",
     "randomized_response_emission",
     "stream_bounds",
+    "stream_fronts",
     "stream_priors",
+    "stream_setting",
     "temporal_privacy_leakage",
     "tpl_divergence_threshold",
     "tpl_refusal",

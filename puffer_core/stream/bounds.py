@@ -156,31 +156,49 @@ class StreamBounds:
 
     def describe(self) -> str:
         """One sentence: which bound is tighter and by how much."""
-        tpl = self.temporal.max_tpl
-        c = self.translation.eps_puffer
-        if not math.isfinite(tpl) and not math.isfinite(c):
-            return "Both TPL and the [C] bound are unbounded for this prior and schedule."
-        if math.isclose(tpl, c, rel_tol=1e-9):
-            return f"TPL and the [C] bound agree: ε = {tpl:.4g}."
-        low, high, name, other = (tpl, c, "TPL", "the [C] bound") if tpl < c else (c, tpl, "The [C] bound", "TPL")
-        if not math.isfinite(high):
-            return f"{name} is tighter: ε = {low:.4g}, while {other} is unbounded."
-        return (
-            f"{name} is tighter: ε = {low:.4g} against {high:.4g} for {other}"
-            f" ({high / low:.3g}× as large, a difference of {high - low:.4g})."
-        )
+        return describe_bounds({"TPL": self.temporal.max_tpl, "the [C] bound": self.translation.eps_puffer})
+
+
+def describe_bounds(values: dict[str, float]) -> str:
+    """One sentence: which of these upper bounds (name → largest value over the steps) is tightest, and by how much
+    against the next one."""
+    known = sorted((v, name) for name, v in values.items() if not math.isnan(v))
+    if len(known) < 2:
+        return "" if not known else f"{_capital(known[0][1])}: ε = {known[0][0]:.4g}."
+    (low, name), (high, other) = known[0], known[1]
+    if not math.isfinite(low):
+        names = [n for _, n in known]
+        listed = f"{', '.join(names[:-1])} and {names[-1]}"
+        return f"{'Both' if len(names) == 2 else 'All of'} {listed} are unbounded for this prior and schedule."
+    if math.isclose(low, high, rel_tol=1e-9):
+        return f"{_capital(name)} and {other} agree: ε = {low:.4g}."
+    if not math.isfinite(high):
+        return f"{_capital(name)} is tighter: ε = {low:.4g}, while {other} is unbounded."
+    return (
+        f"{_capital(name)} is tighter: ε = {low:.4g} against {high:.4g} for {other}"
+        f" ({high / low:.3g}× as large, a difference of {high - low:.4g})."
+    )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def stream_bounds(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: object, curve: InfluenceCurve | None = None
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    eps: object,
+    curve: InfluenceCurve | None = None,
+    backward: object = None,
+    forward: object = None,
 ) -> StreamBounds:
     """TPL (:func:`temporal_privacy_leakage`), the [C] bound (:func:`translation_bound`, windows:
     the priors are Markov chains) and group DP of the same stream.  ``curve`` defaults to the
-    priors' a(b) curve (:func:`puffer_core.engine.influence.influence_curve`)."""
+    priors' a(b) curve (:func:`puffer_core.engine.influence.influence_curve`); ``backward`` and
+    ``forward`` are the matrices of TPL's attacker (:class:`puffer_core.stream.tpl.Directions`)."""
     from ..engine.influence import influence_curve
 
     priors = stream_priors(prior_or_priors)
-    temporal = temporal_privacy_leakage(priors, eps)
+    temporal = temporal_privacy_leakage(priors, eps, backward=backward, forward=forward)
     if curve is None:
         curve = influence_curve(priors)
     return StreamBounds(temporal, translation_bound(curve, temporal.eps, contiguous=True), group_dp_bound(temporal.eps))

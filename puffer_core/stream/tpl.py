@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -47,7 +48,6 @@ _CHUNK_CELLS = 1_000_000  # (pairs × K) cells of one chunk of the front constru
 # slowest kind; smaller K costs relatively more, hence the overhead)
 _FRONT_SECONDS_PER_K3 = 2.5e-8
 _FRONT_OVERHEAD_SECONDS = 5e-3
-_EXPM1_LIMIT = 700.0  # expm1 overflows beyond ~709.78
 _CONVERGED = 1e-12  # relative distance to π below which a non-stationary step uses the stationary front
 _INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never a huge truncated number)
 
@@ -106,18 +106,58 @@ def stream_priors(prior_or_priors: object, finite: bool = True) -> Theta:
     return priors
 
 
+@dataclass(frozen=True, eq=False)
+class Directions:
+    """The backward and forward matrices an attacker is taken to know (docs/math.md §10).
+
+    ``None`` in a direction: the prior's own matrix (P^B by Bayes' rule from the marginals,
+    P^F = P), which is the default.  A K×K matrix: that matrix at every step — an attacker may know
+    only one direction (a matrix whose rows are all equal says "no correlation known this way":
+    its leakage function is 0).  Such a TPL bounds the leakage for an attacker whose knowledge is
+    these matrices; only the default bounds it for the prior itself.
+    """
+
+    backward: np.ndarray | None = None
+    forward: np.ndarray | None = None
+
+    @property
+    def default(self) -> bool:
+        return self.backward is None and self.forward is None
+
+
+def check_directions(backward: object, forward: object, n_states: int) -> Directions:
+    """The backward and forward matrices checked against the chain's K states (None: the prior's own)."""
+    out = []
+    for name, matrix in (("the backward matrix P^B", backward), ("the forward matrix P^F", forward)):
+        if matrix is None:
+            out.append(None)
+            continue
+        checked = check_row_stochastic(name, matrix)
+        if checked.shape[0] != n_states:
+            raise ValueError(f"{name} has {checked.shape[0]} states but the chain has {n_states}")
+        checked.setflags(write=False)
+        out.append(checked)
+    return Directions(*out)
+
+
 # --------------------------------------------------------------------------------------------
 # the leakage function
 
 
-def _log_growth(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """log(1 + (e^α − 1)·x) for α ≥ 0 and x in [0, 1], accurate for tiny α and for huge α."""
-    alpha, x = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(x, dtype=float))
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        small = np.log1p(np.expm1(np.minimum(alpha, _EXPM1_LIMIT)) * x)
-        large = alpha + np.log(x + (1.0 - x) * np.exp(-alpha))
-    out = np.where(alpha <= _EXPM1_LIMIT, small, large)
-    return np.where(x > 0, out, 0.0)
+_ROUNDING = 8.0 * np.finfo(float).eps  # a few ulps: what one evaluation of a ratio's log may lose
+
+
+def add_up(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """a + b rounded up: the next double above when the rounded sum lost something (TwoSum error > 0).
+
+    Leakages are upper bounds, and a sum such as 1e17 + 2.08 rounds to 1e17 — below the truth.
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = a + b
+        virtual = total - a
+        error = (a - (total - virtual)) + (b - virtual)
+        return np.where(error > 0, np.nextafter(total, np.inf), total)
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,17 +172,54 @@ class _Front:
     q: np.ndarray
 
     def leakage(self, alpha: np.ndarray) -> np.ndarray:
-        """L(α) for every α of a 1-D array."""
+        """L(α) for every α of a 1-D array — never below the exact value.
+
+        For each point, log(1 + c·q) − log(1 + c·d) with c = e^α − 1.  Small α (≤ 1): log1p(c·q) −
+        log1p(c·d).  Larger α: the α in both logs cancels *before* rounding,
+        log(q + (1 − q)e^{−α}) − log(d + (1 − d)e^{−α}) (d = 0: α + log(q + (1 − q)e^{−α})), so the
+        log term survives at any α (α + log x rounds to α from α ≈ 1e13 on).  Each log is accurate to
+        a few ulps: every value is raised by a bound on that rounding, then capped at α (L ≤ α).
+        """
         alpha = np.asarray(alpha, dtype=float)
-        if self.q.size == 0:
-            return np.zeros(alpha.shape)
-        if alpha.size and alpha.max() <= _EXPM1_LIMIT:  # the common case, without the overflow guard
-            c = np.expm1(alpha)[:, None]
-            values = np.log1p(c * self.q) - np.log1p(c * self.d)
-        else:
-            a = alpha[:, None]
-            values = _log_growth(a, self.q[None, :]) - _log_growth(a, self.d[None, :])
-        return np.maximum(values.max(axis=1), 0.0)
+        out = np.zeros(alpha.shape)
+        if self.q.size == 0 or alpha.size == 0:
+            return out
+        small = alpha <= 1.0
+        if small.any():
+            out[small] = self._small(alpha[small])
+        if not small.all():
+            out[~small] = self._large(alpha[~small])
+        return np.maximum(out, 0.0)
+
+    def _small(self, alpha: np.ndarray) -> np.ndarray:
+        c = np.expm1(alpha)[:, None]
+        top = np.log1p(c * self.q[None, :])
+        bottom = np.log1p(c * self.d[None, :])
+        values = (top - bottom + _ROUNDING * (top + bottom)).max(axis=1)
+        return np.minimum(values, alpha)
+
+    @cached_property
+    def _positive(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float | None]:
+        """The points with d > 0 as (q, 1 − q, d, 1 − d) rows, and the largest q of the points with d = 0."""
+        zero = self.d == 0
+        q, d = self.q[~zero][None, :], self.d[~zero][None, :]
+        top_zero = float(self.q[zero].max()) if zero.any() else None
+        return q, 1.0 - q, d, 1.0 - d, top_zero
+
+    def _large(self, alpha: np.ndarray) -> np.ndarray:
+        q, q_rest, d, d_rest, top_zero = self._positive
+        u = np.exp(-alpha)[:, None]  # 0 beyond α ≈ 745: then q + (1 − q)u = q exactly
+        values = np.full(alpha.shape, -np.inf)
+        if q.size:
+            # the largest ratio first, then one log (log is increasing): each ratio is within a few ulps
+            ratio = ((q + q_rest * u) / (d + d_rest * u)).max(axis=1)
+            values = np.log(ratio)
+            values = values + _ROUNDING * (np.abs(values) + 1.0)
+        if top_zero is not None:  # d = 0: α + log(q + (1 − q)e^{−α}), largest at the largest q
+            with np.errstate(divide="ignore"):
+                t = np.log(top_zero + (1.0 - top_zero) * u[:, 0])
+            values = np.maximum(values, alpha + t + _ROUNDING * (alpha + np.abs(t) + 1.0))
+        return np.minimum(values, alpha)
 
     def supremum(self, eps: float) -> float:
         """The least fixed point α* = L(α*) + ε, or +inf when there is none (see :func:`leakage_supremum`)."""
@@ -338,15 +415,18 @@ def forward_matrix(prior: MarkovChainPrior) -> np.ndarray:
 # BPL, FPL, TPL
 
 
-def _recurse(fronts: Sequence[_Front], slack: np.ndarray, eps: np.ndarray) -> np.ndarray:
+def _recurse(fronts: Sequence[_Front], slack: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """α_1 = ε_1, α_s = L_s(α_{s−1}) + slack_s + ε_s along the schedule (columns: steps; rows: schedules).
 
+    Returns (α, gain) with gain_s = L_s(α_{s−1}) + slack_s (gain_1 = 0): what the neighbours add to
+    step s, so that TPL = BPL + (the forward gain) needs no subtraction.  Every sum is rounded up.
     ``fronts[s − 1]`` and ``slack[s − 1]`` serve step s = 1..T−1 (0-based).  Once the front,
     the slack and ε stay the same for the rest and a step repeats its input exactly, every
     later step repeats it too (the map is deterministic), so the rest is filled at once.
     """
     n, steps = eps.shape
     out = np.empty((n, steps))
+    gain = np.zeros((n, steps))
     out[:, 0] = eps[:, 0]
     same = np.zeros(steps, dtype=bool)  # same[s]: steps s..T−1 use one front, zero slack and one ε
     for s in range(steps - 2, 0, -1):
@@ -358,11 +438,13 @@ def _recurse(fronts: Sequence[_Front], slack: np.ndarray, eps: np.ndarray) -> np
             and (s == steps - 2 or same[s + 1])
         )
     for s in range(1, steps):
-        out[:, s] = fronts[s - 1].leakage(out[:, s - 1]) + slack[s - 1] + eps[:, s]
+        gain[:, s] = add_up(fronts[s - 1].leakage(out[:, s - 1]), slack[s - 1])
+        out[:, s] = add_up(gain[:, s], eps[:, s])
         if s < steps - 1 and same[s] and np.array_equal(out[:, s], out[:, s - 1]):
             out[:, s + 1 :] = out[:, s : s + 1]
+            gain[:, s + 1 :] = gain[:, s : s + 1]
             break
-    return out
+    return out, gain
 
 
 @dataclass(frozen=True, eq=False)
@@ -383,21 +465,26 @@ class _FrontPlan:
     marginals: np.ndarray | None  # None: stationary start, one backward front serves every step
     pi: np.ndarray | None
     rhos: list[float | None]  # step t = 2..T: ρ_t when close enough to π for the stationary front, else None
+    given_backward: bool = False  # a backward matrix was given: one front per support, as forward
 
     def fronts(self) -> int:
         """How many fronts :func:`_prior_fronts` builds (an upper bound: forward fronts shared by support)."""
         if self.marginals is None:
             return 2
-        own = sum(rho is None for rho in self.rhos)
         supports = len({row.tobytes() for row in (self.marginals[:-1] > 0)}) if len(self.rhos) else 0
+        if self.given_backward:
+            return 2 * supports
+        own = sum(rho is None for rho in self.rhos)
         return own + (own < len(self.rhos)) + supports
 
 
-def _plan_fronts(prior: MarkovChainPrior) -> _FrontPlan:
+def _plan_fronts(prior: MarkovChainPrior, directions: Directions = Directions()) -> _FrontPlan:
     T = prior.length
     if prior.stationary_initial or T == 1:
         return _FrontPlan(None, None, [])
     marginals = prior.marginals()
+    if directions.backward is not None:
+        return _FrontPlan(marginals, None, [1.0] * (T - 1), given_backward=True)
     pi = prior.stationary_or_none
     if pi is None:
         return _FrontPlan(marginals, pi, [None] * (T - 1))
@@ -443,7 +530,9 @@ def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_Fro
     )
 
 
-def tpl_refusal(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> str | None:
+def tpl_refusal(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+) -> str | None:
     """Why TPL over the prior's length would be refused as out of reach (with the estimate), or None.
 
     Cheap (O(T·K), no front is built): :func:`temporal_privacy_leakage`, :func:`max_eps_for_tpl` and
@@ -451,41 +540,50 @@ def tpl_refusal(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) 
     non-stationary one also needs a front per step until its marginals settle near π.
     """
     priors = stream_priors(prior_or_priors)
-    return _front_work_refusal(priors, [_plan_fronts(p) for p in priors])
+    directions = check_directions(backward, forward, priors.n_states)
+    return _front_work_refusal(priors, [_plan_fronts(p, directions) for p in priors])
 
 
-def _prepare(priors: Sequence[MarkovChainPrior]) -> list[_PriorFronts]:
+def _prepare(priors: Sequence[MarkovChainPrior], directions: Directions = Directions()) -> list[_PriorFronts]:
     """Every prior's fronts, after checking that building them is within reach."""
-    plans = [_plan_fronts(p) for p in priors]
+    plans = [_plan_fronts(p, directions) for p in priors]
     refusal = _front_work_refusal(priors, plans)
     if refusal is not None:
         raise ValueError(refusal)
-    return [_prior_fronts(p, plan) for p, plan in zip(priors, plans)]
+    return [_prior_fronts(p, plan, directions) for p, plan in zip(priors, plans)]
 
 
-def _prior_fronts(prior: MarkovChainPrior, plan: _FrontPlan | None = None) -> _PriorFronts:
-    T, P = prior.length, prior.transition
+def _prior_fronts(
+    prior: MarkovChainPrior, plan: _FrontPlan | None = None, directions: Directions = Directions()
+) -> _PriorFronts:
+    T = prior.length
     if T == 1:
         return _PriorFronts([], np.zeros(0), [], 0)
-    plan = _plan_fronts(prior) if plan is None else plan
-    cache: dict[bytes, _Front] = {}
+    P = prior.transition if directions.forward is None else directions.forward
+    plan = _plan_fronts(prior, directions) if plan is None else plan
+    cache: dict[tuple[str, bytes], _Front] = {}
 
-    def forward_front(support: np.ndarray) -> _Front:
-        key = support.tobytes()
+    def front(direction: str, matrix: np.ndarray, support: np.ndarray) -> _Front:
+        key = (direction, support.tobytes())
         if key not in cache:
-            cache[key] = _build_front(P, support)
+            cache[key] = _build_front(matrix, support)
         return cache[key]
 
     if plan.marginals is None:
         pi = np.asarray(prior.initial)
         support = pi > 0
-        back = _build_front(_backward_from(pi, pi, P), support)
-        fwd = forward_front(support)
+        own = _backward_from(pi, pi, prior.transition) if directions.backward is None else directions.backward
+        back = front("backward", own, support)
+        fwd = front("forward", P, support)
         return _PriorFronts([back] * (T - 1), np.zeros(T - 1), [fwd] * (T - 1), 0)
     marginals, pi = plan.marginals, plan.pi
     support = marginals > 0
+    forward = [front("forward", P, support[t - 1]) for t in range(1, T)]  # FPL_t uses the pairs possible at t
+    if directions.backward is not None:
+        backward = [front("backward", directions.backward, support[t - 1]) for t in range(2, T + 1)]
+        return _PriorFronts(backward, np.zeros(T - 1), forward, 0)
     stationary_front: _Front | None = None
-    backward: list[_Front] = []
+    backward = []
     slack = np.zeros(T - 1)
     shortcut = 0
     for t, rho in zip(range(2, T + 1), plan.rhos):
@@ -494,13 +592,12 @@ def _prior_fronts(prior: MarkovChainPrior, plan: _FrontPlan | None = None) -> _P
             # P^B_t = P^B_π entrywise times p_{t−1}[j]/π[j] · π[i]/p_t[i] ∈ [1/ρ, ρ], so every
             # ratio (1 + c·Q_t[i,S]) / (1 + c·Q_t[i',S]) is at most ρ² times the stationary one
             if stationary_front is None:
-                stationary_front = _build_front(_backward_from(pi, pi, P), pi > 0)
+                stationary_front = _build_front(_backward_from(pi, pi, prior.transition), pi > 0)
             backward.append(stationary_front)
             slack[t - 2] = 2.0 * math.log(max(rho, 1.0)) + 1e-15  # rounding in ρ itself: a few ulps more
             shortcut += 1
         else:
-            backward.append(_build_front(_backward_from(previous, current, P), support[t - 1]))
-    forward = [forward_front(support[t - 1]) for t in range(1, T)]  # FPL_t uses the pairs possible at t
+            backward.append(_build_front(_backward_from(previous, current, prior.transition), support[t - 1]))
     return _PriorFronts(backward, slack, forward, shortcut)
 
 
@@ -547,53 +644,122 @@ def backward_privacy_leakage(backward: object, eps: Sequence[float]) -> np.ndarr
     """
     front = _build_front(check_row_stochastic("the backward matrix", backward))
     schedule = check_schedule(eps)
-    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, :])[0]
+    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, :])[0][0]
 
 
 def forward_privacy_leakage(forward: object, eps: Sequence[float]) -> np.ndarray:
     """FPL_1..FPL_T for the schedule ``eps``: ``FPL_T = ε_T``, ``FPL_t = L(FPL_{t+1}; forward) + ε_t``."""
     front = _build_front(check_row_stochastic("the forward matrix", forward))
     schedule = check_schedule(eps)
-    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, ::-1])[0][::-1]
+    return _recurse([front] * (schedule.size - 1), np.zeros(schedule.size - 1), schedule[None, ::-1])[0][0][::-1]
 
 
 def _leakages(
-    priors: list[MarkovChainPrior], schedules: np.ndarray, prepared: list[_PriorFronts] | None = None
+    priors: list[MarkovChainPrior], schedules: np.ndarray, prepared: list[_PriorFronts]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step."""
     bpl = np.zeros(schedules.shape)
     fpl = np.zeros(schedules.shape)
     tpl = np.zeros(schedules.shape)
-    prepared = _prepare(priors) if prepared is None else prepared
     for fronts in prepared:
-        backward = _recurse(fronts.backward, fronts.backward_slack, schedules)
-        forward = _recurse(fronts.forward[::-1], np.zeros(len(fronts.forward)), schedules[:, ::-1])[:, ::-1]
+        backward, _ = _recurse(fronts.backward, fronts.backward_slack, schedules)
+        forward, forward_gain = _recurse(fronts.forward[::-1], np.zeros(len(fronts.forward)), schedules[:, ::-1])
+        forward, forward_gain = forward[:, ::-1], forward_gain[:, ::-1]
         bpl = np.maximum(bpl, backward)
         fpl = np.maximum(fpl, forward)
-        tpl = np.maximum(tpl, backward + forward - schedules)
+        tpl = np.maximum(tpl, add_up(backward, forward_gain))  # BPL + FPL − ε, with FPL − ε kept exactly
     return bpl, fpl, tpl
 
 
 def temporal_privacy_leakage(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: object
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    eps: object,
+    backward: object = None,
+    forward: object = None,
 ) -> TemporalLeakage:
     """BPL, FPL and TPL of a stream over a prior's chain (docs/math.md §10, [TPL]).
 
     ``eps`` is one number (the same ε at every step) or one ε_t ≥ 0 per time step
     t = 1..T (T = the prior's length).  The backward matrix follows the prior
     (:func:`backward_matrix`: time-varying when the initial distribution is not stationary),
-    the forward matrix is the transition matrix; a pair (x, x') counts at step t when both
-    have positive probability p_t.  For a set Θ of priors (same length) every value is the
-    maximum over the priors.  Cost: one O(K³ log K) front per distinct matrix, then
+    the forward matrix is the transition matrix; ``backward`` and ``forward`` replace them by
+    matrices of the user's (:class:`Directions`: an attacker who knows only one direction).  A pair
+    (x, x') counts at step t when both have positive probability p_t.  For a set Θ of priors (same
+    length) every value is the maximum over the priors.  Every sum is rounded up, so no value is
+    below the exact recursion.  Cost: one O(K³ log K) front per distinct matrix, then
     O(T × front size); a stream whose fronts would take longer than ``WORK_LIMIT_SECONDS`` is
     refused up front with the estimate (:func:`tpl_refusal`).
     """
     priors = stream_priors(prior_or_priors)
+    directions = check_directions(backward, forward, priors.n_states)
     schedule = check_schedule(eps, priors[0].length)
-    prepared = _prepare(priors)
+    prepared = _prepare(priors, directions)
     bpl, fpl, tpl = _leakages(priors, schedule[None, :], prepared)
     shortcut = max(f.shortcut_steps for f in prepared)
     return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamFronts:
+    """A stream's leakage fronts, built once for its priors and :class:`Directions` (see :func:`stream_fronts`).
+
+    Evaluates BPL, FPL and TPL of many schedules at once, and one step of either recursion — what
+    a schedule search (:mod:`puffer_core.stream.schedule`) needs.
+    """
+
+    priors: Theta
+    directions: Directions
+    prepared: tuple[_PriorFronts, ...]
+
+    @property
+    def length(self) -> int:
+        return self.priors[0].length
+
+    def leakages(self, schedules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step (rounded up)."""
+        batch = np.atleast_2d(np.asarray(schedules, dtype=float))
+        if batch.ndim != 2 or batch.shape[1] != self.length:
+            raise ValueError(f"give schedules of T = {self.length} steps as an (n, T) array")
+        return _leakages(list(self.priors), batch, list(self.prepared))
+
+    def max_tpl(self, schedules: object) -> np.ndarray:
+        """max_t TPL_t of each schedule of a batch (n, T)."""
+        return self.leakages(schedules)[2].max(axis=1)
+
+    def backward_gains(self, index: int, alphas: object) -> np.ndarray:
+        """What BPL_{t−1} = α_t adds to BPL_t under prior ``index``, for t = 2..T: L(α_t; P^B_t) + slack_t.
+
+        ``alphas`` holds T − 1 values (one per step t = 2..T); steps sharing a front are evaluated together.
+        """
+        fronts = self.prepared[index]
+        gains = _gains(fronts.backward, np.asarray(alphas, dtype=float))
+        return add_up(gains, fronts.backward_slack)
+
+    def forward_gains(self, index: int, alphas: object) -> np.ndarray:
+        """What FPL_{t+1} = α_t adds to FPL_t under prior ``index``, for t = 1..T−1: L(α_t; P^F)."""
+        return _gains(self.prepared[index].forward, np.asarray(alphas, dtype=float))
+
+
+def _gains(fronts: Sequence[_Front], alphas: np.ndarray) -> np.ndarray:
+    """fronts[i].leakage(alphas[i]) for every i, one call per distinct front."""
+    if alphas.shape != (len(fronts),):
+        raise ValueError(f"give one value per step ({len(fronts)}); got shape {alphas.shape}")
+    out = np.empty(len(fronts))
+    groups: dict[int, list[int]] = {}
+    for i, front in enumerate(fronts):
+        groups.setdefault(id(front), []).append(i)
+    for members in groups.values():
+        out[members] = fronts[members[0]].leakage(alphas[members])
+    return out
+
+
+def stream_fronts(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+) -> StreamFronts:
+    """The fronts of a finite stream over the priors' length (refused up front when out of reach, as TPL is)."""
+    priors = stream_priors(prior_or_priors)
+    directions = check_directions(backward, forward, priors.n_states)
+    return StreamFronts(priors, directions, tuple(_prepare(priors, directions)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -626,46 +792,81 @@ def leakage_supremum(matrix: object, eps: float) -> float:
     return front.supremum(check_eps("eps", eps))
 
 
-def _stationary_fronts(prior: MarkovChainPrior) -> tuple[_Front, _Front]:
+def _stationary_fronts(prior: MarkovChainPrior, directions: Directions = Directions()) -> tuple[_Front, _Front]:
     if not prior.stationary_initial:
         raise ValueError(
             "an unbounded stream needs a prior with the stationary initial distribution (initial=None);"
             " for a non-stationary prior use temporal_privacy_leakage over its length"
         )
     pi = np.asarray(prior.initial)
-    return (
-        _build_front(_backward_from(pi, pi, prior.transition), pi > 0),
-        _build_front(prior.transition, pi > 0),
-    )
+    back = _backward_from(pi, pi, prior.transition) if directions.backward is None else directions.backward
+    fwd = prior.transition if directions.forward is None else directions.forward
+    return _build_front(back, pi > 0), _build_front(fwd, pi > 0)
 
 
-def tpl_supremum(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float) -> float:
+def tpl_supremum(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    eps: float,
+    backward: object = None,
+    forward: object = None,
+) -> float:
     """sup_t TPL_t of an unbounded stream with constant ε: sup BPL + sup FPL − ε (docs/math.md §10).
 
     The middle entries of a long stream approach it.  Needs stationary priors; ``inf`` when
     either supremum is infinite (:func:`leakage_supremum`).  Θ: the maximum over the priors.
+    ``backward``, ``forward``: the matrices of :class:`Directions` (default: the prior's own).
     """
     priors = stream_priors(prior_or_priors, finite=False)
+    directions = check_directions(backward, forward, priors.n_states)
     eps = check_eps("eps", eps)
-    return max(_supremum_tpl(_stationary_fronts(p), eps) for p in priors)
+    return max(_supremum_tpl(_stationary_fronts(p, directions), eps) for p in priors)
+
+
+def leakage_suprema(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    eps: float,
+    backward: object = None,
+    forward: object = None,
+) -> np.ndarray:
+    """sup_t BPL_t, sup_t FPL_t and L(sup FPL; P^F) of an unbounded constant-ε stream, one row per prior.
+
+    Each supremum is the certified least fixed point of :func:`leakage_supremum` (``inf`` when
+    there is none); the third column is what the future adds to an entry at that supremum
+    (sup FPL − ε, never rounded below).  Stationary priors; ``backward``, ``forward``: :class:`Directions`.
+    """
+    priors = stream_priors(prior_or_priors, finite=False)
+    directions = check_directions(backward, forward, priors.n_states)
+    eps = check_eps("eps", eps)
+    rows = []
+    for prior in priors:
+        back, fwd = _stationary_fronts(prior, directions)
+        top_back, top_fwd = back.supremum(eps), fwd.supremum(eps)
+        gain = float(fwd.leakage(np.array([top_fwd]))[0]) if math.isfinite(top_fwd) else math.inf
+        rows.append((top_back, top_fwd, gain))
+    return np.array(rows)
 
 
 def _supremum_tpl(fronts: tuple[_Front, _Front], eps: float) -> float:
+    """sup BPL + sup FPL − ε, as sup BPL + L(sup FPL) (= sup FPL − ε at the fixed point), rounded up."""
     back, fwd = fronts
-    return back.supremum(eps) + fwd.supremum(eps) - eps
+    top_back, top_fwd = back.supremum(eps), fwd.supremum(eps)
+    if not (math.isfinite(top_back) and math.isfinite(top_fwd)):
+        return math.inf
+    return float(add_up(top_back, fwd.leakage(np.array([top_fwd]))[0]))
 
 
 def _largest_within(evaluate, target: float) -> float:
     """The largest ε in [0, target] with evaluate(ε) ≤ target, for an increasing ``evaluate`` of arrays.
 
-    Grid refinement (33 points a round) until the bracket is below 1e-12 relative; returns the
+    Grid refinement (33 points a round) until the bracket is below 1e-12 relative (or below 1e-300:
+    nothing positive within reach, e.g. a deterministic chain over an unbounded stream); returns the
     lower end, whose value was checked to be within the target.
     """
     lo, hi = 0.0, target
     top = evaluate(np.array([hi]))[0]
     if top <= target:
         return hi
-    while hi - lo > 1e-12 * hi:
+    while hi - lo > 1e-12 * hi and hi > 1e-300:
         grid = np.linspace(lo, hi, 34)[1:-1]
         ok = evaluate(grid) <= target
         below = np.flatnonzero(ok)
@@ -677,33 +878,37 @@ def _largest_within(evaluate, target: float) -> float:
 
 
 def max_eps_for_tpl(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], target: float, unbounded: bool = False
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    target: float,
+    unbounded: bool = False,
+    backward: object = None,
+    forward: object = None,
 ) -> float:
     """The largest constant ε whose stream stays within a TPL target (docs/math.md §10).
 
     Over the prior's length T: max_t TPL_t ≤ ``target``.  ``unbounded=True``: sup_t TPL_t of an
     unbounded stream ≤ ``target`` (stationary priors).  TPL grows with ε and TPL_t ≥ ε, so the
     answer lies in (0, target]; it is found by grid refinement to 1e-12 relative and the value
-    returned was checked to meet the target.
+    returned was checked to meet the target.  ``backward``, ``forward``: see :class:`Directions`.
     """
     unbounded = check_flag("unbounded", unbounded)
     priors = stream_priors(prior_or_priors, finite=not unbounded)
+    directions = check_directions(backward, forward, priors.n_states)
     target = check_eps("target", target)
     if unbounded:
-        fronts = [_stationary_fronts(p) for p in priors]
+        fronts = [_stationary_fronts(p, directions) for p in priors]
 
         def evaluate(values: np.ndarray) -> np.ndarray:
             return np.array([max(_supremum_tpl(f, float(e)) for f in fronts) if e > 0 else 0.0 for e in values])
 
     else:
-        prepared = _prepare(priors)
+        prepared = _prepare(priors, directions)
         length = priors[0].length
 
         def evaluate(values: np.ndarray) -> np.ndarray:
             return _leakages(priors, np.repeat(values[:, None], length, axis=1), prepared)[2].max(axis=1)
 
     return _largest_within(evaluate, target)
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -741,15 +946,19 @@ def excluded_mass(matrix: np.ndarray, secrets: np.ndarray) -> tuple[float, tuple
     return float(masses[a, b]), (int(states[a]), int(states[b]))
 
 
-def tpl_divergence_threshold(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> DivergenceThreshold:
+def tpl_divergence_threshold(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+) -> DivergenceThreshold:
     """The ε from which sup_t TPL_t of an unbounded constant-ε stream is +inf (docs/math.md §10).
 
     TPL's supremum is sup BPL + sup FPL − ε, infinite when either is; each is infinite exactly
-    when ε ≥ −log m of its matrix (P^B of the stationary prior, or P), over the pairs of states
-    with positive stationary probability.  For a set Θ the smallest threshold counts.  Needs
-    priors with the stationary initial distribution, as :func:`puffer_core.stream.tpl_supremum`.
+    when ε ≥ −log m of its matrix (P^B of the stationary prior, or P; or the matrices given, see
+    :class:`Directions`), over the pairs of states with positive stationary probability.  For a
+    set Θ the smallest threshold counts.  Needs priors with the stationary initial distribution,
+    as :func:`puffer_core.stream.tpl_supremum`.
     """
     priors = as_theta(prior_or_priors, "tpl_divergence_threshold")
+    directions = check_directions(backward, forward, priors.n_states)
     best = DivergenceThreshold(math.inf, 0.0, None, None, None)
     for index, prior in enumerate(priors):
         if not prior.stationary_initial:
@@ -757,7 +966,9 @@ def tpl_divergence_threshold(prior_or_priors: MarkovChainPrior | Sequence[Markov
                 "an unbounded stream needs a prior with the stationary initial distribution (initial=None)"
             )
         secrets = np.asarray(prior.initial) > 0
-        for direction, matrix in (("backward", backward_matrix(prior)), ("forward", forward_matrix(prior))):
+        back = backward_matrix(prior) if directions.backward is None else directions.backward
+        fwd = forward_matrix(prior) if directions.forward is None else directions.forward
+        for direction, matrix in (("backward", back), ("forward", fwd)):
             m, pair = excluded_mass(matrix, secrets)
             if m > best.m:
                 eps = max(0.0, -math.log(m))

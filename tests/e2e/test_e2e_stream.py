@@ -56,3 +56,33 @@ def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
     assert page.get_by_text("attack (seed 0)").first.is_visible()
     assert not sideways_at(page, 390)  # the ladder's table wraps on a phone
     snap_widths(page, screenshot_dir, "attack")
+
+
+def test_the_optimal_schedule_beside_the_constant_one(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "stream?smode=optimal&starget=2")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    tpl = [float(v) for v in traces(page)["TPL (temporal leakage)"]]
+    assert len(tpl) == 100 and max(tpl) <= 2.0 and min(tpl) > 1.99  # the target at every step
+    assert page.get_by_text("three-value (Cao et al.)").first.is_visible()
+    snap_widths(page, screenshot_dir, "stream-optimal-schedule")
+
+
+def test_the_correlation_knob_and_the_attacker_s_directions(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "stream?ssrc=strength&sstr=0.9&sk=3&T=30&pbsrc=none")
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_text("What the attacker knows about the correlations").click()
+    wait_idle(page)
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    assert set(traces(page)["BPL (from the past)"]) == {fmt(0.3)}  # the past is not known to this attacker
+    snap_widths(page, screenshot_dir, "stream-knob-directions")
+
+
+def test_the_classroom_s_correlation_preset(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "classroom")
+    page.get_by_role("tab", name="A tiny chain, audited exactly").click()
+    wait_idle(page)
+    assert page.get_by_text("Correlation strength s").first.is_visible()
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    snap_widths(page, screenshot_dir, "classroom-correlation-preset")

@@ -1,0 +1,231 @@
+"""The stream bounds by name: one record per bound (docs/math.md §10).
+
+:data:`STREAM_BOUNDS` holds one :class:`StreamBoundSpec` per upper bound on a stream's leakage —
+its name, its label, whether it needs Markov chain priors, whether it also bounds a single
+per-entry ε-DP release of the whole sequence, why it would not be computed (cheap, up front), its
+value per step for a schedule, and the largest constant ε per step for a target.  The Streams
+page, the attack ladder (:mod:`puffer_core.tightness`), the exported scripts and the command line
+loop over it: a new bound is one record here plus its test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..accounting.calibration import calibrate
+from ..engine.curve import InfluenceCurve
+from ..priors.models import MarkovChainPrior, Theta, as_theta
+from .bounds import group_dp_bound, translation_bound
+from .tpl import (
+    Directions,
+    check_directions,
+    check_schedule,
+    max_eps_for_tpl,
+    temporal_privacy_leakage,
+    tpl_refusal,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamSetting:
+    """What every stream bound reads: the chains Θ (None for a prior that is not a Markov chain),
+    the a(b) curve of the prior, and the backward/forward matrices an attacker knows (:class:`Directions`)."""
+
+    chains: Theta | None
+    curve: InfluenceCurve
+    directions: Directions = Directions()
+
+    @property
+    def length(self) -> int:
+        return self.curve.length
+
+    def matrices(self) -> dict[str, object]:
+        """The directions as keyword arguments of the TPL functions."""
+        return {"backward": self.directions.backward, "forward": self.directions.forward}
+
+
+def stream_setting(
+    prior_or_priors: object,
+    curve: InfluenceCurve | None = None,
+    backward: object = None,
+    forward: object = None,
+) -> StreamSetting:
+    """The setting of a stream over ``prior_or_priors`` (a MarkovChainPrior, a list Θ of them, or any prior
+    with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own."""
+    from ..engine.influence import influence_curve
+
+    chains = None
+    if isinstance(prior_or_priors, MarkovChainPrior) or (
+        isinstance(prior_or_priors, (list, tuple))
+        and prior_or_priors
+        and all(isinstance(p, MarkovChainPrior) for p in prior_or_priors)
+    ):
+        chains = as_theta(prior_or_priors, "a stream", same_length=True)
+    if curve is None:
+        curve = influence_curve(prior_or_priors)
+    if not isinstance(curve, InfluenceCurve):
+        raise ValueError(f"curve must be an InfluenceCurve; got {type(curve).__name__}")
+    if chains is not None and curve.length != chains.max_length:
+        raise ValueError(f"the curve covers T = {curve.length} entries but the chains have T = {chains.max_length}")
+    if chains is None and (backward is not None or forward is not None):
+        raise ValueError("backward and forward matrices need Markov chain priors")
+    directions = Directions() if chains is None else check_directions(backward, forward, chains.n_states)
+    return StreamSetting(chains, curve, directions)
+
+
+@dataclass(frozen=True)
+class BoundValues:
+    """A bound's value for every step of a schedule (``values``), or why it was not computed (``refusal``).
+
+    ``detail`` is what the bound's own function returned (e.g. the TemporalLeakage with BPL and FPL).
+    """
+
+    values: np.ndarray | None
+    refusal: str | None = None
+    detail: object = None
+
+    @property
+    def max(self) -> float:
+        return math.nan if self.values is None else float(np.max(self.values))
+
+
+@dataclass(frozen=True)
+class StreamBoundSpec:
+    """One upper bound on the leakage of a stream (see the module docstring); ``short`` heads a narrow column.
+
+    ``refusal(setting)``: why it is not computed for this setting (None: it is); ``per_step(setting,
+    eps)`` → (per-step values, detail); ``largest_eps(setting, target, unbounded)``: the largest
+    constant ε per step whose bound stays within ``target`` (``unbounded``: over an endless stream).
+    ``whole_sequence``: the bound also holds for a single per-entry ε-DP release of the whole sequence
+    (TPL does not: it reads the release at each step).
+    """
+
+    name: str
+    label: str
+    short: str
+    description: str
+    needs_chain: bool
+    whole_sequence: bool
+    refusal: Callable[[StreamSetting], str | None]
+    per_step: Callable[[StreamSetting, np.ndarray], tuple[np.ndarray, object]]
+    largest_eps: Callable[[StreamSetting, float, bool], float]
+
+    def values(self, setting: StreamSetting, eps: object) -> BoundValues:
+        """The bound per step of schedule ``eps``, or its refusal."""
+        if self.needs_chain and setting.chains is None:
+            return BoundValues(None, f"{self.label} needs a Markov chain prior")
+        refusal = self.refusal(setting)
+        if refusal is not None:
+            return BoundValues(None, refusal)
+        schedule = check_schedule(eps, setting.length)
+        values, detail = self.per_step(setting, schedule)
+        return BoundValues(np.asarray(values, dtype=float), None, detail)
+
+    def plan(self, setting: StreamSetting, target: float, unbounded: bool = False) -> float:
+        """The largest constant ε per step for ``target``; NaN when the bound does not apply here."""
+        if (self.needs_chain and setting.chains is None) or self.refusal(setting) is not None:
+            return math.nan
+        return self.largest_eps(setting, target, unbounded)
+
+
+def _tpl_refusal(setting: StreamSetting) -> str | None:
+    return None if setting.chains is None else tpl_refusal(setting.chains, **setting.matrices())
+
+
+def _tpl(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
+    temporal = temporal_privacy_leakage(setting.chains, eps, **setting.matrices())
+    return temporal.tpl, temporal
+
+
+def _tpl_plan(setting: StreamSetting, target: float, unbounded: bool) -> float:
+    return max_eps_for_tpl(setting.chains, target, unbounded=unbounded, **setting.matrices())
+
+
+def _c_bound(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
+    # windows of consecutive steps are proven for Markov chain priors only (translation_bound's docstring)
+    bound = translation_bound(setting.curve, eps, contiguous=setting.chains is not None)
+    return bound.per_entry, bound
+
+
+def _c_plan(setting: StreamSetting, target: float, unbounded: bool) -> float:
+    if not unbounded:
+        return calibrate(setting.curve, target).eps_dp
+    # an endless stationary chain shares the curve points with 2b + 1 ≤ T (see plan_stream)
+    allowed = [(target - a) / b for b, a in setting.curve.points() if 2 * b + 1 <= setting.length and a < target]
+    return max(allowed, default=0.0)
+
+
+def _group(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
+    total = group_dp_bound(eps)
+    return np.full(eps.size, total), total
+
+
+STREAM_BOUNDS: dict[str, StreamBoundSpec] = {
+    spec.name: spec
+    for spec in (
+        StreamBoundSpec(
+            "tpl",
+            "TPL",
+            "TPL",
+            "temporal privacy leakage ([TPL]): what the past (BPL) and the future (FPL) add to each step's ε",
+            needs_chain=True,
+            whole_sequence=False,
+            refusal=_tpl_refusal,
+            per_step=_tpl,
+            largest_eps=_tpl_plan,
+        ),
+        StreamBoundSpec(
+            "c_bound",
+            "[C] bound",
+            "[C]",
+            "[C]'s translation through the a(b) curve: min_b (the ε of a window of b steps) + a(b)",
+            needs_chain=False,
+            whole_sequence=True,
+            refusal=lambda setting: None,
+            per_step=_c_bound,
+            largest_eps=_c_plan,
+        ),
+        StreamBoundSpec(
+            "group_dp",
+            "group DP",
+            "group DP",
+            "group DP over the user's whole stream: Σ_t ε_t",
+            needs_chain=False,
+            whole_sequence=True,
+            refusal=lambda setting: None,
+            per_step=_group,
+            largest_eps=lambda setting, target, unbounded: 0.0 if unbounded else target / setting.length,
+        ),
+    )
+}
+
+
+def stream_bound(name: object) -> StreamBoundSpec:
+    """The record of stream bound ``name``; ValueError naming the known ones otherwise."""
+    if not isinstance(name, str) or name not in STREAM_BOUNDS:
+        raise ValueError(f"unknown stream bound {name!r}; choose from {', '.join(STREAM_BOUNDS)}")
+    return STREAM_BOUNDS[name]
+
+
+def bound_table(setting: StreamSetting, eps: object, names: Sequence[str] | None = None) -> dict[str, BoundValues]:
+    """Every registered bound (or those ``names``) of the schedule ``eps``, by name."""
+    chosen = list(STREAM_BOUNDS) if names is None else [stream_bound(n).name for n in names]
+    return {name: STREAM_BOUNDS[name].values(setting, eps) for name in chosen}
+
+
+def plan_table(setting: StreamSetting, target: float, unbounded: bool = False) -> dict[str, float]:
+    """The largest constant ε per step for ``target`` under every registered bound (NaN: does not apply)."""
+    return {name: spec.plan(setting, target, unbounded) for name, spec in STREAM_BOUNDS.items()}
+
+
+def tightest(table: dict[str, BoundValues]) -> tuple[str | None, float]:
+    """The bound with the smallest largest value over the steps (its name and that value)."""
+    known = [(values.max, name) for name, values in table.items() if values.values is not None]
+    if not known:
+        return None, math.nan
+    value, name = min(known)
+    return name, value
