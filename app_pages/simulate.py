@@ -14,10 +14,9 @@ from app_ui import simulate_views as views
 from app_ui.charts import Style, series_styles, show_figure
 from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior, simulation_report
 from app_ui.memo import session_memo
-from app_ui.priors import use_prior
+from app_ui.priors import keep_uncertainty, use_prior
 from app_ui.report import Section, html_report, offer_exports
 from app_ui.simulate_settings import simulation_settings
-from app_ui.state import settings
 from app_ui.tables import csv_download, right_aligned, static_table
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
@@ -79,8 +78,10 @@ def _summary(loaded: LoadedData) -> None:
 
 
 def _use_prior(loaded: LoadedData) -> None:
-    use_prior(fitted_prior(loaded))
-    settings()["prior_kind"] = "matrix"
+    use_prior(fitted_prior(loaded), origin=loaded)  # the other pages then offer its prior uncertainty too
+    if st.session_state.get("w_sim_robust"):  # … with the draws chosen here
+        state = st.session_state
+        keep_uncertainty(state.get("w_sim_draws", 20), state.get("w_sim_prior_seed", 0), state.get("w_sim_alpha"))
     st.session_state["sim_prior_sent"] = True
 
 

@@ -194,12 +194,19 @@ def _builtin(prefix: str, dataset: Dataset) -> LoadedData | None:
         f"{dataset.description}.  \n**{kind}. Source:** {dataset.source}  \n**Licence:** {dataset.licence}"
     )
     try:
-        sequences = load_demo(dataset.name, user)
+        loaded = builtin_data(dataset.name, user)
     except (DataError, ValueError) as exc:
         st.error(f"The dataset could not be loaded: {exc}")
         return None
-    columns = dataset.columns(user)
-    return _keep(LoadedData(dataset.title, sequences, columns, f"{dataset.name}:{user}", dataset.name))
+    return _keep(loaded)
+
+
+def builtin_data(name: str, user: str | None) -> LoadedData:
+    """Built-in dataset ``name`` (a key of DATASETS) with ``user`` as the user column, loaded (cached)."""
+    dataset = DATASETS[name]
+    user = user or dataset.user
+    sequences = load_demo(dataset.name, user)
+    return LoadedData(dataset.title, sequences, dataset.columns(user), f"{dataset.name}:{user}", name)
 
 
 def _upload(prefix: str) -> LoadedData | None:

@@ -93,7 +93,7 @@ def test_plan_widgets(default_curve: InfluenceCurve) -> None:
     assert ledger["noise"].iloc[0].endswith("top 5")
     assert metric(at, "Per-release ε_DP") == f"{plan(default_curve, 2.0, 4).eps_dp:.4g}"
     assert at.query_params["E"] == "2"
-    assert at.query_params["k"] == "4"
+    assert at.query_params["releases"] == "4"  # "k" is the top-k ranking's, elsewhere
 
 
 def test_plan_mixed_mechanisms(default_curve: InfluenceCurve) -> None:

@@ -61,7 +61,7 @@ def test_infinite_values_are_shown_as_infinity() -> None:
 
 def test_closed_form_overlay_and_log_scale() -> None:
     at = open_page(CURVES)
-    at.checkbox(key="w_cf").check().run()
+    at.checkbox(key="w_closed_form").check().run()
     at.toggle(key="w_log").set_value(True).run()
     assert not problems(at)
     assert "closed form [C] Ex. 3" in tables(at)[0].columns
@@ -102,8 +102,9 @@ def test_a_bad_matrix_edit_gives_row_errors_and_normalise_fixes_it() -> None:
     at.run()
     assert not problems(at)
     messages = errors(at)
-    assert any("Row '0' sums to 0.7" in m for m in messages)
-    assert any("No curve for this prior" in m for m in messages)
+    assert sum("Row '0' sums to 0.7" in m for m in messages) == 1  # said once, under the grid
+    assert not any("No curve for this prior" in m for m in messages)
+    assert any("No curve until the prior is fixed" in i.value for i in at.info)
     at.button(key="w_normalise").click().run()
     assert not problems(at)
     assert not errors(at)

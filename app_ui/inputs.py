@@ -1,0 +1,91 @@
+"""Number boxes that never leave a stale answer on screen.
+
+Streamlit's own number box, given a range, turns red on a value outside it, says why only in a
+tooltip, and keeps running the page with the previous value — so the results on screen, and
+a button pressed next, belong to a number that is no longer in the box.  :func:`number` takes any
+number, checks it against the setting's range (a :class:`~puffer_core.priors.codecs.Number`),
+and when it is out of range says so in the page, right under the box; the page then calls
+:func:`stop_if_invalid` before it computes anything, so the results wait until the box holds a
+value they can be computed for.  Nothing is ever computed or run with a value other than the one
+shown.
+
+:func:`run_state` is what one script run keeps (reset by ``app.py`` at the start of every run):
+the boxes out of range, and the page's Share button (:func:`app_ui.state.share_button`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from puffer_core.priors.codecs import Number
+
+RUN = "_run"  # st.session_state key of what this script run keeps
+SYNCED = "_synced"  # st.session_state key: each box's value as last given to it
+
+
+def begin_run() -> None:
+    """Forget what the previous run kept (``app.py`` calls this first, on every run)."""
+    st.session_state[RUN] = {"invalid": {}}
+
+
+def run_state() -> dict[str, Any]:
+    """What this script run keeps: ``invalid`` (box key → message) and the page's share slot."""
+    return st.session_state.setdefault(RUN, {"invalid": {}})
+
+
+def _number_words(value: float) -> str:
+    return f"{value:,.10g}".replace("-", "−")
+
+
+def number(container: Any, label: str, allowed: Number, current: float, *, key: str, **kwargs: Any) -> Any:
+    """A number box starting at ``current``: the value typed, or None when it is outside ``allowed``.
+
+    The box itself takes any number (Streamlit would silently keep the old one); a value out of range
+    is said under it ("… must be between 2 and 10,000; 10,000,000 is not") and recorded for
+    :func:`stop_if_invalid`.  When ``current`` changes elsewhere (another page, a callback), the box
+    moves to it (through its session state: no default and session value set twice).
+    """
+    cast = int if allowed.whole else float
+    synced = st.session_state.setdefault(SYNCED, {})
+    if key not in st.session_state or synced.get(key) != current:
+        st.session_state[key] = cast(current)
+        synced[key] = current
+    if allowed.whole and kwargs.get("step") is not None:
+        kwargs["step"] = int(kwargs["step"])
+    typed = container.number_input(label, key=key, **kwargs)
+    invalid = run_state()["invalid"]
+    if typed is None:
+        problem = "cannot be empty"
+    else:
+        reason = allowed.problem(float(typed))
+        problem = f"must be {reason}; {_number_words(float(typed))} is not" if reason else ""
+    if problem:
+        name = label.split(" (")[0]
+        message = f"{name} {problem}. Nothing below is computed until it is."
+        container.error(message, icon=":material/error:")
+        invalid[key] = message
+        return None
+    invalid.pop(key, None)
+    synced[key] = cast(typed)
+    return cast(typed)
+
+
+def invalid_inputs() -> list[str]:
+    """The messages of the boxes that hold a value out of range in this run."""
+    return list(run_state()["invalid"].values())
+
+
+def stop_if_invalid() -> None:
+    """End the page's run here when a box holds a value out of range: no result is computed with another value.
+
+    Call it after the page's controls and before its results (and before any button that runs something).
+    """
+    problems = invalid_inputs()
+    if problems:
+        st.warning(
+            "The results are hidden while a value is out of range: " + " ".join(problems),
+            icon=":material/pending:",
+        )
+        st.stop()
