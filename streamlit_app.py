@@ -31,15 +31,16 @@ shown = next((p for p in PAGES.values() if p.title == navigation.title), PAGES["
 sidebar = st.sidebar.container()
 try:
     navigation.run()
-finally:  # also after a page stopped early (a value out of range): the sidebar says what the page used
-    with sidebar:
-        if shown.prior == "chosen":
-            st.caption(f"**Prior in use:** {describe_prior(state.settings())}")
-        elif shown.prior == "fitted":
-            st.caption("**Prior in use:** this page fits a Markov chain to the data it loads (section 1).")
-        data = st.session_state.get("dataset")
-        failed = st.session_state.get("dataset_failed")
-        if failed is not None:  # the last upload was refused: no data is loaded, whatever was loaded before
-            st.caption(f"**Data:** none loaded; the file '{failed}' could not be used.")
-        elif isinstance(data, LoadedData):
-            st.caption(f"**Data loaded:** {data.description} ({data.sequences.n_users:,} users)")
+except inputs.Halt:  # the page stopped early (a value out of range): the sidebar still says what it uses
+    pass
+with sidebar:
+    if shown.prior == "chosen":
+        st.caption(f"**Prior in use:** {describe_prior(state.settings())}")
+    elif shown.prior == "fitted":
+        st.caption("**Prior in use:** this page fits a Markov chain to the data it loads (section 1).")
+    data = st.session_state.get("dataset")
+    failed = st.session_state.get("dataset_failed")
+    if failed is not None:  # the last upload was refused: no data is loaded, whatever was loaded before
+        st.caption(f"**Data:** none loaded; the file '{failed}' could not be used.")
+    elif isinstance(data, LoadedData):
+        st.caption(f"**Data loaded:** {data.description} ({data.sequences.n_users:,} users)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import state
+from app_ui import inputs, state
 from app_ui.calibration_views import (
     Numbers,
     calibration_view,
@@ -41,6 +41,7 @@ st.markdown(
 )
 
 state.show_ignored_link_settings()
+state.share_button()
 
 current = prior_summary()
 
@@ -79,6 +80,7 @@ if current is not None:
             format="%.4f",
             key="w_eps_dp",
         )
+    inputs.stop_if_invalid()  # a value out of range: no result for another one
     view = calibration_view(curve, float(eps), float(eps_dp), values["b_axis"])
     n = view.numbers
     table = view.table.frame

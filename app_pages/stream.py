@@ -53,6 +53,7 @@ st.markdown(
     " On tiny chains the app also enumerates every sequence for the **exact** leakage (docs/math.md §9–§10)."
 )
 state.show_ignored_link_settings()
+state.share_button()
 current = prior_summary()
 
 

@@ -39,25 +39,36 @@ def _number_words(value: float) -> str:
     return f"{value:,.10g}".replace("-", "−")
 
 
-def number(container: Any, label: str, allowed: Number, current: float, *, key: str, **kwargs: Any) -> Any:
-    """A number box starting at ``current``: the value typed, or None when it is outside ``allowed``.
+def number(
+    container: Any,
+    label: str,
+    allowed: Number,
+    value: float | None,
+    *,
+    key: str,
+    follow: bool = False,
+    optional: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """A number box starting at ``value``: the number typed, or None when it is outside ``allowed``.
 
-    The box itself takes any number (Streamlit would silently keep the old one); a value out of range
-    is said under it ("… must be between 2 and 10,000; 10,000,000 is not") and recorded for
-    :func:`stop_if_invalid`.  When ``current`` changes elsewhere (another page, a callback), the box
-    moves to it (through its session state: no default and session value set twice).
+    The box itself takes any number (Streamlit's own would silently keep the old one); a value out of
+    range is said under it ("… must be between 2 and 10,000; 10,000,000 is not") and recorded for
+    :func:`stop_if_invalid`.  ``follow``: ``value`` is a setting that may change elsewhere (another page,
+    a callback), and the box moves to it when it does (through its session state, so Streamlit never
+    sees a default and a session value at once).  ``optional``: the box may be left empty (None).
     """
     cast = int if allowed.whole else float
     synced = st.session_state.setdefault(SYNCED, {})
-    if key not in st.session_state or synced.get(key) != current:
-        st.session_state[key] = cast(current)
-        synced[key] = current
+    if key not in st.session_state or (follow and synced.get(key) != value):
+        st.session_state[key] = None if value is None else cast(value)
+        synced[key] = value
     if allowed.whole and kwargs.get("step") is not None:
         kwargs["step"] = int(kwargs["step"])
     typed = container.number_input(label, key=key, **kwargs)
     invalid = run_state()["invalid"]
     if typed is None:
-        problem = "cannot be empty"
+        problem = "" if optional else "cannot be empty"
     else:
         reason = allowed.problem(float(typed))
         problem = f"must be {reason}; {_number_words(float(typed))} is not" if reason else ""
@@ -68,8 +79,13 @@ def number(container: Any, label: str, allowed: Number, current: float, *, key: 
         invalid[key] = message
         return None
     invalid.pop(key, None)
-    synced[key] = cast(typed)
-    return cast(typed)
+    synced[key] = None if typed is None else cast(typed)
+    return None if typed is None else cast(typed)
+
+
+def is_invalid(key: str) -> bool:
+    """Whether the box ``key`` holds a value out of range in this run."""
+    return key in run_state()["invalid"]
 
 
 def invalid_inputs() -> list[str]:
@@ -77,10 +93,15 @@ def invalid_inputs() -> list[str]:
     return list(run_state()["invalid"].values())
 
 
+class Halt(Exception):  # noqa: N818 - not an error: the page ends here on purpose
+    """Ends a page's run early (:func:`stop_if_invalid`); ``streamlit_app.py`` catches it and draws the sidebar."""
+
+
 def stop_if_invalid() -> None:
     """End the page's run here when a box holds a value out of range: no result is computed with another value.
 
-    Call it after the page's controls and before its results (and before any button that runs something).
+    Call it after the page's controls and before its results (and before any button that runs something),
+    not inside a fragment.  Unlike ``st.stop()`` it lets ``streamlit_app.py`` finish the run (the sidebar).
     """
     problems = invalid_inputs()
     if problems:
@@ -88,4 +109,4 @@ def stop_if_invalid() -> None:
             "The results are hidden while a value is out of range: " + " ".join(problems),
             icon=":material/pending:",
         )
-        st.stop()
+        raise Halt

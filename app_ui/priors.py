@@ -307,6 +307,7 @@ def uncertainty_controls(container: Any, key: str, label: str) -> bool:
         "Dirichlet α₀",
         CONCENTRATION.codec,
         current,
+        follow=True,
         step=0.05,
         format="%.4g",
         key=f"{key}_alpha",

@@ -303,7 +303,7 @@ def number_input(container: Any, label: str, parameter: Parameter, **kwargs: Any
         kwargs.setdefault("format", parameter.format)
     if parameter.help:
         kwargs.setdefault("help", parameter.help)
-    value = inputs.number(container, label, allowed, current, **kwargs)
+    value = inputs.number(container, label, allowed, current, follow=True, **kwargs)
     if value is not None:
         values[parameter.key] = value
     return values[parameter.key]
