@@ -9,7 +9,8 @@ Shared by every page:
 - :mod:`app_ui.data_picker` — the built-in datasets and uploads: pick, map the columns, repair, load once.
 - :mod:`app_ui.charts` — the palette, a dash and a marker per series; line, ledger, interval and heatmap charts.
 - :mod:`app_ui.tables` — numbers as text, tables that scroll or wrap, CSV downloads, problem messages.
-- :mod:`app_ui.report` — the HTML report, the script frame and the two download buttons.
+- :mod:`app_ui.report` — the HTML report and the two download buttons.
+- :mod:`app_ui.templates` — exported scripts: real Python files in ``app_ui/scripts/``, filled with a page's settings.
 - :mod:`app_ui.memo` — what one session keeps so that a rerun does not build it again.
 - :mod:`app_ui.docs` — docs/ in the app: the About page and every page's papers.
 

@@ -32,9 +32,10 @@ from puffer_core.priors.kinds import PRIOR_KINDS
 
 from .charts import GREY, PALETTE, ZOOM_FLOOR, Trace, curve_trace, line_figure, zoom_limit
 from .priors import Params, Uncertainty, prior_source
-from .report import Section, html_report, python_script
+from .report import Section, html_report
 from .state import B_AXES
 from .tables import Shown, fmt, shown
+from .templates import fill
 
 REPORT_ROWS = 1000  # rows of the curve table in the report (the CSV and the script have every b)
 
@@ -228,39 +229,12 @@ def report_builder(
 
 
 def script(kind: str, params: Params, description: str, eps: float, eps_dp: float, spread: Uncertainty | None) -> str:
-    """A Python program recomputing the page's numbers with puffer_core and printing them as ``name = value``."""
+    """The page as a Python program (``app_ui/scripts/calibrate.py`` filled in), printing its numbers as shown."""
     names, prior_code = prior_source(kind, params, spread.spread.priors if spread is not None else None)
-    what = spread.description() if spread is not None else description
-    body = f'''{prior_code}
-EPS_PUFFER = {float(eps)!r}  # the Pufferfish guarantee wanted
-EPS_DP = {float(eps_dp)!r}  # the per-entry ε_DP of a mechanism to certify
-
-curve = influence_curve(prior)  # exact a(b), b = 1..T (docs/math.md §2)
-cal = calibrate(curve, EPS_PUFFER)  # ε_puffer → the largest per-entry ε_DP
-group = group_dp(curve, EPS_PUFFER)  # group DP over the whole sequence: ε_puffer / T
-cert = certify(curve, EPS_DP)  # ε_DP → the smallest guaranteed ε_puffer
-group_eps = float(group_dp_cumulative(curve.length, [EPS_DP])[-1])  # T·ε_DP
-
-print(f"sequence_length = {{curve.length}}")
-print(f"a_1 = {{float(curve.a[0])!r}}")
-print(f"optimal_b = {{cal.b}}")
-print(f"a_at_optimal_b = {{cal.a!r}}")
-print(f"eps_dp = {{cal.eps_dp!r}}")
-print(f"group_dp_eps_dp = {{group.eps_dp!r}}")
-print(f"budget_vs_group_dp = {{cal.eps_dp / group.eps_dp!r}}")
-print(f"falls_back_to_group_dp = {{cal.group_dp}}")
-print(f"certified_eps_puffer = {{cert.eps_puffer!r}}")
-print(f"certified_b = {{cert.b}}")
-print(f"certified_a = {{cert.a!r}}")
-print(f"group_dp_eps_puffer = {{group_eps!r}}")
-'''
-    return python_script(
-        "Pufferfish Lab — Calibrate, recomputed with puffer_core (docs/math.md §3).",
-        [
-            f"Prior: {what}.",
-            "It prints the numbers the page showed, one `name = value` per line (floats in full precision).",
-        ],
+    return fill(
         "calibrate",
-        [f"from puffer_core import {names}, calibrate, certify, group_dp, group_dp_cumulative, influence_curve"],
-        body,
+        doc={"Prior": f"{spread.description() if spread is not None else description}."},
+        values={"EPS_PUFFER": float(eps), "EPS_DP": float(eps_dp)},
+        blocks={"prior": prior_code},
+        imports=names.split(", "),
     )

@@ -37,6 +37,13 @@ def simulation_settings(seqs: Sequences) -> dict[str, Any] | None:
     )
     k = 3
     if query == "topk":
+        kept = st.session_state.get("w_sim_k")
+        if kept is not None and kept > seqs.n_states:  # a k chosen for other data: this one has fewer states
+            st.session_state["w_sim_k"] = min(3, seqs.n_states)
+            c2.caption(
+                f"k was {int(kept)}; these data have {seqs.n_states} states, so k starts again from"
+                f" {min(3, seqs.n_states)}."
+            )
         k = _box(c2, "k (how many top states per group)", 1, seqs.n_states, min(3, seqs.n_states), "w_sim_k")
     mechanisms = st.multiselect(
         "Mechanisms",

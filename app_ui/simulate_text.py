@@ -24,6 +24,7 @@ from puffer_core.simulation.run import SimulationResult
 from .data_picker import LoadedData
 from .state import EPS_RANGE
 from .tables import fmt
+from .templates import Code, fill
 
 PAPER_FIRST = "pufferfish_exponential"  # what [C] §7's experiments rank first on top-k
 QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
@@ -385,42 +386,41 @@ def prior_words(chosen: dict[str, Any]) -> str:
 
 
 def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int) -> str:
-    """A Python program that recomputes the page's simulation with puffer_core and prints its numbers as CSV.
+    """The page as a Python program (``app_ui/scripts/simulate.py`` filled in) recomputing its simulation.
 
     It prints ``## metrics``, ``## ledger`` and ``## best`` blocks (and, with a robust Θ,
-    ``## metrics with the fitted prior only``), each a CSV table with full-precision numbers.
+    ``## metrics with the fitted prior only``), each a CSV table with full-precision numbers, then the
+    page's table of ``metric`` in ``release`` as the page prints it.
     """
-    imports = []
+    imports = ["load_sequences"]
     builtin = loaded.builtin
     if builtin is not None:
         how = f"{builtin.title}. {builtin.source}"
-        imports.append("from puffer_core.data import load_dataset")
-        load = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
+        data = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
         run = "python simulate.py"
+        imports = ["load_dataset"]
     else:
         repair = loaded.repair
         how = f"the file you uploaded, {loaded.name} (the app kept no copy: put the file next to this script)"
-        imports = ["import sys", "", "from puffer_core.data import load_sequences"]
         options = {
             **loaded.columns,
             "drop_missing": bool(repair and repair.drop_missing),
             "drop_duplicates": bool(repair and repair.drop_duplicates),
         }
-        load = (
+        data = (
             f"DATA = sys.argv[1] if len(sys.argv) > 1 else {loaded.name!r}\n"
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run = f"python simulate.py [path to {loaded.name}]"
-    imports += ["from puffer_core.simulation import explain_simulation, simulate"]
     if chosen.get("robust"):
-        imports.append("from puffer_core.priors import fit_prior_set")
+        imports.append("fit_prior_set")
         prior = (
             f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
             f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
             f" concentration={chosen['concentration']!r}, smoothing={DEFAULT_SMOOTHING!r})\n"
         )
     else:
-        imports.append("from puffer_core.priors import fit_markov_chain")
+        imports.append("fit_markov_chain")
         prior = (
             "# the Markov chain fitted on the data (docs/math.md §6)\n"
             f"prior = fit_markov_chain(data, smoothing={DEFAULT_SMOOTHING!r})\n"
@@ -437,45 +437,23 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
         "topk_laplace": chosen["topk_laplace"],
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
-    compare = ""
-    if chosen.get("robust"):
-        compare = (
-            "\n# what the robust set changed: the same simulation with the fitted prior alone\n"
-            "fitted = simulate(data, prior=prior[0], **SETTINGS)\n"
-            'print("## metrics with the fitted prior only")\n'
-            'print(fitted.metrics.to_csv(index=False), end="")\n'
-        )
-    header = "\n".join(imports)
-    return f'''"""Pufferfish Lab — Simulate, as a script: recomputes the page's numbers with puffer_core.
-
-Data: {how}
-Prior: {prior_words(chosen)}.
-Run: {run}
-Prints CSV blocks, each after a "## name" line: the metrics (mean and 95% interval per mechanism,
-ε_puffer, release and metric), the privacy ledger, and the best mechanism per ε_puffer for
-{metric} in release {release}.  The same seed gives the same numbers as the page.
-"""
-
-{header}
-
-{load}
-{prior}
-SETTINGS = dict(
-{lines})
-result = simulate(data, prior=prior, **SETTINGS)
-
-print("## metrics")
-print(result.metrics.to_csv(index=False), end="")
-print("## ledger")
-print(result.ledger.to_csv(index=False), end="")
-print("## best")
-explanation = explain_simulation(result, metric={metric!r}, release={release}, prior=prior)
-print(explanation.winners_frame().to_csv(index=False), end="")
-{compare}'''
+    return fill(
+        "simulate",
+        doc={"Data": how, "Prior": f"{prior_words(chosen)}.", "Run": run},
+        values={
+            "SETTINGS": Code(f"dict(\n{lines})"),
+            "METRIC": metric,
+            "RELEASE": int(release),
+            "COMPARE": bool(chosen.get("robust")),
+        },
+        blocks={"data": data, "prior": prior},
+        imports=imports,
+    )
 
 
-def parse_script_output(text: str) -> dict[str, pd.DataFrame]:
-    """The CSV blocks printed by :func:`script`'s program, by name (for tests and for reading it back)."""
+def parse_script_output(text: str, as_text: bool = False) -> dict[str, pd.DataFrame]:
+    """The CSV blocks printed by :func:`script`'s program, by name (for tests and for reading it back);
+    ``as_text``: every cell as the text printed (to compare with what the page shows)."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
@@ -483,4 +461,5 @@ def parse_script_output(text: str) -> dict[str, pd.DataFrame]:
             current = blocks.setdefault(line[3:].strip(), [])
         elif current is not None:
             current.append(line)
-    return {name: pd.read_csv(io.StringIO("\n".join(lines))) for name, lines in blocks.items()}
+    kind = str if as_text else None
+    return {name: pd.read_csv(io.StringIO("\n".join(lines)), dtype=kind) for name, lines in blocks.items()}

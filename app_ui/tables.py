@@ -9,7 +9,6 @@ sends the table again.  :func:`show_table` draws a table that scrolls inside its
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,14 +17,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-
-def fmt(value: float, digits: int = 4) -> str:
-    """A number for a table or a metric: ∞ for +inf, 4 significant digits otherwise."""
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    if value == 0:
-        return "0"
-    return f"{value:.{digits}g}"
+from puffer_core.display import fmt
 
 
 def display_table(frame: pd.DataFrame) -> pd.DataFrame:
