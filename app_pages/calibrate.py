@@ -22,6 +22,7 @@ from app_ui.priors import (
     Uncertainty,
     fitted_data,
     parameters_of,
+    prior_sections,
     prior_summary,
     uncertainty,
     uncertainty_controls,
@@ -128,7 +129,7 @@ if current is not None:
     params = parameters_of(kind, values)
     settings = report_settings(kind.name, params, current.description, n, spread, values["b_axis"])
     offer_exports(
-        report_builder(view, settings, spread, fit),
+        report_builder(view, settings, spread, fit, prior_sections(kind.name, params)),
         lambda: script(kind.name, params, current.description, eps, eps_dp, spread),
         "calibrate",
         key="w_cal_exports",

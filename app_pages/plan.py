@@ -207,7 +207,7 @@ if current is not None:
     parameters = parameters_of(kind, values)
     ledger_k = values["ledger_k"]
     offer_exports(
-        lambda: report(curve, current.description, parameters, rows, ledger_k, log_y, total_eps, k_rel),
+        lambda: report(curve, current.description, kind.name, parameters, rows, ledger_k, log_y, total_eps, k_rel),
         lambda: script(kind.name, parameters, current.description, rows, ledger_k, total_eps, k_rel),
         stem="plan",
         key="w_plan_export",

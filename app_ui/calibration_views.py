@@ -9,7 +9,7 @@ written from those numbers; the page only places them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +28,9 @@ from puffer_core import (
     group_dp,
     group_dp_cumulative,
 )
-from puffer_core.priors.kinds import PRIOR_KINDS
 
-from .charts import GREY, PALETTE, ZOOM_FLOOR, Trace, curve_trace, line_figure, zoom_limit
-from .priors import Params, Uncertainty, prior_source
+from .charts import GREY, PALETTE, ZOOM_FLOOR, Note, Trace, curve_trace, line_figure, zoom_limit
+from .priors import Params, Uncertainty, prior_settings, prior_source
 from .report import Section, html_report
 from .state import B_AXES
 from .tables import Shown, fmt, shown
@@ -97,8 +96,11 @@ def _figure(
     )
     if zoom is not None:
         notes.append(
-            f"Showing b ≤ {zoom:,.0f} of {length:,}: beyond it a(b) is below 1% of a(1) and below"
-            f" {ZOOM_FLOOR:g} nats. Choose *All b* or *Log b* to see the rest, up to b = T (group DP)."
+            Note(
+                f"Showing b ≤ {zoom:,.0f} of {length:,}: beyond it a(b) is below 1% of a(1) and below"
+                f" {ZOOM_FLOOR:g} nats.",
+                "Choose *All b* or *Log b* to see the rest, up to b = T (group DP).",
+            )
         )
     return fig, notes
 
@@ -175,9 +177,7 @@ def report_settings(
     kind: str, params: Params, description: str, n: Numbers, spread: Uncertainty | None, b_axis: str
 ) -> dict[str, Any]:
     """Every setting of the page, in the user's words, for the report."""
-    shown_settings: dict[str, Any] = {"prior": description, "kind of prior": PRIOR_KINDS[kind].label}
-    for key, value in params:
-        shown_settings[key] = "stationary" if key == "initial" and value is None else value
+    shown_settings: dict[str, Any] = {"prior": description, **prior_settings(kind, params)}
     shown_settings.update({"target ε_puffer": n.eps, "per-entry ε_DP to certify": n.eps_dp})
     if spread is not None:
         shown_settings.update(
@@ -193,9 +193,14 @@ def report_settings(
 
 
 def report_builder(
-    view: CalibrationView, settings: dict[str, Any], spread: Uncertainty | None, fit: Numbers | None
+    view: CalibrationView,
+    settings: dict[str, Any],
+    spread: Uncertainty | None,
+    fit: Numbers | None,
+    prior: Sequence[Section] = (),
 ) -> Callable[[], str]:
-    """The report as a function (built when the download is clicked, not on every rerun)."""
+    """The report as a function (built when the download is clicked, not on every rerun); ``prior``: sections
+    showing the prior (its transition matrix, :func:`app_ui.priors.prior_sections`)."""
 
     def build() -> str:
         n, table = view.numbers, view.table.frame
@@ -207,6 +212,7 @@ def report_builder(
         sections = [
             Section("ε_puffer → ε_DP", forward_text(n), view.forward, rows, [*view.forward_notes, *cut]),
             Section("ε_DP → ε_puffer", reverse_text(n), view.reverse, notes=view.reverse_notes),
+            *prior,
         ]
         if spread is not None and fit is not None:
             sections.append(

@@ -34,6 +34,19 @@ ZOOM_SHARE = 0.01  # "zoom" shows b up to where every curve is below 1% of its l
 ZOOM_FLOOR = 0.01  # … and below 0.01 nats
 
 
+class Note(str):
+    """A sentence printed under a chart; ``action`` (part of the text on the page) says what to do with the
+    app's controls, and a static report, which has none, prints the ``fact`` alone."""
+
+    fact: str
+    action: str
+
+    def __new__(cls, fact: str, action: str = "") -> Note:
+        note = super().__new__(cls, f"{fact} {action}".strip())
+        note.fact, note.action = fact, action
+        return note
+
+
 @dataclass(frozen=True)
 class Style:
     """How one series is drawn: its colour, dash and marker."""

@@ -30,7 +30,7 @@ from puffer_core.mechanisms import Mechanism
 
 from .charts import Trace, ledger_figure, line_figure
 from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
-from .priors import Params, prior_source
+from .priors import Params, prior_sections, prior_settings, prior_source
 from .report import Section, html_report
 from .tables import Shown, fmt, shown
 from .templates import Code, fill
@@ -199,6 +199,7 @@ def planner_view(curve: InfluenceCurve, total_eps: float, releases: int) -> Plan
 def report(
     curve: InfluenceCurve,
     description: str,
+    kind: str,
     parameters: Params,
     rows: tuple[Row, ...],
     k: int,
@@ -216,9 +217,10 @@ def report(
         sections.insert(
             0, Section("Ledger of planned releases", ledger.summary.replace("**", ""), fig, ledger.table.frame, notes)
         )
+    sections += prior_sections(kind, parameters)
     settings = {
         "prior": description,
-        **{f"prior: {key}": value for key, value in parameters},
+        **prior_settings(kind, parameters),
         "k for the top-k rankings": k,
         "planner: total budget ε_puffer": total,
         "planner: number of releases": releases,

@@ -17,15 +17,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import streamlit as st
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
 from puffer_core.data.sequences import Sequences
+from puffer_core.display import fmt
 from puffer_core.engine.gaussian import JITTER
-from puffer_core.priors.codecs import Matrix
+from puffer_core.priors.codecs import (
+    Choice,
+    DistributionText,
+    LabelsText,
+    Matrix,
+    MatrixText,
+    PairsText,
+    default_labels,
+)
 from puffer_core.priors.kinds import GAUSSIAN, MATRIX, PRIOR_KINDS, Params, PriorKind, chains_source, params_key
 
 from . import inputs, page_path
+from .report import Section
 from .state import CONCENTRATION, DRAW_SEED, DRAWS, UNCERTAINTY, number_input, settings, toggle
 
 if TYPE_CHECKING:
@@ -317,6 +328,48 @@ def uncertainty_controls(container: Any, key: str, label: str) -> bool:
         values["concentration"] = None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha)
     number_input(cols[2], "Seed", DRAW_SEED, key=f"{key}_seed", help="The same seed gives the same draws.")
     return True
+
+
+# --------------------------------------------------------------------------- the prior in a report
+
+REPORT_MATRIX_STATES = 60  # a larger matrix is in the script, not in the report's table
+
+
+def prior_settings(kind: str, params: Params) -> dict[str, str]:
+    """The prior's parameters in words, for a report's settings: the controls' labels, numbers as the page
+    prints them, the matrix by its size (its entries are a table of their own: :func:`prior_sections`)."""
+    record = PRIOR_KINDS[kind]
+    values = record.defaults | dict(params)
+    out = {"kind of prior": record.label}
+    for parameter in record.parameters:
+        value, codec, name = values[parameter.key], parameter.codec, parameter.label or parameter.key
+        if isinstance(codec, MatrixText):
+            where = "below" if len(value) <= REPORT_MATRIX_STATES else "in the script"
+            out[name] = f"{len(value)} × {len(value)}, the table “Transition matrix” {where}"
+        elif isinstance(codec, LabelsText):
+            if value is not None and tuple(value) != default_labels(len(value)):
+                out[name] = ", ".join(value)
+        elif isinstance(codec, DistributionText):
+            out[name] = "the stationary distribution" if value is None else ", ".join(fmt(float(x)) for x in value)
+        elif isinstance(codec, PairsText):
+            out[name] = "; ".join(f"({p:g}, {q:g})" for p, q in value)
+        elif isinstance(codec, Choice):
+            out[name] = codec.label(value)
+        else:
+            out[name] = str(int(value)) if getattr(codec, "whole", False) else f"{float(value):g}"
+    return out
+
+
+def prior_sections(kind: str, params: Params) -> list[Section]:
+    """A report's section with the prior's transition matrix (a K-state chain up to 60 states), else none."""
+    values = PRIOR_KINDS[kind].defaults | dict(params)
+    matrix = values.get("matrix")
+    if kind != "matrix" or matrix is None or len(matrix) > REPORT_MATRIX_STATES:
+        return []
+    labels = list(values["labels"] or default_labels(len(matrix)))
+    frame = pd.DataFrame(matrix, columns=labels)
+    frame.insert(0, "from \\ to", labels)
+    return [Section("Transition matrix", "Rows are the current state, columns the next one.", table=frame)]
 
 
 # --------------------------------------------------------------------------- the prior as Python

@@ -67,11 +67,13 @@ def static_table(table: pd.DataFrame | Shown | Styler) -> None:
 def csv_download(frame: pd.DataFrame, file_name: str, label: str, key: str) -> None:
     """A download button for a table (``inf`` written as inf), without rerunning the page.
 
-    The CSV is written when the button is clicked, not on every rerun.
+    The CSV is written when the button is clicked, not on every rerun, in UTF-8 with a byte-order mark:
+    Excel then reads ε, Θ and ∞ as they are (without it, it guesses a Windows code page and garbles them).
+    Every reader of the app's own CSVs (the ledger's, a dataset's) skips the mark.
     """
     st.download_button(
         label,
-        lambda: frame.to_csv(index=False).encode("utf-8"),
+        lambda: frame.to_csv(index=False).encode("utf-8-sig"),
         file_name=file_name,
         mime="text/csv",
         key=key,

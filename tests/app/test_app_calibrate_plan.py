@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -248,3 +249,14 @@ def test_calibrate_against_the_robust_theta(exports: dict[str, object], tmp_path
     printed = _run_script(str(exports["script"]), tmp_path)  # Θ written out in the script, member by member
     _assert_page_matches(at, printed)
     assert "Prior uncertainty" in exports["report"]()
+
+
+def test_the_calibrate_report_holds_no_app_markup(exports: dict[str, object]) -> None:
+    """A static report has no buttons: no 'Choose *All b*', no markdown, no raw lists; the matrix is a table."""
+    open_page(CALIBRATE, {"prior": "matrix", "P": "0.9,0.1;0.2,0.8", "labels": "home|work", "T": "1000"})
+    page = re.sub(r"<script.*?</script>", "", str(exports["report"]()), flags=re.S)  # the words, not plotly.js
+    assert "Showing b ≤" in page  # the zoom note's fact stays
+    assert "Choose" not in page and "*All b*" not in page and "**" not in page
+    assert "[[" not in page and "((" not in page  # settings in words, not raw lists
+    assert "<td>2 × 2, the table “Transition matrix” below</td>" in page and "<td>home, work</td>" in page
+    assert "<h2>Transition matrix</h2>" in page

@@ -225,6 +225,7 @@ def test_a_downloaded_ledger_csv_loads_back(downloads: dict[str, bytes]) -> None
     at = _edited(open_page(PLAN))
     before = _ledger(at)
     data = _download(at, downloads, "Download the ledger (CSV)")
+    assert data.startswith(b"\xef\xbb\xbf") and "ε_puffer" in data.decode("utf-8-sig")  # Excel reads ε as ε
     fresh = open_page(PLAN)
     assert len(_ledger(fresh)) == 12 and fresh.number_input(key="w_ledger_k").value == 3
     fresh.file_uploader(key=UPLOAD).set_value(("ledger.csv", data, "text/csv")).run()

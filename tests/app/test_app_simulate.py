@@ -565,7 +565,7 @@ def test_report_and_script_of_seattle_recompute_the_page(monkeypatch: pytest.Mon
         "Public domain",
         "seed",
         "trials",
-        "[0.5, 1.0, 2.0, 3.0, 4.0, 5.0]",
+        "0.5, 1, 2, 3, 4, 5",
         "Best mechanism per ε_puffer on these data",
         "Pufferfish exponential falls back to group DP",
         "<td>0.5</td>",
