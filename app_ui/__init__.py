@@ -52,6 +52,22 @@ PAGES: dict[str, Page] = {
     for page in (
         Page("home", "Home", ":material/home:", "What Pufferfish Lab is for, and where to start.", "Start here"),
         Page(
+            "analyst",
+            "Guided: publish your data",
+            ":material/route:",
+            "Step by step, in plain words: your data → the attacker's belief → a target → a plan → a trial run"
+            " → a report.",
+            "Start here",
+            "chosen",
+        ),
+        Page(
+            "lesson",
+            "Guided: a lesson",
+            ":material/school:",
+            "Five short steps for a classroom: why correlated entries leak, how much, and what to do about it.",
+            "Start here",
+        ),
+        Page(
             "curves",
             "Influence curves",
             ":material/show_chart:",
