@@ -431,3 +431,32 @@ def test_prior_uncertainty_refused_up_front_when_too_large() -> None:
     assert not problems(at)
     assert at.number_input(key="w_unc_draws").value == 200
     assert any("over the limit" in m and "use at most" in m for m in errors(at))
+
+
+def test_a_large_matrix_is_read_as_a_heatmap_and_edited_in_one_grid() -> None:
+    """A 40-state chain (a compressed link): a heatmap with every value on hover, the grid in an expander, one part."""
+    import numpy as np
+
+    from puffer_core.priors.codecs import MatrixText
+
+    matrix = np.random.default_rng(2).dirichlet(np.ones(40) * 0.2, size=40)
+    at = open_page(CURVES, {"prior": "matrix", "P": MatrixText().encode(tuple(map(tuple, matrix))), "T": "30"})
+    assert not problems(at) and not errors(at)
+    charts = [json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")]
+    spec = next(d for d in charts if d.get("type") == "heatmap")
+    assert len(spec["customdata"]) == 40 and "text" not in spec  # too many cells to print: values on hover
+    assert not any("Shown in" in c.value for c in at.caption)  # not cut into parts of many columns
+    assert any("cell by cell" in e.label for e in at.expander)
+
+
+def test_probabilities_in_heatmap_cells_are_short() -> None:
+    from app_ui.charts import probability_text
+
+    assert [probability_text(v) for v in (0.0, 1.0, 0.123456, 0.0123, 1e-05, 0.000123)] == [
+        "0",
+        "1",
+        "0.12",
+        "0.012",
+        "1e-5",
+        "1e-4",
+    ]
