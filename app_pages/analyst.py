@@ -105,7 +105,7 @@ elif step == 2 and (data := _chosen_data()) is not None:
         st.markdown(
             "The Calibrate page turns the error you can accept into the ε_puffer it allows; come back here with it."
         )
-        st.page_link(page_path("calibrate"), label="Calibrate: start from the accuracy", icon=":material/tune:")
+        st.page_link(page_path("calibrate"), label="Calibrate: from the accuracy", icon=":material/tune:")
     inputs.stop_if_invalid()
     curve = _curve(data)
     cal = calibrate(curve, float(values["eps_puffer"]))
@@ -127,11 +127,8 @@ elif step == 3 and (data := _chosen_data()) is not None:
     st.markdown(path.plan_words(plan))
     figure, notes = path.plan_figure(curve, plan)
     show_figure(figure, notes, key="guide_plan")
-    st.page_link(
-        page_path("plan"),
-        label="A ledger of different releases, or a total budget to split: Plan & compose",
-        icon=":material/event_note:",
-    )
+    st.caption("A ledger of different releases, or a total budget to split:")
+    st.page_link(page_path("plan"), label="Plan & compose", icon=":material/event_note:")
     show_math(4)
     step_buttons(PATH, step, last)
 
@@ -178,9 +175,8 @@ elif step == 4 and (data := _chosen_data()) is not None:
         st.caption(ran[2])
     elif ran is not None:
         st.info("The settings changed since the last trial: run it again.")
-    st.page_link(
-        page_path("simulate"), label="Every mechanism, several ε and releases: Simulate", icon=":material/science:"
-    )
+    st.caption("Every mechanism, several ε and several releases:")
+    st.page_link(page_path("simulate"), label="Simulate", icon=":material/science:")
     show_math(7)
     step_buttons(PATH, step, last)
 

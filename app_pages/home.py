@@ -17,9 +17,13 @@ st.markdown(
     " plan and test releases on your own sequential data before you publish them."
 )
 
+section = None
 for page in PAGES.values():
     if page.name == "home":
         continue
+    if page.section != section:  # the navigation's sections: start here, the tools, learning
+        section = page.section
+        st.subheader(section)
     with st.container(border=True):
         st.page_link(page_path(page.name), label=f"**{page.title}**", icon=page.icon)
         st.caption(page.blurb)

@@ -391,10 +391,10 @@ HEATMAP_MAX_HEIGHT = 900  # pixels: a larger matrix gets smaller cells (every va
 
 
 def probability_text(value: float) -> str:
-    """A probability as a heatmap cell prints it: 0.12, 0.012, 1e-05, 0 and 1 (3 significant digits)."""
+    """A probability as a heatmap cell prints it: 0.12, 0.012, 0.0098, then 1e-5 below 0.001; 0 and 1."""
     if value == 0 or value == 1:
         return f"{value:g}"
-    return f"{value:.2g}" if value >= 0.01 else f"{value:.0e}".replace("e-0", "e-")
+    return f"{value:.2g}" if value >= 0.001 else f"{value:.0e}".replace("e-0", "e-")
 
 
 def transition_heatmap(matrix: np.ndarray, labels: Sequence[str]) -> go.Figure:

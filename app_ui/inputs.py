@@ -31,7 +31,7 @@ def begin_run() -> None:
 
 
 def run_state() -> dict[str, Any]:
-    """What this script run keeps: ``invalid`` (box key → message) and the page's share slot."""
+    """What this script run keeps: ``invalid`` (box key → its name) and the page's share slot."""
     return st.session_state.setdefault(RUN, {"invalid": {}})
 
 
@@ -63,8 +63,8 @@ def number(
     if key not in st.session_state or (follow and synced.get(key) != value):
         st.session_state[key] = None if value is None else cast(value)
         synced[key] = value
-    if allowed.whole and kwargs.get("step") is not None:
-        kwargs["step"] = int(kwargs["step"])
+    if allowed.whole:  # a box of whole numbers: Streamlit tells them from the step's type
+        kwargs["step"] = int(kwargs.get("step") or 1)
     typed = container.number_input(label, key=key, **kwargs)
     invalid = run_state()["invalid"]
     if typed is None:
@@ -76,7 +76,7 @@ def number(
         name = label.split(" (")[0]
         message = f"{name} {problem}. Nothing below is computed until it is."
         container.error(message, icon=":material/error:")
-        invalid[key] = message
+        invalid[key] = name
         return None
     invalid.pop(key, None)
     synced[key] = None if typed is None else cast(typed)
@@ -89,7 +89,7 @@ def is_invalid(key: str) -> bool:
 
 
 def invalid_inputs() -> list[str]:
-    """The messages of the boxes that hold a value out of range in this run."""
+    """The names of the boxes that hold a value out of range in this run (each says why under it)."""
     return list(run_state()["invalid"].values())
 
 
@@ -103,10 +103,11 @@ def stop_if_invalid() -> None:
     Call it after the page's controls and before its results (and before any button that runs something),
     not inside a fragment.  Unlike ``st.stop()`` it lets ``streamlit_app.py`` finish the run (the sidebar).
     """
-    problems = invalid_inputs()
-    if problems:
+    names = invalid_inputs()
+    if names:
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         st.warning(
-            "The results are hidden while a value is out of range: " + " ".join(problems),
+            f"The results are hidden while a value is out of range: {listed} (the reason is under the box).",
             icon=":material/pending:",
         )
         raise Halt

@@ -96,7 +96,7 @@ def current_curve() -> CurrentCurve:
     problems = kind.problems(values)
     if problems:
         raise ValueError("; ".join(problems))
-    return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), kind.description(values))
+    return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), describe_prior(values))
 
 
 def prior_summary() -> CurrentCurve | None:

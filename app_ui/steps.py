@@ -28,7 +28,8 @@ def go_to(path: str, step: int) -> None:
 def step_header(path: str, titles: Sequence[str]) -> int:
     """The path's steps in one line (the current one in bold) and a progress bar; the current step."""
     step = min(current_step(path), len(titles) - 1)
-    trail = " → ".join(f"**{i + 1}. {t}**" if i == step else f"{i + 1}. {t}" for i, t in enumerate(titles))
+    # "1\." so that markdown does not read the line as a numbered list
+    trail = " → ".join(f"**{i + 1}\\. {t}**" if i == step else f"{i + 1}\\. {t}" for i, t in enumerate(titles))
     st.caption(trail)
     st.progress((step + 1) / len(titles), text=f"Step {step + 1} of {len(titles)}")
     st.subheader(f"{step + 1}. {titles[step]}")

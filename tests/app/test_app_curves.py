@@ -23,7 +23,19 @@ def test_home_says_what_it_is_for_and_links_every_page() -> None:
     assert not problems(at)
     assert at.title[0].value == "Pufferfish Lab"
     links = {link.proto.page for link in at.get("page_link")}
-    assert links == {"curves", "calibrate", "plan", "simulate", "classroom", "stream", "attack", "about"}
+    assert links == {
+        "analyst",
+        "lesson",
+        "curves",
+        "calibrate",
+        "plan",
+        "simulate",
+        "classroom",
+        "stream",
+        "attack",
+        "about",
+    }
+    assert [h.value for h in at.subheader] == ["Start here", "Tools", "Learn"]  # as the navigation groups them
     intro = at.markdown[0].value
     assert intro.count(". ") + 1 == 3  # three sentences
 
