@@ -43,4 +43,4 @@ with sidebar:
     if failed is not None:  # the last upload was refused: no data is loaded, whatever was loaded before
         st.caption(f"**Data:** none loaded; the file '{failed}' could not be used.")
     elif isinstance(data, LoadedData):
-        st.caption(f"**Data loaded:** {data.description} ({data.sequences.n_users:,} users)")
+        st.caption(f"**Data loaded:** {data.description} ({data.stats.n_users:,} users)")

@@ -58,7 +58,7 @@ if step == 0:
     st.markdown(path.WORDS["data"])
     data = dataset_picker("guide")
     if data is not None:
-        seqs = data.sequences
+        seqs = data.stats
         st.success(
             f"**{data.description}**: {seqs.n_users:,} users, {seqs.n_entries:,} entries, {seqs.n_states} states,"
             f" sequences of up to {seqs.max_length:,} entries."
@@ -168,7 +168,7 @@ elif step == 4 and (data := _chosen_data()) is not None:
     if st.button("Run the trial", type="primary", icon=":material/play_arrow:", key="w_guide_run"):
         with st.spinner(f"Simulating {int(trials)} releases on the data…"):
             table = path.trial_run(data, _prior(data), query, eps, int(trials))
-        st.session_state["guide_trial"] = (key, table, path.trial_words(query, table, min(3, data.sequences.n_states)))
+        st.session_state["guide_trial"] = (key, table, path.trial_words(query, table, min(3, data.stats.n_states)))
     ran = st.session_state.get("guide_trial")
     if ran is not None and ran[0] == key:
         static_table(ran[1])
@@ -189,7 +189,7 @@ elif step == 5 and (data := _chosen_data()) is not None:
     trial = st.session_state.get("guide_trial")
     spread = uncertainty(data).description() if values["uncertainty"] else None
     facts = {
-        "data": f"{data.description}: {data.sequences.n_users:,} users, {data.sequences.n_entries:,} entries.",
+        "data": f"{data.description}: {data.stats.n_users:,} users, {data.stats.n_entries:,} entries.",
         "data_name": data.description,
         "belief": f"The chain fitted to the data: {prior.n_states} states, T = {prior.length}."
         + (f" {spread}." if spread else ""),

@@ -32,7 +32,7 @@ from app_ui.classroom_views import (
 from app_ui.docs import show_sources
 from app_ui.tables import csv_download, fmt, show_problems, static_table
 from puffer_core.priors.kinds import sticky_matrix
-from puffer_core.priors.models import transition_problems
+from puffer_core.validation import row_problems
 
 st.title("Classroom")
 st.markdown(
@@ -237,9 +237,9 @@ def _tiny_chain() -> None:
         },
     )
     matrix = edited.to_numpy(dtype=float, na_value=np.nan)
-    row_problems = transition_problems(matrix.tolist(), [str(i) for i in range(k_states)])
-    show_problems(row_problems)
-    if row_problems:
+    problems_of_rows = row_problems(matrix.tolist(), [str(i) for i in range(k_states)])
+    show_problems(problems_of_rows)
+    if problems_of_rows:
         return
     try:
         view = chain_view(tuple(tuple(float(x) for x in row) for row in matrix), length, eps_dp, max_releases)

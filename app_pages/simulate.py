@@ -40,7 +40,7 @@ data = dataset_picker("sim")
 
 
 def _summary(loaded: LoadedData) -> None:
-    seqs = loaded.sequences
+    seqs = loaded.stats
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Users", f"{seqs.n_users:,}")
     c2.metric("Entries", f"{seqs.n_entries:,}")
@@ -91,7 +91,7 @@ def _spread(loaded: LoadedData, chosen: dict[str, Any]) -> PriorSpread:
 
     def build() -> PriorSpread:
         with st.spinner(f"Drawing {draws} priors and computing their curves…"):
-            return prior_spread(loaded.sequences, draws=draws, seed=seed, concentration=alpha)
+            return prior_spread(loaded.stats, draws=draws, seed=seed, concentration=alpha)
 
     key = (loaded.fingerprint, tuple(loaded.columns.items()), draws, alpha, seed)
     return session_memo("sim_spread", key, build, max_entries=1)  # one Θ at a time: they can be large
@@ -117,13 +117,15 @@ def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, 
         runs = [("robust Θ: ", 0.0, 0.6), ("fitted prior alone: ", 0.6, 1.0)]
     results = []
     try:
+        windows = chosen["release_mode"] == "windows"
+        data_for_run = loaded.windows(chosen["releases"]) if windows else loaded.stats
         priors = [_prior(loaded, chosen)]
         if chosen["robust"]:
             priors.append(fitted_prior(loaded))
         for prior, (what, start, stop) in zip(priors, runs):
             results.append(
                 simulate(
-                    loaded.sequences,
+                    data_for_run,
                     prior=prior,  # the chain (or Θ) the page showed, fitted once
                     query=chosen["query"],
                     k=chosen["k"],
@@ -329,7 +331,7 @@ def _ledger(
 
 if data is not None:
     _summary(data)
-    chosen = simulation_settings(data.sequences)
+    chosen = simulation_settings(data.stats)
     if chosen is not None:
         signature = (data.name, tuple(data.columns.items()), data.fingerprint, tuple(chosen.items()))
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):

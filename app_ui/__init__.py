@@ -6,7 +6,7 @@ Shared by every page:
 - :mod:`app_ui.inputs` — number boxes that say in the page when a value is out of range (no stale answer).
 - :mod:`app_ui.priors` — the prior chosen on the Influence curves page, its cached a(b) curve, its
   prior uncertainty, and the prior as Python for every exported script.
-- :mod:`app_ui.data_picker` — the built-in datasets and uploads: pick, map the columns, repair, load once.
+- :mod:`app_ui.data_picker` — built-in datasets, the deployer's large datasets, uploads: pick, map, repair, aggregate.
 - :mod:`app_ui.charts` — the palette, a dash and a marker per series; line, ledger, interval and heatmap charts.
 - :mod:`app_ui.tables` — numbers as text, tables that scroll or wrap, CSV downloads, problem messages.
 - :mod:`app_ui.report` — the HTML report and the two download buttons.

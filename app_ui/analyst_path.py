@@ -125,9 +125,9 @@ def trial_run(
     data: LoadedData, prior: MarkovChainPrior | list[MarkovChainPrior], query: str, eps: float, trials: int
 ) -> pd.DataFrame:
     """The release simulated on the data (seed 0): one row per mechanism with its accuracy and 95% interval."""
-    k = min(3, data.sequences.n_states)
+    k = min(3, data.stats.n_states)
     result = simulate(
-        data.sequences,
+        data.stats,
         prior=prior,
         query=query,
         k=k,

@@ -22,6 +22,7 @@ import streamlit as st
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
 from puffer_core.data.sequences import Sequences
+from puffer_core.data.stats import SequenceStats
 from puffer_core.display import fmt
 from puffer_core.engine.gaussian import JITTER
 from puffer_core.priors.codecs import (
@@ -243,7 +244,7 @@ def _spread(
     draws: int,
     seed: int,
     concentration: float | None,
-    _sequences: Sequences,
+    _sequences: Sequences | SequenceStats,
 ) -> PriorSpread:
     """:func:`puffer_core.prior_spread` once per data, T, M, seed and α₀ (the sequences are keyed by fingerprint).
 
@@ -289,7 +290,7 @@ def uncertainty(data: LoadedData) -> Uncertainty:
             int(values["draw_seed"]),
             values["concentration"],
         )
-        spread = _spread(*key, data.sequences)
+        spread = _spread(*key, data.stats)
     return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name, key)
 
 

@@ -131,6 +131,12 @@ def html_report(title: str, summary: str, settings: Mapping[str, Any], sections:
     return "\n".join(parts)
 
 
+NOT_FOUND = (
+    "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
+    " or run this script from the Pufferfish Lab repository's folder"
+)
+
+
 def python_script(
     title: str, about: Sequence[str], stem: str, imports: Sequence[str], body: str, run: str = ""
 ) -> str:
@@ -142,7 +148,10 @@ def python_script(
     own = [line for line in imports if line.startswith(("from puffer_core", "import puffer_core"))]
     other = sorted({"import sys", *(line for line in imports if line not in own)})
     guarded = "".join(f"    {line}\n" for statement in own for line in statement.splitlines())
-    how = f"Run it from the Pufferfish Lab repository's folder: {run or f'python {stem}.py'}"
+    how = (
+        "Run it anywhere once puffer_core is installed (python -m pip install <the Pufferfish Lab folder>),"
+        f" or from the Pufferfish Lab repository's folder: {run or f'python {stem}.py'}"
+    )
     doc = "\n".join([title, "", *about, how])
     return (
         f'"""{doc.replace(chr(34) * 3, chr(39) * 3)}\n"""\n\n'
@@ -150,7 +159,7 @@ def python_script(
         + "\n\ntry:\n"
         + guarded
         + "except ModuleNotFoundError:\n"
-        + '    sys.exit("puffer_core was not found: run this script from the Pufferfish Lab repository\'s folder")\n\n'
+        + f'    sys.exit("{NOT_FOUND}")\n\n'
         + body.rstrip("\n")
         + "\n"
     )

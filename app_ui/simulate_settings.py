@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from puffer_core.data.sequences import Sequences
+from puffer_core.data.stats import SequenceStats
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
 from puffer_core.priors.codecs import Number
 from puffer_core.simulation.run import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
@@ -25,7 +26,7 @@ DEFAULT_DRAWS = 20  # posterior draws in Θ: enough to see the spread, quick at 
 MAX_DRAWS_UI = 200
 
 
-def simulation_settings(seqs: Sequences) -> dict[str, Any] | None:
+def simulation_settings(seqs: Sequences | SequenceStats) -> dict[str, Any] | None:
     """The form "2. What to release" for these sequences: the settings chosen, or None while they cannot run.
 
     Problems are shown as the user types (st.error), never after a Run button.

@@ -363,7 +363,7 @@ def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any
     repair = loaded.repair
     if repair is not None:
         out["repair"] = f"{repair.describe() or 'no row'} dropped; {repair.rows_kept} of {repair.rows_read} rows kept"
-    seqs = loaded.sequences
+    seqs = loaded.stats
     out["users, entries, states"] = f"{seqs.n_users}, {seqs.n_entries}, {seqs.n_states}"
     out["prior"] = prior_words(chosen)
     out["query"] = chosen["query"] + (f", k = {chosen['k']}" if chosen["query"] == "topk" else "")

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from puffer_core.accounting.events import Composition
 from puffer_core.data.sequences import Sequences
+from puffer_core.data.stats import SequenceStats
 from puffer_core.engine.spread import PriorSpread
 from puffer_core.priors.models import MarkovChainPrior
 from puffer_core.simulation.run import SimulationResult
@@ -25,7 +26,7 @@ from .tables import fmt
 COMPOSITION_NAMES = {Composition.THEOREM_6_2: "[C] Theorem 6.2", Composition.ADDITIVE: "additive ([S] Thm III.7)"}
 
 
-def facts_table(sequences: Sequences) -> pd.DataFrame:
+def facts_table(sequences: Sequences | SequenceStats) -> pd.DataFrame:
     """Everything the data model says about the sequences, one row per fact (values as text)."""
     summary = sequences.summary()
     return pd.DataFrame({"": list(summary), "value": [str(v) for v in summary.values()]})

@@ -18,12 +18,15 @@ from .accounting.events import Composition, CurveEvent, MQMEvent
 from .attacks.attacker import Attack, attack_histogram, attack_stream
 from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
 from .data.datasets import DATASETS, Dataset, get_dataset, load_dataset
+from .data.engines import load_stats
 from .data.readers import Table, load_sequences, read_columns, read_table
 from .data.sequences import Sequences
+from .data.stats import SequenceStats
 from .engine.closed_form import binary_chain_curve
 from .engine.curve import InfluenceCurve
-from .engine.influence import influence_curve
-from .engine.mqm import mqm_noise_scale
+from .engine.gaussian import gaussian_estimate
+from .engine.influence import influence_curve, influence_estimate
+from .engine.mqm import mqm_estimate, mqm_noise_scale
 from .engine.spread import PriorSpread, prior_spread, row_sensitivity
 from .errors import DataError
 from .mechanisms import (
@@ -56,6 +59,7 @@ from .stream.tpl import (
     tpl_refusal,
     tpl_supremum,
 )
+from .work import WorkCounter, WorkEstimate
 
 __all__ = [
     "Accountant",
@@ -77,6 +81,7 @@ __all__ = [
     "MQMEvent",
     "MarkovChainPrior",
     "PriorSpread",
+    "SequenceStats",
     "Sequences",
     "SimulationResult",
     "StreamAudit",
@@ -86,6 +91,8 @@ __all__ = [
     "TemporalLeakage",
     "TranslationBound",
     "Winner",
+    "WorkCounter",
+    "WorkEstimate",
     "acc_at_k",
     "attack_histogram",
     "attack_stream",
@@ -105,19 +112,23 @@ __all__ = [
     "fit_prior_set",
     "forward_privacy_leakage",
     "get_dataset",
+    "gaussian_estimate",
     "group_dp",
     "group_dp_cumulative",
     "group_dp_exponential",
     "group_dp_laplace",
     "hit_rate_at_k",
     "influence_curve",
+    "influence_estimate",
     "l1_count_error",
     "leakage_function",
     "leakage_supremum",
     "load_dataset",
     "load_sequences",
+    "load_stats",
     "make_mechanism",
     "max_eps_for_tpl",
+    "mqm_estimate",
     "mqm_laplace",
     "mqm_noise_scale",
     "mqm_top_k_counts",

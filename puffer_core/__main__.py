@@ -1,7 +1,13 @@
-"""Command line: batch what-if runs of the simulator (docs/math.md §3–§7).
+"""Command line: batch what-if runs of the simulator, and fits from event logs of any size (docs/math.md §3–§7).
 
     python -m puffer_core simulate --data assets/checkins.csv --group country \\
         --eps 0.5,1,2,5 --trials 200 --seed 0 --out results.csv --ledger ledger.csv
+    puffer prior --data 'logs/*.parquet' --group country --memory-limit 2GB --out transition.csv
+
+``simulate`` reads the rows (or, with ``--engine duckdb``, only aggregates them); ``prior`` always
+aggregates with DuckDB (``puffer_core.data.engines.load_stats``), so its input may be far larger than
+memory: paths, folders and globs of Parquet or CSV files.  ``puffer`` is the same command once
+the package is installed (``pip install .``).
 
 Bad input (a missing file, a wrong column name, an unknown mechanism, …) prints one
 ``error: …`` line and exits with status 2; it never shows a traceback.
@@ -15,9 +21,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from .data.engines import DEFAULT_MEMORY_LIMIT, load_stats, print_progress
 from .data.readers import load_sequences
+from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
-from .priors.fitting import DEFAULT_SMOOTHING
+from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 
 EXIT_BAD_INPUT = 2
@@ -46,8 +57,8 @@ def _name_list(text: str) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m puffer_core",
-        description="Pufferfish Lab: simulate private releases of per-group queries on sequence data.",
+        prog="puffer",
+        description="Pufferfish Lab: fit priors from event logs and simulate private releases of per-group queries.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sim = commands.add_parser(
@@ -58,12 +69,13 @@ def _parser() -> argparse.ArgumentParser:
             " (docs/math.md §3–§5), simulate the releases and write metric means with 95% intervals."
         ),
     )
-    data = sim.add_argument_group("data")
-    data.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet file, one row per entry")
-    data.add_argument("--user", default="user", help="user column (default: user)")
-    data.add_argument("--time", default="time", help="time column (default: time)")
-    data.add_argument("--state", default="state", help="state column (default: state)")
-    data.add_argument("--group", default=None, help="group column, e.g. country (default: one group)")
+    _data_arguments(sim, "CSV or Parquet file, one row per entry (with --engine duckdb: also a folder or a glob)")
+    sim.add_argument(
+        "--engine",
+        choices=("rows", "duckdb"),
+        default="rows",
+        help="read the rows into memory (default), or only aggregate them with DuckDB (any size, same results)",
+    )
     query = sim.add_argument_group("query and mechanisms")
     query.add_argument("--query", choices=QUERIES, default="topk", help="top-k states per group, or all counts")
     query.add_argument(
@@ -103,7 +115,43 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--ledger", default=None, metavar="FILE", help="also write the privacy ledger CSV")
     out.add_argument("--settings", default=None, metavar="FILE", help="also write the settings as JSON")
     out.add_argument("--quiet", action="store_true", help="no progress or summary output")
+
+    fit = commands.add_parser(
+        "prior",
+        help="fit the Markov chain prior from event logs of any size (DuckDB)",
+        description=(
+            "Aggregate the data with DuckDB (never more than --memory-limit in memory; the rest spills to a temporary"
+            " folder), print what it holds and the fitted chain (docs/math.md §6), and write the transition matrix."
+        ),
+    )
+    _data_arguments(fit, "Parquet or CSV: a file, a folder or a glob such as 'logs/*.parquet' (quote it)")
+    fit.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING, help="prior smoothing τ (default: 1e-5)")
+    fit.add_argument("--out", default=None, metavar="FILE", help="write the fitted transition matrix as CSV")
+    fit.add_argument("--stats", default=None, metavar="FILE", help="write every count (SequenceStats) as JSON")
+    fit.add_argument("--quiet", action="store_true", help="no progress or summary output")
     return parser
+
+
+def _data_arguments(command: argparse.ArgumentParser, what: str) -> None:
+    data = command.add_argument_group("data")
+    data.add_argument("--data", required=True, metavar="PATH", help=what)
+    data.add_argument("--user", default="user", help="user column (default: user)")
+    data.add_argument("--time", default="time", help="time column (default: time)")
+    data.add_argument("--state", default="state", help="state column (default: state)")
+    data.add_argument("--group", default=None, help="group column, e.g. country (default: one group)")
+    data.add_argument(
+        "--time-format",
+        default=None,
+        help="how times written as text read: %%d/%%m/%%Y or %%m/%%d/%%Y for the order of numeric dates, or any"
+        " strftime format (default: detected once for the whole column; an ambiguous column is refused)",
+    )
+    data.add_argument("--drop-missing", action="store_true", help="drop rows with an empty cell (and count them)")
+    data.add_argument("--drop-duplicates", action="store_true", help="drop rows repeated exactly (and count them)")
+    data.add_argument(
+        "--memory-limit",
+        default=DEFAULT_MEMORY_LIMIT,
+        help=f"DuckDB's memory limit, e.g. 2GB (default: {DEFAULT_MEMORY_LIMIT}); what does not fit spills to disk",
+    )
 
 
 def _progress(fraction: float, message: str) -> None:
@@ -123,8 +171,27 @@ def _default_k(n_states: int, query: str, quiet: bool) -> int:
     return n_states
 
 
+def _columns(args: argparse.Namespace) -> dict[str, object]:
+    return {
+        "user": args.user,
+        "time": args.time,
+        "state": args.state,
+        "group": args.group,
+        "time_format": args.time_format,
+        "drop_missing": args.drop_missing,
+        "drop_duplicates": args.drop_duplicates,
+    }
+
+
 def _run_simulate(args: argparse.Namespace) -> int:
-    data = load_sequences(args.data, user=args.user, time=args.time, state=args.state, group=args.group)
+    if args.engine == "duckdb":
+        windows = (args.releases,) if args.release_mode == "windows" else ()
+        progress = None if args.quiet else print_progress
+        data = load_stats(
+            args.data, **_columns(args), memory_limit=args.memory_limit, windows=windows, progress=progress
+        )
+    else:
+        data = load_sequences(args.data, **_columns(args))
     k = _default_k(data.n_states, args.query, args.quiet) if args.k is None else args.k
     result = simulate(
         data,
@@ -160,11 +227,66 @@ def _run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_fit(args: argparse.Namespace) -> int:
+    stats = load_stats(
+        args.data, **_columns(args), memory_limit=args.memory_limit, progress=None if args.quiet else print_progress
+    )
+    prior = fit_markov_chain(stats, smoothing=args.smoothing)
+    outputs = []
+    if args.out:
+        frame = pd.DataFrame(prior.transition, index=list(prior.labels), columns=list(prior.labels))
+        outputs.append((Path(args.out), lambda p: frame.to_csv(p, index_label="from \\ to")))
+    if args.stats:
+        text = json.dumps(stats_json(stats), indent=1, ensure_ascii=False)
+        outputs.append((Path(args.stats), lambda p: p.write_text(text + "\n", encoding="utf-8")))
+    for path, write in outputs:
+        try:
+            write(path)
+        except OSError as exc:
+            raise ValueError(f"cannot write '{path}': {exc.strerror or exc}") from None
+    if not args.quiet:
+        for key, value in stats.summary().items():
+            print(f"{key}: {value:,}" if isinstance(value, int) else f"{key}: {value}")
+        if stats.drop_missing or stats.drop_duplicates:
+            print(f"rows read: {stats.rows_read:,}; dropped: {stats.missing if stats.drop_missing else 0:,} with an"
+                  f" empty cell, {stats.duplicates if stats.drop_duplicates else 0:,} repeated")
+        initial = "stationary" if prior.stationary_initial else "first states"
+        print(f"fitted chain: {prior.n_states} states, length T = {prior.length}, initial distribution: {initial}")
+        print("most frequent transitions: " + ", ".join(_top_transitions(stats)))
+        if outputs:
+            print("wrote " + " and ".join(str(path) for path, _ in outputs))
+    return 0
+
+
+def _top_transitions(stats: SequenceStats, n: int = 5) -> list[str]:
+    flat = stats.transitions.ravel()
+    top = np.argsort(flat, kind="stable")[::-1][:n]
+    k = stats.n_states
+    return [f"{stats.states[i // k]} → {stats.states[i % k]} ({flat[i]:,})" for i in top]
+
+
+def stats_json(stats: SequenceStats) -> dict[str, object]:
+    """Every count of ``stats`` as plain JSON values (labels, matrices as nested lists)."""
+    return {
+        "summary": stats.summary(),
+        "states": list(stats.states),
+        "groups": None if stats.groups is None else list(stats.groups),
+        "transitions": stats.transitions.tolist(),
+        "first_states": stats.first_states.tolist(),
+        "lengths": dict(zip(map(str, stats.length_values.tolist()), stats.length_users.tolist())),
+        "group_counts": stats.group_counts.tolist(),
+        "time_min": stats.time_min,
+        "time_max": stats.time_max,
+        "time_unit": stats.time_unit,
+        "rows_read": stats.rows_read,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     args = _parser().parse_args(argv)
     try:
-        return _run_simulate(args)
+        return _run_fit(args) if args.command == "prior" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

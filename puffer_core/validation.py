@@ -9,7 +9,7 @@ is how the message names the argument; it may carry a short explanation, e.g.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -93,20 +93,126 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
+def check_flag(name: str, value: object) -> bool:
+    """A yes/no option: ``True`` or ``False`` only (a string such as ``'yes'`` or ``'x'`` is not a flag)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def _has_bool(values: object) -> bool:
+    """True when ``values`` (a number, a nested list or an array) holds a boolean, which numpy would read as 0/1."""
+    if isinstance(values, (bool, np.bool_)):
+        return True
+    if isinstance(values, np.ndarray):
+        return values.dtype == bool or (values.dtype == object and any(_has_bool(v) for v in values.flat))
+    if isinstance(values, (list, tuple)):
+        return any(_has_bool(v) for v in values)
+    return False
+
+
+def as_numbers(values: object, what: str) -> np.ndarray:
+    """``values`` as a float array; refuses text, None and booleans (``True`` is not a probability)."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise ValueError(f"{what} must contain numbers only; got {values!r}")
+    if _has_bool(values):
+        raise ValueError(f"{what} must contain numbers, not True or False")
+    try:
+        return np.array(values, dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{what} must contain numbers only ({exc})") from None
+
+
 def check_distribution(values: object, what: str, tolerance: float = PROBABILITY_TOLERANCE) -> np.ndarray:
     """Probabilities that are finite, non-negative and sum to 1 (within ``tolerance``), as a float array."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must contain numbers only") from None
+    array = as_numbers(values, what)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{what} contains a value that is not a finite number")
     if np.any(array < 0):
         raise ValueError(f"{what} contains a negative probability ({array.min():g})")
-    total = float(array.sum())
+    total = float(math.fsum(array.ravel()))
     if abs(total - 1.0) > tolerance:
         raise ValueError(f"{what} sums to {total:.6g}; probabilities must sum to 1")
     return array
+
+
+def row_problems(
+    rows: Sequence[Sequence[object]] | np.ndarray, labels: Sequence[object] | None = None, what: str | None = None
+) -> list[str]:
+    """One message per row that is not a probability distribution (an empty list: every row is fine).
+
+    A row must hold finite, non-negative numbers that sum to 1 (within ``PROBABILITY_TOLERANCE``).
+    Empty or non-numeric cells are reported, not raised, so that an editor can show every problem at
+    once.  With ``labels`` the rows and columns are named by their states' labels, as an editor shows
+    them ("row '2' … in column '0'"); without, they are counted from 1 ("row 3 … in columns 1").
+    ``what`` names the matrix ("row 3 of the matrix Q …").
+    """
+    problems = []
+    of = f" of {what}" if what else ""
+    for i, row in enumerate(rows):
+        name = (f"row '{labels[i]}'" if labels is not None and i < len(labels) else f"row {i + 1}") + of
+        values = []
+        for x in row:
+            try:
+                values.append(math.nan if isinstance(x, (bool, np.bool_)) else float(x))  # type: ignore[arg-type]
+            except (TypeError, ValueError, OverflowError):
+                values.append(math.nan)
+        bad = [j for j, v in enumerate(values) if not math.isfinite(v)]
+        if bad:
+            problems.append(f"{name} has cells that are empty or not a finite number in {_columns(bad, labels)}")
+            continue
+        negative = [j for j, v in enumerate(values) if v < 0]
+        if negative:
+            problems.append(
+                f"{name} has negative entries in {_columns(negative, labels)}; probabilities cannot be negative"
+            )
+            continue
+        try:
+            total = math.fsum(values)
+        except OverflowError:
+            total = math.inf
+        if abs(total - 1.0) > PROBABILITY_TOLERANCE:
+            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
+    return problems
+
+
+def _columns(positions: list[int], labels: Sequence[object] | None) -> str:
+    """``column '1'`` or ``columns '0', '2'`` by the states' labels; ``columns 1, 3`` counted from 1 without."""
+    if labels is None or any(j >= len(labels) for j in positions):
+        return "columns " + ", ".join(str(j + 1) for j in positions)
+    shown = ", ".join(f"'{labels[j]}'" for j in positions)
+    return f"column {shown}" if len(positions) == 1 else f"columns {shown}"
+
+
+def check_rows(
+    matrix: object,
+    what: str,
+    labels: Sequence[object] | None = None,
+    square: bool = True,
+    min_rows: int = 2,
+    name_rows: bool = True,
+) -> np.ndarray:
+    """A matrix whose rows are probability distributions, each divided by its sum (exact within the tolerance).
+
+    ``square``: K×K (a transition, backward or forward matrix); otherwise K×O (an emission: one row per
+    state, one column per output).  ``min_rows`` rows at least (2: a single state has no secret).
+    ``name_rows``: a row's message says which matrix it is in ("row 2 of the matrix Q sums to …").
+    """
+    array = as_numbers(matrix, what)
+    if square and (array.ndim != 2 or array.shape[0] != array.shape[1]):
+        raise ValueError(f"{what} must be square (K rows and K columns); got shape {array.shape}")
+    if array.ndim != 2 or array.shape[1] < 1:
+        raise ValueError(f"{what} must be a matrix with one row per state; got shape {array.shape}")
+    if array.shape[0] < min_rows:
+        raise ValueError(f"{what} needs at least {min_rows} states; a single state has no secret")
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = array.sum(axis=1)
+    if not (np.all(np.isfinite(array)) and np.all(array >= 0) and np.all(np.abs(sums - 1.0) <= PROBABILITY_TOLERANCE)):
+        names = None if labels is None else [str(x) for x in labels]
+        problems = row_problems(array, names, what if name_rows else None)
+        if problems:
+            raise ValueError(problems[0])
+    return array / sums[:, None]
 
 
 WORK_LIMIT_SECONDS = 120.0  # work estimated to take longer is refused up front, with the estimate

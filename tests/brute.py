@@ -172,6 +172,37 @@ def chain_of_kind(rng, k, kind):
         half = k // 2
         m[:half, half:] = rng.random((half, k - half)) + 0.1
         m[half:, :half] = rng.random((k - half, half)) + 0.1
+    elif kind == "ring":  # a walk on a ring moving at most 2 places: P^d has zeros below ~k/4
+        m = np.zeros((k, k))
+        for i in range(k):
+            for s in range(-2, 3):
+                m[i, (i + s) % k] = rng.random() + 0.1
+    elif kind == "grid":  # stay or move to a neighbour on a √k × √k grid (k a square)
+        side = int(round(k**0.5))
+        m = np.zeros((k, k))
+        for i in range(side * side):
+            r, c = divmod(i, side)
+            m[i, i] = rng.random() + 0.1
+            for rr, cc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if 0 <= rr < side and 0 <= cc < side:
+                    m[i, rr * side + cc] = rng.random() + 0.1
+        m = m[:k, :k] if side * side == k else np.eye(k) * 0.5 + 0.5 / k
+    elif kind == "fitted":  # fitted with smoothing 1e-5 to a few walks on a ring: unseen transitions hold 1e-5
+        true = np.zeros((k, k))
+        for i in range(k):
+            for s in (-1, 0, 1):
+                true[i, (i + s) % k] = rng.random() + 0.1
+        true /= true.sum(axis=1, keepdims=True)
+        counts = np.zeros((k, k))
+        state = int(rng.integers(k))
+        for _ in range(20 * k):
+            nxt = int(rng.choice(k, p=true[state]))
+            counts[state, nxt] += 1
+            state = nxt
+        rows = counts.sum(axis=1, keepdims=True)
+        m = np.where(rows > 0, counts / np.maximum(rows, 1), 1.0 / k)
+        zero = m == 0
+        m = np.where(zero, 1e-5, m * (1 - zero.sum(axis=1, keepdims=True) * 1e-5))
     elif kind == "transient":  # state 0 is left forever after the first step
         m = rng.dirichlet(np.ones(k), size=k)
         m[:, 0] = 0.0

@@ -160,3 +160,33 @@ def test_an_explicit_k_is_never_changed(tmp_path, capsys):
     status = main(["simulate", "--data", str(data), "--k", "3", "--quiet", "--out", str(tmp_path / "x.csv")])
     assert status == 2
     assert "k must be between" in capsys.readouterr().err
+
+
+def test_simulate_aggregating_with_duckdb_gives_the_same_results(tmp_path):
+    rows, sql = tmp_path / "rows.csv", tmp_path / "sql.csv"
+    common = ["--data", str(CHECKINS), "--group", "country", "--eps", "1", "--trials", "10", "--seed", "3",
+              "--release-mode", "windows", "--releases", "3", "--quiet"]
+    assert main(["simulate", *common, "--out", str(rows)]) == 0
+    assert main(["simulate", *common, "--engine", "duckdb", "--out", str(sql)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(rows), pd.read_csv(sql))
+
+
+def test_prior_from_a_glob_writes_the_matrix_and_the_counts(tmp_path):
+    frame = pd.read_csv(CHECKINS)
+    for i, part in enumerate((frame.iloc[: len(frame) // 2], frame.iloc[len(frame) // 2 :])):
+        part.to_parquet(tmp_path / f"part-{i}.parquet")
+    out, stats = tmp_path / "matrix.csv", tmp_path / "stats.json"
+    done = _run("prior", "--data", str(tmp_path / "part-*.parquet"), "--group", "country", "--out", str(out),
+                "--stats", str(stats))
+    assert done.returncode == 0, done.stderr
+    assert "users: 2,000" in done.stdout and "[ 100%] done" in done.stderr
+    from puffer_core.data.readers import load_sequences
+    from puffer_core.priors.fitting import fit_markov_chain
+
+    expected = fit_markov_chain(load_sequences(CHECKINS, group="country"))
+    written = pd.read_csv(out, index_col=0)
+    assert list(written.columns) == list(expected.labels)
+    assert (written.to_numpy() == expected.transition).all()
+    assert json.loads(stats.read_text(encoding="utf-8"))["summary"]["entries"] == 71_861
+    bad = _run("prior", "--data", str(tmp_path / "nothing-*.parquet"))
+    assert bad.returncode == 2 and "error: no file matches" in bad.stderr and "Traceback" not in bad.stderr

@@ -109,7 +109,8 @@ SHARED_APP_MODULES = {
     "memo",
     "docs",
     "warm",
-    "scripts",
+    "templates",
+    "steps",
 }
 
 
@@ -135,3 +136,14 @@ def test_shared_app_modules_import_no_page_module() -> None:
         }
         bad = {m.removeprefix("app_ui.") for m in imported} & page_modules
         assert not bad, f"app_ui/{name}.py imports the page module(s) {sorted(bad)}: pages use shared modules, not back"
+
+
+def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
+    """An empirical lower bound or an exact truth that shared code with a bound would prove nothing about it."""
+    modules = _modules()
+    bounds = ("puffer_core.stream.tpl", "puffer_core.stream.bounds", "puffer_core.engine", "puffer_core.accounting")
+    checkers = [name for name in modules if name.startswith(("puffer_core.attacks", "puffer_core.audit"))]
+    assert checkers
+    for name in checkers:
+        taken = [t for t, _ in _imports(name, modules[name], modules) if t.startswith(bounds)]
+        assert not taken, f"{name} imports {taken}: what it checks"

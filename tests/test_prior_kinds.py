@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from puffer_core.priors.kinds import KIND_CODEC, MATRIX_PRESETS, PRIOR_KINDS, kind_of, normalise_rows, prior_kind
-from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior, transition_problems
+from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior
+from puffer_core.validation import row_problems
 
 
 @pytest.mark.parametrize("name", list(PRIOR_KINDS))
@@ -68,7 +69,7 @@ def test_link_codecs_refuse_what_a_widget_cannot_show() -> None:
 
 def test_the_editor_and_the_prior_share_one_row_check() -> None:
     rows = [[0.5, 0.6], [float("nan"), 1.0], [-0.5, 1.5]]
-    problems = transition_problems(rows, ["a", "b", "c"])
+    problems = row_problems(rows, ["a", "b", "c"])
     assert problems == [
         "row 'a' sums to 1.1; rows must sum to 1",
         "row 'b' has cells that are empty or not a finite number in column 'a'",
@@ -91,7 +92,7 @@ def test_normalise_rows_and_presets_give_transition_matrices() -> None:
     for name, preset in MATRIX_PRESETS.items():
         for k in (2, 5):
             matrix = preset(k, 0.7 if name != "Random" else 3)
-            assert transition_problems(matrix) == [], name
+            assert row_problems(matrix) == [], name
             assert len(matrix) == k
     assert MATRIX_PRESETS["Sticky"](3, 0.7)[0] == pytest.approx((0.7, 0.15, 0.15))
     assert MATRIX_PRESETS["Cyclic"](3, 0.7)[2] == pytest.approx((0.3, 0.0, 0.7))

@@ -138,3 +138,23 @@ def test_repair_matches_a_plain_loop(rows: list[tuple[object, int, object]]) -> 
     assert loaded.repair.rows_kept == len(kept)
     same_sequences(loaded.sequences, load_sequences(pd.DataFrame(kept, columns=["user", "time", "state"])))
     assert np.all(np.diff(loaded.sequences.offsets) >= 1)
+
+
+def test_an_endless_stream_is_refused_after_the_cap_not_read_to_the_end() -> None:
+    """/dev/zero (or a pipe that never ends) stops at MAX_BYTES + 1 bytes with a message, never a MemoryError."""
+    import os
+
+    import pytest
+
+    from puffer_core.data import readers
+    from puffer_core.errors import DataError
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    original = readers.MAX_BYTES
+    readers.MAX_BYTES = 1 << 20
+    try:
+        with pytest.raises(DataError, match="larger than .*load_stats"):
+            readers.load_sequences("/dev/zero")
+    finally:
+        readers.MAX_BYTES = original

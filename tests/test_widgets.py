@@ -19,12 +19,7 @@ from puffer_core.accounting.composition import cumulative, naive_sum, plan  # no
 from puffer_core.engine.curve import InfluenceCurve  # noqa: E402
 from puffer_core.engine.influence import influence_curve  # noqa: E402
 from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior  # noqa: E402
-from puffer_core.widgets import (  # noqa: E402
-    CompositionPlanner,
-    InfluenceExplorer,
-    format_matrix,
-    parse_matrix,
-)
+from puffer_core.widgets import CompositionPlanner, InfluenceExplorer, format_matrix, parse_matrix  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

@@ -2,7 +2,8 @@
 
 Prior: binary chain p = 0.9, q = 0.8, T = 100.
 It prints the numbers the page shows, one `label = value` per line, as the page prints them.
-Run it from the Pufferfish Lab repository's folder: python calibrate.py
+Run it anywhere once puffer_core is installed (python -m pip install <the Pufferfish Lab folder>),
+or from the Pufferfish Lab repository's folder: python calibrate.py
 """
 
 import sys
@@ -11,7 +12,10 @@ try:
     from puffer_core import MarkovChainPrior, calibrate, certify, group_dp, group_dp_cumulative, influence_curve
     from puffer_core.display import fmt
 except ModuleNotFoundError:
-    sys.exit("puffer_core was not found: run this script from the Pufferfish Lab repository's folder")
+    sys.exit(
+        "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
+        " or run this script from the Pufferfish Lab repository's folder"
+    )
 
 # <prior>
 p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1

@@ -3,7 +3,8 @@
 Prior: binary chain p = 0.9, q = 0.8, T = 100.
 It prints the ledger as the page's table shows it (CSV, the page's columns), then the planner's numbers,
 one `label = value` per line, as the page prints them.
-Run it from the Pufferfish Lab repository's folder: python plan.py
+Run it anywhere once puffer_core is installed (python -m pip install <the Pufferfish Lab folder>),
+or from the Pufferfish Lab repository's folder: python plan.py
 """
 
 import csv
@@ -21,7 +22,10 @@ try:
     )
     from puffer_core.display import fmt
 except ModuleNotFoundError:
-    sys.exit("puffer_core was not found: run this script from the Pufferfish Lab repository's folder")
+    sys.exit(
+        "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
+        " or run this script from the Pufferfish Lab repository's folder"
+    )
 
 # <prior>
 p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1

@@ -6,6 +6,8 @@ Prints CSV blocks, each after a "## name" line: the metrics (mean and 95% interv
 ε_puffer, release and metric), the privacy ledger, and the best mechanism per ε_puffer for
 the metric and release the page showed.  The same seed gives the same numbers as the page.
 Run: python simulate.py
+Run it anywhere once puffer_core is installed (python -m pip install <the Pufferfish Lab folder>), or from the
+Pufferfish Lab repository's folder.
 """
 
 import sys
@@ -14,7 +16,10 @@ try:
     from puffer_core import explain_simulation, fit_markov_chain, load_dataset, simulate
     from puffer_core.display import fmt
 except ModuleNotFoundError:
-    sys.exit("puffer_core was not found: run this script from the Pufferfish Lab repository's folder")
+    sys.exit(
+        "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
+        " or run this script from the Pufferfish Lab repository's folder"
+    )
 
 # <data>
 data = load_dataset("checkins", user="user")

@@ -22,18 +22,29 @@ from .calibration import Calibration, check_curve, usable_points
 from .events import Composition, CurveEvent, MQMEvent, PrivacyEvent
 
 
+def _calibrations(calibrations: object, caller: str) -> list[Calibration]:
+    """The releases as a list of :class:`Calibration` (a list or tuple of them; one alone is refused with the fix)."""
+    if isinstance(calibrations, Calibration):
+        raise ValueError(f"{caller} takes a list of Calibration objects, one per release; wrap a single one: [cal]")
+    if not isinstance(calibrations, Iterable) or isinstance(calibrations, (str, bytes)):
+        kind = type(calibrations).__name__
+        raise ValueError(f"{caller} takes a list of Calibration objects, one per release; got {kind}")
+    cals = list(calibrations)
+    for c in cals:
+        if not isinstance(c, Calibration):
+            raise ValueError(f"{caller} takes Calibration objects; got {type(c).__name__}")
+    return cals
+
+
 def compose(calibrations: Iterable[Calibration]) -> float:
     """Joint ε_puffer of releases built by §3: max_l a_l + Σ_l (ε_puffer_l − a_l) (docs/math.md §4).
 
     Each release's ε_puffer_l − a_l equals b_l·ε_DP_l when it was calibrated exactly; the
     larger of the two is used so a hand-made Calibration can never understate the total.
     """
-    cals = list(calibrations)
+    cals = _calibrations(calibrations, "compose")
     if not cals:
         return 0.0
-    for c in cals:
-        if not isinstance(c, Calibration):
-            raise ValueError(f"compose takes Calibration objects; got {type(c).__name__}")
     a = np.array([c.a for c in cals])
     spend = np.array([max(c.eps_puffer - c.a, c.b * c.eps_dp) for c in cals])
     return float(a.max() + spend.sum())
@@ -41,12 +52,12 @@ def compose(calibrations: Iterable[Calibration]) -> float:
 
 def naive_sum(calibrations: Iterable[Calibration]) -> float:
     """Σ ε_puffer_l: what a user who adds up the releases would report."""
-    return float(sum(c.eps_puffer for c in calibrations))
+    return float(sum(c.eps_puffer for c in _calibrations(calibrations, "naive_sum")))
 
 
 def cumulative(calibrations: Iterable[Calibration]) -> np.ndarray:
     """compose() of the first l releases, for l = 1..k (the ledger's running total)."""
-    cals = list(calibrations)
+    cals = _calibrations(calibrations, "cumulative")
     return np.array([compose(cals[: i + 1]) for i in range(len(cals))])
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, as_theta
 from ..stream.laws import check_emissions
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
 
@@ -77,15 +77,6 @@ class Attack:
         if bound is not None:
             text += f" ≤ reported bound {bound:.4g}"
         return text
-
-
-def _as_priors(prior_or_priors: object) -> list[MarkovChainPrior]:
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else prior_or_priors
-    if not isinstance(priors, (list, tuple)) or not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("the attacker needs a MarkovChainPrior or a non-empty list of them (the set Θ)")
-    if len({(p.n_states, p.length) for p in priors}) != 1:
-        raise ValueError("all priors in Θ must have the same number of states and the same length")
-    return list(priors)
 
 
 def _logs(values: np.ndarray) -> np.ndarray:
@@ -250,7 +241,7 @@ def attack_stream(
     while the log-odds of their entry and pair grow.  Every value is exact for its output, so
     the result never exceeds the true leakage.
     """
-    priors = _as_priors(prior_or_priors)
+    priors = as_theta(prior_or_priors, "the attacker", same_length=True)
     seed = check_whole("seed", seed, minimum=0)
     draws = check_whole("draws", draws)
     restarts = check_whole("restarts", restarts)
@@ -469,7 +460,7 @@ def attack_histogram(
     default all of them when T ≤ 10, else the first, the middle, the last and three drawn with
     the seed.
     """
-    priors = _as_priors(prior_or_priors)
+    priors = as_theta(prior_or_priors, "the attacker", same_length=True)
     eps = check_eps("eps", eps)
     seed = check_whole("seed", seed, minimum=0)
     draws = check_whole("draws", draws)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior, as_chain_priors, check_no_underflow
+from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..validation import PROBABILITY_TOLERANCE, check_whole
 
 MAX_SEQUENCES = 200_000
@@ -119,7 +119,7 @@ def leakage_report(
     releases: int = 1,
 ) -> LeakageReport:
     """The exact leakage with the worst (entry, pair, prior, output); see :func:`exact_leakage`."""
-    priors = as_chain_priors(prior_or_priors, "exact_leakage")
+    priors = as_theta(prior_or_priors, "exact_leakage")
     releases = check_whole("releases", releases)
     k = priors[0].n_states
     best = LeakageReport(0.0)

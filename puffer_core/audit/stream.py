@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior, check_no_underflow
+from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..stream.laws import check_emissions
 from ..validation import check_eps, check_whole
 from .exact import all_sequences, exact_leakage, sequence_probabilities
@@ -63,12 +63,8 @@ def exact_stream_leakage(
     matrix per step, row x = the output law given X_t = x.  Priors in Θ share K and the length
     T.  Refuses more than 5,000 sequences or 4e8 units of work (sequences × joint outputs × T).
     """
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
-    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("exact_stream_leakage takes a MarkovChainPrior or a non-empty list of them")
-    k, T = priors[0].n_states, priors[0].length
-    if any(p.n_states != k or p.length != T for p in priors):
-        raise ValueError("all priors must have the same number of states and the same length")
+    priors = as_theta(prior_or_priors, "exact_stream_leakage", same_length=True)
+    k, T = priors.n_states, priors.max_length
     laws = check_emissions(emissions, k, T)
     n_seq = k**T
     sizes = [law.shape[1] for law in laws]
@@ -143,9 +139,7 @@ def exact_histogram_leakage(
     with Pr ∝ exp(ε/k · count / 2) (docs/math.md §5); every ranking is an output.  Uses the
     enumeration of :func:`puffer_core.audit.exact_leakage` and its size limits.
     """
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
-    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("exact_histogram_leakage takes a MarkovChainPrior or a non-empty list of them")
+    priors = as_theta(prior_or_priors, "exact_histogram_leakage")
     eps = check_eps("eps", eps)
     if mechanism not in HISTOGRAM_MECHANISMS:
         raise ValueError(f"mechanism must be one of {HISTOGRAM_MECHANISMS}; got {mechanism!r}")

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..audit.exact import all_sequences, mechanism_matrix, sequence_probabilities
-from ..priors.models import MarkovChainPrior, as_chain_priors
+from ..priors.models import MarkovChainPrior, as_theta
 from ..validation import check_distribution, check_whole
 
 MAX_DATASETS = 200_000
@@ -419,10 +419,8 @@ def model_from_chain(
     ``mechanism`` maps a sequence (numpy int array of length T) to a probability vector over
     finitely many outputs, as for :func:`puffer_core.audit.exact_leakage`.
     """
-    chain_list = as_chain_priors(priors, "model_from_chain")
-    k, length = chain_list[0].n_states, chain_list[0].length
-    if any(c.n_states != k or c.length != length for c in chain_list):
-        raise ValueError("all priors must have the same number of states and the same length")
+    chain_list = as_theta(priors, "model_from_chain", same_length=True)
+    k, length = chain_list.n_states, chain_list.max_length
     if k**length > MAX_DATASETS:
         raise ValueError(
             f"{k}^{length} = {k**length:,} sequences is too many to enumerate; use a shorter chain"

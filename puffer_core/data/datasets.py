@@ -1,6 +1,7 @@
 """The built-in datasets: one record each, loaded through the same path as an upload (docs/math.md §1).
 
-Every dataset is a CSV file in the repository's ``assets/`` folder with one row per entry.
+Every dataset is a CSV file in the repository's ``assets/`` folder with one row per entry; an
+installed package (``pip install .``) carries the same files as ``puffer_core/assets``.
 Its :class:`Dataset` record says which columns are the user, time, state and group, which
 columns may serve as the user (a real series such as the Seattle weather can be cut into one
 sequence per month or per year), where the data come from and under which licence, and
@@ -17,7 +18,18 @@ from pathlib import Path
 from .readers import load_sequences
 from .sequences import Sequences
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+def _assets() -> Path:
+    """Where the dataset files are: inside an installed package, else the checkout's ``assets/`` folder."""
+    here = Path(__file__).resolve()
+    package = next(p for p in here.parents if p.name == "puffer_core")
+    for folder in (package / "assets", package.parent / "assets"):
+        if (folder / "checkins.csv").is_file():
+            return folder
+    return package.parent / "assets"
+
+
+ASSETS = _assets()
 
 
 @dataclass(frozen=True)
@@ -149,6 +161,7 @@ def load_dataset(name: str, user: str | None = None) -> Sequences:
     columns = dataset.columns(user)
     if not dataset.path.is_file():
         raise ValueError(
-            f"the file of the {dataset.title} dataset is missing: {dataset.path}; run it from a full checkout"
+            f"the file of the {dataset.title} dataset is missing: {dataset.path}; install the package"
+            " (pip install .) or run from a full checkout"
         )
     return load_sequences(dataset.path, **columns)

@@ -43,6 +43,7 @@ from .sequences import MAX_STATES, Sequences, build_sequences, preview_names
 MAX_ROWS = 10_000_000
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SAMPLE_BYTES = 65536  # what the encoding and the separator are guessed from
+MAX_BYTES = 1 << 30  # read into memory at most 1 GiB (larger data: load_stats aggregates it with DuckDB)
 # what pandas and pyarrow raise on malformed content (parser errors are ValueErrors)
 _READ_ERRORS = (ValueError, UnicodeError, OSError, EOFError, OverflowError, pa.ArrowException)
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -65,14 +66,29 @@ class Table:
         return len(self.frame)
 
 
+def _capped(content: bytes, label: str, size: int | None = None) -> bytes:
+    """``content`` unless it (or ``size``) is over :data:`MAX_BYTES`; callers read at most one byte more, so an
+    endless stream such as /dev/zero stops there."""
+    if (len(content) if size is None else size) > MAX_BYTES:
+        raise DataError(
+            f"{label} is larger than {MAX_BYTES / 2**30:g} GiB, more than is read into memory at once; aggregate it"
+            " without loading it: puffer_core.load_stats (DuckDB, or Spark on a cluster) or `puffer prior --data …`"
+        )
+    return content
+
+
 def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
     """The raw content of a path, a file-like object or bytes; its name; a label for messages."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), None, "the data"
     if isinstance(source, (str, Path)):
         path = Path(source)
+        label = f"the file '{path.name}'"
         try:
-            return path.read_bytes(), path.name, f"the file '{path.name}'"
+            if path.is_file():
+                _capped(b"", label, path.stat().st_size)  # a big regular file is refused before it is read
+            with path.open("rb") as handle:
+                return _capped(handle.read(MAX_BYTES + 1), label), path.name, label
         except FileNotFoundError:
             raise DataError(f"the file '{path}' does not exist") from None
         except IsADirectoryError:
@@ -89,14 +105,14 @@ def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
             else:
                 if hasattr(source, "seek"):
                     source.seek(0)
-                content = source.read()
+                content = source.read(MAX_BYTES + 1)
         except _READ_ERRORS as exc:
             raise DataError(f"{label} could not be read ({exc})") from None
         if isinstance(content, str):
             content = content.encode("utf-8")
         if not isinstance(content, (bytes, bytearray, memoryview)):
             raise DataError(f"{label} did not give bytes or text when read; got {type(content).__name__}")
-        return bytes(content), name, label
+        return _capped(bytes(content), label), name, label
     raise DataError(
         "the data source must be a file path, an uploaded file, bytes or a pandas DataFrame;"
         f" got {type(source).__name__}"
@@ -200,6 +216,14 @@ def _csv_options(data: bytes, label: str) -> dict[str, Any]:
         raise DataError(f"{label} is empty: it has no header and no rows")
     sep = _sniff_separator(sample, encoding)
     return {"sep": sep, "encoding": encoding, "compression": compression, "skipinitialspace": True}
+
+
+def csv_format(data: bytes, label: str) -> dict[str, Any]:
+    """How the CSV bytes ``data`` are written: ``sep``, ``encoding`` and ``compression`` (gzip or None), as read here.
+
+    Raises DataError for empty content, binary data or a zip archive (the messages of :func:`load_sequences`).
+    """
+    return _csv_options(data, label)
 
 
 def _csv_header(data: bytes, options: dict[str, Any], label: str) -> tuple[str, ...]:
@@ -433,12 +457,14 @@ def load_with_repair(
     drop_duplicates: bool = False,
     max_rows: int = MAX_ROWS,
     max_states: int = MAX_STATES,
+    time_format: str | None = None,
 ) -> Loaded:
     """:func:`load_sequences` with the repair options, returning the sequences and the :class:`Repair` counts.
 
     ``drop_missing``: drop the rows with an empty cell in a chosen column (else they are
     refused).  ``drop_duplicates``: drop the rows that repeat an earlier row exactly in the
-    chosen columns (else the repeated (user, time) pair is refused).  Raises DataError like
+    chosen columns (else the repeated (user, time) pair is refused).  ``time_format``: as in
+    :func:`load_sequences`.  Raises DataError like
     :func:`load_sequences`, and when the repair leaves no row.
     """
     max_rows = check_whole("max_rows", max_rows)
@@ -456,7 +482,7 @@ def load_with_repair(
                 f"every row of {label} was dropped ({repair.describe()}); no data is left to load"
             )
     try:
-        sequences = build_sequences(frame, wanted, label, max_states)
+        sequences = build_sequences(frame, wanted, label, max_states, time_format)
     except DataError as exc:
         if not repair.dropped:
             raise
@@ -474,6 +500,7 @@ def load_sequences(
     max_states: int = MAX_STATES,
     drop_missing: bool = False,
     drop_duplicates: bool = False,
+    time_format: str | None = None,
 ) -> Sequences:
     """Read one row per entry and build every user's state sequence (docs/math.md §1).
 
@@ -483,7 +510,10 @@ def load_sequences(
     :class:`Table` from :func:`read_table` (not read again).  CSV may be comma-, semicolon- or
     tab-separated, gzip-compressed, UTF-8, UTF-16 or Latin-1.  ``user``, ``time``, ``state`` and
     ``group`` name the columns; times may be numbers or date/time strings (only their order
-    within a user matters).  ``drop_missing`` and ``drop_duplicates`` repair the input as in
+    within a user matters), text read one way for the whole column: ISO 8601, day/month/year or
+    month/day/year chosen once from all the values (an ambiguous column is refused), month names
+    (:mod:`puffer_core.data.times`); ``time_format`` (e.g. ``"%d/%m/%Y %H:%M"``) reads every value with
+    that one format instead.  ``drop_missing`` and ``drop_duplicates`` repair the input as in
     :func:`load_with_repair` (which also says how many rows were dropped).
 
     Raises DataError when a column is missing or named twice, the input is empty or unreadable,
@@ -491,5 +521,5 @@ def load_sequences(
     are fewer than 2 states, or the input exceeds ``max_rows`` rows or ``max_states`` states.
     """
     return load_with_repair(
-        source, user, time, state, group, drop_missing, drop_duplicates, max_rows, max_states
+        source, user, time, state, group, drop_missing, drop_duplicates, max_rows, max_states, time_format
     ).sequences

@@ -22,6 +22,8 @@ import pandas as pd
 
 from ..errors import DataError
 from ..validation import check_whole
+from .stats import SequenceStats, check_windows, stats_from_codes
+from .times import check_time_format, parse_text_times
 
 MAX_STATES = 500
 SHOWN_NAMES = 30  # how many names a message lists before "… (n in all)"
@@ -180,6 +182,35 @@ class Sequences:
             group_column=self.group_column,
         )
 
+    def stats(self, windows: tuple[int, ...] | int = ()) -> SequenceStats:
+        """The counts the library uses (:class:`~puffer_core.data.stats.SequenceStats`), computed with numpy.
+
+        ``windows``: the numbers of equal-width time windows to count entries in (the simulator's
+        ``release_mode="windows"`` with that many releases needs them).
+        """
+        wanted = check_windows(windows)
+        time = self.frame["time"]
+        unit, utc = time_unit(time)
+        counts = stats_from_codes(
+            self.codes,
+            self.offsets,
+            self.group_codes,
+            self.time_key,
+            self.n_states,
+            None if self.groups is None else len(self.groups),
+            wanted,
+        )
+        return SequenceStats(
+            states=self.states,
+            groups=self.groups,
+            time_unit=unit,
+            time_first=str(time.min()),
+            time_last=str(time.max()),
+            rows_read=self.n_entries,
+            group_column=self.group_column,
+            **counts,
+        )
+
     def summary(self) -> dict[str, Any]:
         """Plain numbers and strings describing the data, for display."""
         lengths = self.lengths
@@ -217,19 +248,25 @@ def preview_names(names: tuple[str, ...] | list[str]) -> str:
 
 
 def build_sequences(
-    frame: pd.DataFrame, names: dict[str, str], label: str, max_states: int = MAX_STATES
+    frame: pd.DataFrame,
+    names: dict[str, str],
+    label: str,
+    max_states: int = MAX_STATES,
+    time_format: str | None = None,
 ) -> Sequences:
     """Every user's state sequence from a table with one row per entry (docs/math.md §1).
 
     ``frame`` has the columns ``user``, ``time``, ``state`` and optionally ``group`` (the roles);
     ``names`` maps each role to the name the column had in the source and ``label`` names the
     source (e.g. "the file 'x.csv'"), both for the messages.  Times may be numbers or date/time
-    strings (only their order within a user matters).
+    strings (only their order within a user matters), read one way for the whole column
+    (:mod:`puffer_core.data.times`) or with ``time_format``.
 
     Raises DataError when values are missing, times cannot be parsed, a user has two entries at
     the same time, or there are fewer than 2 or more than ``max_states`` states.
     """
     max_states = check_whole("max_states", max_states, minimum=2)
+    time_format = check_time_format(time_format)
     state, group = names["state"], names.get("group")
     missing = frame.isna()
     if missing.to_numpy().any():
@@ -241,7 +278,7 @@ def build_sequences(
             " Remove or fill those rows."
         )
 
-    state_codes, states = _labels(frame["state"])
+    state_codes, states = label_codes(frame["state"])
     if len(states) < 2:
         raise DataError(
             f"the state column '{state}' has only {len(states)} distinct value"
@@ -252,7 +289,7 @@ def build_sequences(
             f"the state column '{state}' has {len(states):,} distinct values; the limit is {max_states:,}"
             f" (first few: {preview_names(list(states[:5]))}). Is '{state}' really the category column?"
         )
-    time_parsed, time_key = _time_key(frame["time"], names["time"])
+    time_parsed, time_key = _time_key(frame["time"], names["time"], time_format)
     user_codes, users = _factorize(frame["user"])
     order = np.lexsort((time_key, user_codes))
     user_sorted = user_codes[order]
@@ -277,7 +314,7 @@ def build_sequences(
     groups: tuple[str, ...] | None = None
     group_codes = None
     if group is not None:
-        raw_group_codes, groups = _labels(frame["group"])
+        raw_group_codes, groups = label_codes(frame["group"])
         group_codes = _readonly(raw_group_codes[order])
         columns["group"] = pd.Categorical.from_codes(group_codes, categories=list(groups))
     return Sequences(
@@ -300,18 +337,21 @@ def _show(value: object) -> str:
     return repr(value)
 
 
-def _time_key(column: pd.Series, name: str) -> tuple[pd.Series, np.ndarray]:
-    """The parsed time column and an exact sort key (int64 or float64) for it."""
+def _time_key(column: pd.Series, name: str, time_format: str | None = None) -> tuple[pd.Series, np.ndarray]:
+    """The parsed time column and an exact sort key (int64 or float64) for it.
+
+    Text is read as :mod:`puffer_core.data.times` says: one way for the whole column, or with ``time_format``.
+    """
     if isinstance(column.dtype, pd.DatetimeTZDtype):
         parsed = column.dt.tz_convert("UTC")
         return parsed, parsed.astype("int64").to_numpy()
     if pd.api.types.is_datetime64_dtype(column) or pd.api.types.is_timedelta64_dtype(column):
         return column, column.astype("int64").to_numpy()
-    if pd.api.types.is_bool_dtype(column):
+    if time_format is None and pd.api.types.is_bool_dtype(column):
         return column, column.to_numpy(dtype=np.int64)
-    if pd.api.types.is_integer_dtype(column):
+    if time_format is None and pd.api.types.is_integer_dtype(column):
         return column, column.to_numpy(dtype=np.int64)
-    if pd.api.types.is_numeric_dtype(column):
+    if time_format is None and pd.api.types.is_numeric_dtype(column):
         values = column.to_numpy(dtype=np.float64)
         _reject_bad_times(column, ~np.isfinite(values), name, "is not a finite number")
         return column, values
@@ -319,23 +359,18 @@ def _time_key(column: pd.Series, name: str) -> tuple[pd.Series, np.ndarray]:
         warnings.simplefilter("ignore")
         text = column.astype(str).str.strip()
         numbers = pd.to_numeric(text, errors="coerce")
-        if numbers.notna().all():
+        if time_format is None and numbers.notna().all():
             return _time_key(numbers, name)
-        parsed = _to_datetime(text, None)
-        if parsed.isna().any():
-            parsed = _to_datetime(text, "mixed")
+    parsed = parse_text_times(text, name, time_format)
     bad = parsed.isna().to_numpy()
-    mixed = bool(numbers.notna().any()) and bool(parsed.notna().any())
-    why = "is not a date/time (the column mixes numbers and dates)" if mixed else "is neither a number nor a date/time"
+    if time_format is not None:
+        why = f"does not fit time_format={time_format!r}"
+    elif bool(numbers.notna().any()) and bool(parsed.notna().any()):
+        why = "is not a date/time (the column mixes numbers and dates)"
+    else:
+        why = "is neither a number nor a date/time"
     _reject_bad_times(column, bad, name, why)
     return parsed, parsed.astype("int64").to_numpy()
-
-
-def _to_datetime(text: pd.Series, fmt: str | None) -> pd.Series:
-    try:
-        return pd.to_datetime(text, errors="coerce", utc=True, format=fmt)
-    except (ValueError, TypeError, OverflowError):
-        return pd.Series(pd.NaT, index=text.index, dtype="datetime64[us, UTC]")
 
 
 def _reject_bad_times(column: pd.Series, bad: np.ndarray, name: str, why: str) -> None:
@@ -344,7 +379,8 @@ def _reject_bad_times(column: pd.Series, bad: np.ndarray, name: str, why: str) -
         raise DataError(
             f"{int(bad.sum()):,} value(s) in the time column '{name}' cannot be read as times;"
             f" for example {_show(example)} (data row {int(np.flatnonzero(bad)[0]) + 1}) {why}."
-            " Times must be numbers or dates such as 2024-05-01 13:45; only their order matters."
+            " Times must be numbers or dates such as 2024-05-01 13:45 (one way for the whole column, or pass"
+            " time_format, e.g. '%d/%m/%Y %H:%M'); only their order matters."
         )
 
 
@@ -357,8 +393,18 @@ def _factorize(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(codes, dtype=np.int64), np.asarray(uniques)
 
 
-def _labels(column: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Integer codes and sorted, distinct string labels of a categorical column."""
+def time_unit(column: pd.Series) -> tuple[str | None, bool]:
+    """The unit of :attr:`Sequences.time_key` for a parsed time column ("us", "ns", … or None for numbers),
+    and whether the times are UTC (time-zone aware)."""
+    if isinstance(column.dtype, pd.DatetimeTZDtype):
+        return column.dtype.unit, True
+    if pd.api.types.is_datetime64_dtype(column):
+        return np.datetime_data(column.dtype)[0], False
+    return None, False
+
+
+def label_codes(column: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes and sorted, distinct string labels of a categorical column (numbers sorted as numbers)."""
     codes, uniques = _factorize(column)
     labels = tuple(str(u) for u in uniques)
     if len(set(labels)) != len(labels):

@@ -12,9 +12,9 @@
 
 from .closed_form import binary_chain_curve
 from .curve import InfluenceCurve
-from .gaussian import gaussian_influence_curve
-from .influence import influence_curve
-from .mqm import MQMScale, mqm_noise_scale, mqm_scale
+from .gaussian import gaussian_estimate, gaussian_influence_curve
+from .influence import influence_curve, influence_estimate
+from .mqm import MQMScale, mqm_estimate, mqm_noise_scale, mqm_scale
 from .spread import PriorSpread, prior_spread, row_sensitivity
 
 __all__ = [
@@ -22,8 +22,11 @@ __all__ = [
     "MQMScale",
     "PriorSpread",
     "binary_chain_curve",
+    "gaussian_estimate",
     "gaussian_influence_curve",
     "influence_curve",
+    "influence_estimate",
+    "mqm_estimate",
     "mqm_noise_scale",
     "mqm_scale",
     "prior_spread",

@@ -33,15 +33,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..priors.models import TINY, MarkovChainPrior, check_no_underflow, stationary_distribution
+from ..priors.models import TINY, MarkovChainPrior, check_no_underflow
+from ..work import MARGINAL, MAX_PLUS, MEMORY_LIMIT_BYTES, PRODUCT, Progress, WorkCounter, WorkEstimate
 from .kernels import column_log_range, log_or_neg, max_log_ratio, stream_marginals
 
 TAIL_TOL = 1e-12  # a clamped term exceeds the exact one by at most this much
-
-# Throughput assumed by the up-front estimates (one shared core, measured with margin).
-MAX_PLUS_RATE = 3e9  # pairwise max log-ratio operations per second (compiled kernel)
-GEMM_RATE = 5e9  # floating-point operations per second of a matrix product
-TABLE_LIMIT_BYTES = 1_500_000_000  # term tables beyond this are refused up front
+TABLE_LIMIT_BYTES = MEMORY_LIMIT_BYTES  # term tables beyond this are refused up front
+_ROW_CHUNK_STEPS = 2e8  # max-plus steps per kernel call (progress is reported between calls)
 
 
 class ChainTerms:
@@ -65,10 +63,7 @@ class ChainTerms:
         elif pi is not None:
             self.pi = np.asarray(pi)
         else:
-            try:
-                self.pi = stationary_distribution(prior.transition)
-            except ValueError:
-                self.pi = None  # several closed classes: no stationary law (allowed with a given initial)
+            self.pi = prior.stationary_or_none  # None: several closed classes (allowed with a given initial)
         masks = [] if self.pi is None else [self.pi > 0]
         for s in supports or []:
             masks.append(np.asarray(s, dtype=bool))
@@ -94,6 +89,8 @@ class ChainTerms:
         self.attached = False
         self._expected: int | None = None
         self._all = np.ones(self.K, dtype=bool)
+        self.stop_at: int | None = None  # a proven cutoff (see ChainProfile): the tables stop there
+        self.tail = np.inf  # 2ρ at the cutoff (≤ TAIL_TOL) once there is one
 
     # ------------------------------------------------------------------ growth
 
@@ -107,17 +104,22 @@ class ChainTerms:
         """Size the first allocation for about this many distances (e.g. an estimated cutoff)."""
         self._expected = max(1, int(distances))
 
-    def ensure(self, n: int, expected: int | None = None) -> int:
+    def ensure(
+        self, n: int, expected: int | None = None, progress: Progress | None = None, work: WorkCounter | None = None
+    ) -> int:
         """Compute the tables up to distance n (or the cutoff); return how many distances are stored.
 
         ``expected`` (e.g. an estimated cutoff) sizes the first allocation; storage otherwise
-        grows geometrically.
+        grows geometrically.  ``progress`` hears of every distance (and of parts of one when K
+        is large); ``work`` counts the max-plus steps and matrix-product multiply-adds.
         """
         n = max(0, min(int(n), self.T - 1))
         if self.cutoff is not None or n <= self.n:
             return self.n
         k = self.K
         logs_t = np.empty((k, k))
+        sizes = [k] + [int(s.sum()) for s in self.supports]  # rows r used by each table
+        rows = max(1, int(_ROW_CHUNK_STEPS / max(1, k * max(sizes))))
         while self.n < n:
             d = self.n + 1
             if d > self.capacity:
@@ -125,19 +127,34 @@ class ChainTerms:
                 first = hint if hint is not None and self.n == 0 else 16
                 self._grow(min(n, max(d, first, 2 * self.capacity)))
             self._power = self._power @ self._transition
+            if work is not None:
+                work.add(PRODUCT, float(k) ** 3)
             if not self._struct_full:
                 self._struct = (self._struct.astype(float) @ self._structure) > 0
                 self._struct_full = bool(self._struct.all())
+                if work is not None:
+                    work.add(PRODUCT, float(k) ** 3)
             check_no_underflow(self._power, self._struct, f"the {d}-step transition matrix")
             logs = log_or_neg(self._power)
             logs_t[:] = logs.T
             row = (d - 1) * self.stride
-            max_log_ratio(logs, logs_t, self._all, self._buf[row].reshape(k, k))
-            for j, s in enumerate(self.supports):
-                max_log_ratio(logs_t, logs, s, self._buf[row + 1 + j].reshape(k, k))
+            for j, size in enumerate(sizes):
+                out = self._buf[row + j].reshape(k, k)
+                for x in range(0, k, rows):
+                    if j == 0:
+                        max_log_ratio(logs[x : x + rows], logs_t, self._all, out[x : x + rows])
+                    else:
+                        max_log_ratio(logs_t[x : x + rows], logs, self.supports[j - 1], out[x : x + rows])
+                    steps = float(min(rows, k - x)) * size * k
+                    if work is not None:
+                        work.add(MAX_PLUS, steps)
+                    if progress is not None:
+                        progress.advance(f"left and right terms, distance {d} of {n}", steps)
             self.n = d
-            if 2.0 * column_log_range(logs, self.mass_rows) <= TAIL_TOL:
+            spread = 2.0 * column_log_range(logs, self.mass_rows)
+            if spread <= TAIL_TOL or (self.stop_at is not None and d >= self.stop_at):
                 self.cutoff = d
+                self.tail = min(spread, TAIL_TOL)
                 break
         return self.n
 
@@ -228,23 +245,308 @@ def marginal_profile(
     return kept, support, eta
 
 
-def estimate_cutoff(prior: MarkovChainPrior, rows: np.ndarray, n: int) -> int:
-    """An upper bound on the cutoff (at most n): the first power of two 2^j with 2ρ(2^j) ≤ TAIL_TOL.
+def lifted_cutoff(
+    transition: np.ndarray, rows: np.ndarray, n: int, work: WorkCounter | None = None,
+    spreads: list[tuple[int, float]] | None = None,
+) -> int | None:
+    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` over ``rows`` (None if none), by squaring and binary lifting.
 
-    ρ is non-increasing (see the module docstring), so the cutoff is ≤ that power of two.
-    Uses j squarings, cheap next to the tables themselves.
+    ρ is non-increasing when ``rows`` is closed under the chain's moves (module docstring), so
+    the squarings P^(2^j) find a power of two past the cutoff, and products of the saved
+    squarings walk back to the first such d: about 2·log₂(d) matrix products instead of d.
     """
-    power = np.array(prior.transition, dtype=float)
-    d = 1
-    while d < n:
-        if 2.0 * column_log_range(log_or_neg(power), rows) <= TAIL_TOL:
-            return d
-        power = power @ power
-        d *= 2
-    return n
+    k = transition.shape[0]
+    powers = [np.asarray(transition, dtype=float)]
+    span = 1
+    while True:
+        rho = column_log_range(log_or_neg(powers[-1]), rows)
+        if spreads is not None:
+            spreads.append((span, float(rho)))  # ρ(span): right ≤ ρ, left ≤ 2ρ at that distance
+        if 2.0 * rho <= TAIL_TOL:
+            break
+        if span >= n:
+            return None
+        powers.append(powers[-1] @ powers[-1])
+        span *= 2
+        if work is not None:
+            work.add(PRODUCT, float(k) ** 3)
+    if span == 1:
+        return 1
+    # the largest d < span with 2ρ(d) > TAIL_TOL, bit by bit from the top
+    below = np.eye(k)
+    d = 0
+    for j in range(len(powers) - 2, -1, -1):
+        trial = below @ powers[j]
+        if work is not None:
+            work.add(PRODUCT, float(k) ** 3)
+        if 2.0 * column_log_range(log_or_neg(trial), rows) > TAIL_TOL:
+            below = trial
+            d += 2**j
+    return d + 1 if d + 1 <= n else None
 
 
-def table_cost(k: int, distances: int, supports: int) -> tuple[float, float]:
-    """(seconds, bytes) to build right and ``supports`` h tables up to ``distances`` for K = k."""
-    seconds = distances * (k**3 * (1 + supports) / MAX_PLUS_RATE + 3 * k**3 / GEMM_RATE)
-    return seconds, 8.0 * k * k * distances * (1 + supports)
+def support_sequence(prior: MarkovChainPrior) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The structural supports of the marginals p_t, t = 1..T, without the marginals themselves.
+
+    Returns (unique supports (n, K), ids of the supports of t = 1..m (m ≤ T), start s and
+    period q of the cycle they end in: for t > m, supp p_t is the support of t = s + (t − s) mod q).
+    Each step costs K² (a Boolean vector times the structure of P); the sequence is periodic
+    from its first repetition on, which comes after at most about K² steps, in practice ~K.
+    """
+    structure = (np.asarray(prior.transition) > 0).astype(float)
+    current = np.asarray(prior.initial) > 0
+    seen: dict[bytes, int] = {}
+    unique: list[np.ndarray] = []
+    ids: list[int] = []
+    first_at: dict[int, int] = {}
+    for t in range(1, prior.length + 1):
+        key = current.tobytes()
+        if key not in seen:
+            seen[key] = len(unique)
+            unique.append(current)
+        sid = seen[key]
+        if sid in first_at:
+            start = first_at[sid]
+            return np.array(unique), np.array(ids, dtype=np.int64), start, t - start
+        first_at[sid] = t
+        ids.append(sid)
+        current = (current.astype(float) @ structure) > 0
+    return np.array(unique), np.array(ids, dtype=np.int64), prior.length, 1
+
+
+class ChainProfile:
+    """One prior prepared for the exact computations of docs/math.md §2.1 (a(b)) and §5 (MQM).
+
+    Holds everything both need, written once:
+
+    - π (``None`` when the chain has several closed classes) and the supports of the marginals
+      (:func:`support_sequence`); ``mass_rows`` their union (closed under the chain's moves);
+    - the cutoff D, bounded before any table is built (:func:`lifted_cutoff`) and imposed on
+      the tables (``ChainTerms.stop_at``), so that an estimate made from it is never exceeded;
+    - the far nodes: for a non-stationary prior with a stationary law, every node
+      t ≥ t_c = max(s_f + D, t_η) (s_f: the first node whose marginal has the support of π;
+      t_η: the first with η_t ≤ ``TAIL_TOL``, η_t = max_x |log p_t[x] − log π[x]|) has
+      left_t(d) ≤ left_π(d) + 2η_{t_c}: η is non-increasing once finite (the max-divergences
+      D∞(p_t‖π) and D∞(π‖p_t) both shrink under the kernel P, data processing), so
+      ``far_addition`` = 2η_{t_c} and the marginals are needed only before t_c.  With a cutoff,
+      η_t ≤ ρ(t − 1) (p_t[x] and π[x] both lie between the extremes of column x of P^(t−1)
+      over ``mass_rows``), so t_η ≤ D + 1 and s_f ≤ D + 1: t_c ≤ 2D + 1 is known in advance.
+
+    ``need`` is the largest distance the caller can use (≤ T − 1).
+    """
+
+    def __init__(self, prior: MarkovChainPrior, need: int, work: WorkCounter | None = None) -> None:
+        self.prior = prior
+        self.T = prior.length
+        self.K = prior.n_states
+        self.stationary = prior.stationary_initial
+        self.need = max(0, min(int(need), self.T - 1))
+        if self.stationary:
+            self.pi: np.ndarray | None = np.asarray(prior.initial)
+            unique = np.zeros((0, self.K), dtype=bool)
+            self._ids = np.zeros(0, dtype=np.int64)
+            self._cycle = (1, 1)
+        else:
+            self.pi = prior.stationary_or_none
+            if work is not None:
+                work.add(PRODUCT, float(self.K) ** 3)
+            unique, self._ids, start, period = support_sequence(prior)
+            self._cycle = (start, period)
+            if work is not None:
+                work.add(MARGINAL, float(self.K) ** 2 * (len(self._ids) + 1))
+        self.terms = ChainTerms(prior, list(unique), self.pi)
+        self.unique_supports = unique
+        self._local_to_terms = np.array([self.terms.support_index(u) for u in unique], dtype=np.int64)
+        self.spreads: list[tuple[int, float]] = []  # (d, ρ(d)) at powers of two d
+        self.D_bound = None if self.need < 1 else lifted_cutoff(
+            prior.transition, self.terms.mass_rows, self.need, work, self.spreads)
+        self.terms.stop_at = self.D_bound
+        pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
+        self._inside_pi = np.all(unique <= pi_rows[None, :], axis=1) if len(unique) else np.zeros(0, dtype=bool)
+        self._pi_id = -1
+        if self.pi is not None:
+            matches = np.flatnonzero(np.all(unique == pi_rows[None, :], axis=1)) if len(unique) else []
+            self._pi_id = int(matches[0]) if len(matches) else -1
+        self.t_c_bound = self._far_start_bound()
+        self.D = 0
+        self.t_c = 1 if self.stationary else self.T + 1
+        self.far_addition = 0.0
+        self.marg = np.zeros((0, self.K))
+
+    # ------------------------------------------------------------------ structure, before any table
+
+    def support_ids(self, m: int) -> np.ndarray:
+        """Indices (into ``unique_supports``) of supp p_t for t = 1..m (non-stationary priors)."""
+        t = np.arange(1, m + 1)
+        start, period = self._cycle
+        known = len(self._ids)
+        at = np.where(t <= known, t, start + (t - start) % period) - 1
+        return self._ids[at]
+
+    def node_support(self, m: int) -> np.ndarray:
+        """The ChainTerms support index of supp p_t for t = 1..m (m ≤ T)."""
+        return self._local_to_terms[self.support_ids(m)]
+
+    def _first_pi_support(self) -> int:
+        """s_f: the first node from which supp p_t = supp π for good (T + 1 if never within the chain)."""
+        if self.pi is None or self._pi_id < 0:
+            return self.T + 1
+        start, period = self._cycle
+        cycle = self._ids[start - 1 : start - 1 + period] if len(self._ids) >= start else self._ids[-1:]
+        if not np.all(cycle == self._pi_id):
+            return self.T + 1
+        t = len(self._ids)
+        while t >= 1 and self._ids[t - 1] == self._pi_id:
+            t -= 1
+        return t + 1
+
+    def _far_start_bound(self) -> int:
+        """An upper bound on t_c known before the tables (T + 1 when no far node is certain)."""
+        if self.stationary:
+            return 1
+        s_f = self._first_pi_support()
+        if s_f > self.T or self.D_bound is None:
+            return self.T + 1
+        d = self.D_bound
+        return min(self.T + 1, max(d + 1, s_f + d))
+
+    def bounded_nodes(self, m: int) -> np.ndarray:
+        """bounded[t−1] for t = 1..m: every support within reach of node t (t − D ≤ s ≤ t) lies in supp π."""
+        if self.stationary:
+            return np.ones(m, dtype=bool)
+        if self.pi is None:
+            return np.zeros(m, dtype=bool)
+        n = min(m, self.T)
+        inside = self._inside_pi[self.support_ids(n)]
+        outside = np.concatenate([[0], np.cumsum(~inside)])
+        t = np.arange(1, n + 1)
+        first = np.maximum(1, t - max(self.D, 1))
+        ok = np.ones(m, dtype=bool)
+        ok[:n] = outside[t] - outside[first - 1] == 0
+        return ok
+
+    # ------------------------------------------------------------------ estimate
+
+    def table_distances(self) -> int:
+        """The most distances the tables will hold (the proven cutoff, or ``need``)."""
+        return self.need if self.D_bound is None else min(self.need, self.D_bound)
+
+    def estimate(self, distances: int | None = None) -> WorkEstimate:
+        """Units and bytes of the tables up to ``distances`` (default: :meth:`table_distances`) and the marginals."""
+        n = self.table_distances() if distances is None else min(distances, self.T - 1)
+        k = float(self.K)
+        sizes = k + float(sum(int(s.sum()) for s in self.terms.supports))
+        nodes = 0 if self.stationary else min(self.T, self.t_c_bound)
+        steps = 2 * max(1, int(self.need).bit_length()) + 2  # the lifted cutoff and π
+        units = {
+            "max-plus": n * k * k * sizes,
+            "product": (2.0 * n + steps) * k**3,
+            "marginal": (nodes + len(self._ids) + 1) * k * k,
+        }
+        nbytes = 8.0 * k * k * n * self.terms.stride
+        return WorkEstimate("the left and right terms", units, nbytes, f"terms up to distance {n}")
+
+    # ------------------------------------------------------------------ build
+
+    def build(self, progress: Progress | None = None, work: WorkCounter | None = None, tables: bool = True) -> None:
+        """The tables (up to the cutoff or ``need``), then the far-node start and the marginals before it.
+
+        With ``tables=False`` (MQM grows its tables on demand) the far nodes are located with the
+        proven cutoff bound instead of the built tables.
+        """
+        if tables:
+            self.D = self.terms.ensure(self.need, self.table_distances(), progress, work)
+            has_cutoff = self.terms.cutoff is not None
+        else:
+            has_cutoff = self.D_bound is not None
+            self.D = self.D_bound if has_cutoff else self.need
+        if self.stationary:
+            self.t_c = 1
+            self.marg = np.asarray(self.prior.initial)[None, :]
+            return
+        s_f = self._first_pi_support()
+        if self.pi is None or s_f > self.T:
+            horizon = self.T
+        elif has_cutoff:
+            horizon = min(self.T, max(self.D + 1, s_f + self.D))
+        else:
+            horizon = self.T
+        marg, _, eta = marginal_profile(self.prior, self.pi, length=horizon, store=horizon)
+        if work is not None:
+            work.add(MARGINAL, float(self.K) ** 2 * horizon)
+        self.marg = marg
+        small = np.flatnonzero(eta <= TAIL_TOL)
+        if self.pi is None or s_f > self.T:
+            self.t_c = self.T + 1
+        elif small.size:
+            self.t_c = max(int(small[0]) + 1, s_f + self.D)
+        elif has_cutoff:
+            self.t_c = max(horizon + 1, s_f + self.D)  # η_t ≤ ρ(t − 1) ≤ TAIL_TOL / 2 from D + 1 on
+        else:
+            self.t_c = self.T + 1
+        if self.t_c > self.T:
+            self.t_c = self.T + 1
+            return
+        # η is non-increasing once finite: the largest η over the far nodes is η at t_c
+        eta_c = float(eta[self.t_c - 1]) if self.t_c <= horizon else TAIL_TOL / 2.0
+        self.far_addition = 2.0 * eta_c + 1e-15
+
+
+def profile_marginals(profile: ChainProfile, n: int, work: WorkCounter | None = None) -> np.ndarray:
+    """p_t for t = 1..n (n ≤ T): the profile's own, extended when a caller needs more nodes (Θ)."""
+    if profile.marg.shape[0] >= n:
+        return profile.marg[:n]
+    marg, _, _ = marginal_profile(profile.prior, profile.pi, length=n, store=n)
+    if work is not None:
+        work.add(MARGINAL, float(profile.K) ** 2 * n)
+    return marg
+
+
+def shared_tables(profiles: list[ChainProfile], arena: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The arrays the compiled a(b) kernels read (the layout is documented in :mod:`puffer_core.kernels`).
+
+    ``tab[i]`` holds prior i's rows (one prior: its own storage, no copy; several: ``arena``, into
+    which they were written, or a gathered copy); ``stride``, ``hpi`` (index of supp π), ``shift``
+    and ``valid`` (log π[x'] − log π[x] and the pairs with mass under π), ``depth`` (the stored
+    distances) and ``lengths``.
+    """
+    k = profiles[0].K
+    n = len(profiles)
+    n_pairs = k * k
+    hpi = np.zeros(n, dtype=np.int64)
+    shift = np.zeros((n, n_pairs))
+    valid = np.zeros((n, n_pairs), dtype=bool)
+    for i, prof in enumerate(profiles):
+        if prof.pi is not None:
+            hpi[i] = prof.terms.support_index(prof.pi > 0)
+            shift[i], valid[i] = prof.terms.shift_pi()
+    if n == 1:
+        tab = profiles[0].terms.stored_rows()[None]
+    elif arena is not None and all(p.terms.attached for p in profiles):
+        tab = arena
+    else:
+        tab = np.empty((n, max(1, max(p.terms.stored_rows().shape[0] for p in profiles)), n_pairs))
+        for i, prof in enumerate(profiles):
+            rows = prof.terms.stored_rows()
+            tab[i, : rows.shape[0]] = rows
+    return {
+        "tab": tab,
+        "stride": np.array([p.terms.stride for p in profiles], dtype=np.int64),
+        "hpi": hpi,
+        "shift": shift,
+        "valid": valid,
+        "depth": np.array([p.D for p in profiles], dtype=np.int64),
+        "lengths": np.array([p.T for p in profiles], dtype=np.int64),
+    }
+
+
+def attach_arena(profiles: list[ChainProfile]) -> np.ndarray | None:
+    """For Θ: one arena (n, rows, K²) into which every prior writes its tables (None for one prior)."""
+    if len(profiles) < 2:
+        return None
+    k = profiles[0].K
+    caps = [p.table_distances() for p in profiles]
+    arena = np.empty((len(profiles), max(1, max(c * p.terms.stride for c, p in zip(caps, profiles))), k * k))
+    for i, (cap, prof) in enumerate(zip(caps, profiles)):
+        prof.terms.attach(arena[i, : cap * prof.terms.stride])
+    return arena

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..validation import check_whole
+
 
 @dataclass(frozen=True, eq=False)
 class InfluenceCurve:
@@ -36,8 +38,7 @@ class InfluenceCurve:
         if not np.array_equal(b, np.arange(1, b.size + 1)):
             raise ValueError("b must be the integers 1..B")
         length = self.length
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-            raise ValueError(f"length must be a whole number ≥ 1 (the longest sequence); got {length!r}")
+        check_whole("length (the longest sequence)", length)
         if np.any(a < 0):
             raise ValueError("a(b) is a log-ratio bound and cannot be negative")
         if np.any(a[b >= length] != 0):
@@ -54,8 +55,7 @@ class InfluenceCurve:
 
     def at(self, b: int) -> float:
         """a(b); beyond the computed range the last value (a valid upper bound), 0 from ``length`` on."""
-        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise ValueError(f"b must be a whole number ≥ 1; got {b!r}")
+        check_whole("b", b)
         if b >= self.length:
             return 0.0
         if b > self.max_b:

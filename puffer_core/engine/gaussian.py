@@ -47,11 +47,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky, solve_triangular
-from scipy.special import log_ndtr, ndtr
+from scipy.linalg import LinAlgError, cholesky
+from scipy.linalg.blas import dtrmm as trmm
+from scipy.linalg.lapack import dtrtri as trtri
+from scipy.special import erf, log_ndtr
 
 from ..priors.models import MAX_LENGTH, GaussianProcessPrior
-from ..validation import WORK_LIMIT_SECONDS, human_seconds
+from ..validation import WORK_LIMIT_SECONDS, check_whole
+from ..work import GAUSSIAN, Progress, ProgressCallback, WorkCounter, WorkEstimate, one_blas_thread
 from .curve import InfluenceCurve
 
 JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
@@ -60,7 +63,7 @@ R_TOL = 1e-7  # refinement stops once each bound is within R_TOL·spread + R_ABS
 R_ABS = 1e-6
 _U = np.finfo(float).eps / 2  # unit roundoff
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-FLOP_RATE = 5e9  # floating-point operations per second assumed by the up-front estimate
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 
 
 def _log1mexp(x: np.ndarray) -> np.ndarray:
@@ -69,28 +72,60 @@ def _log1mexp(x: np.ndarray) -> np.ndarray:
     return np.where(x > -0.6931471805599453, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
 
 
-def log_interval_probability(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """log Pr(Z ∈ [lo, hi]) for a standard normal Z, stable far into both tails."""
+def _log_hazard(x: np.ndarray) -> np.ndarray:
+    """log of the hazard φ(x)/Q(x) of the standard normal (Q = 1 − Φ), accurate to relative rounding."""
+    return -0.5 * x * x - _LOG_SQRT_2PI - log_ndtr(-x)
+
+
+def _upper_tail(lo: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """log Pr(Z ∈ [lo, lo + width]) for lo ≥ 0: log Q(lo) + log(1 − Q(lo + width)/Q(lo)).
+
+    The log ratio is −∫ hazard over the interval; for a narrow interval (|ratio| < 1) it is
+    taken by 8-point Gauss–Legendre quadrature of the smooth hazard, not as the difference of
+    two nearly equal log Q values (which loses every digit when the width is ~1e-12).
+    """
+    a = log_ndtr(-lo)
+    diff = log_ndtr(-(lo + width)) - a
+    narrow = diff > -1.0
+    if np.any(narrow):
+        lo_n, w_n = lo[narrow], width[narrow]
+        x = lo_n[:, None] + 0.5 * w_n[:, None] * (1.0 + _GL_NODES[None, :])
+        integral = 0.5 * w_n * (np.exp(_log_hazard(x)) * _GL_WEIGHTS[None, :]).sum(axis=1)
+        diff[narrow] = -integral
+    return a + _log1mexp(diff)
+
+
+def log_interval_probability(lo: np.ndarray, hi: np.ndarray, width: np.ndarray | None = None) -> np.ndarray:
+    """log Pr(Z ∈ [lo, hi]) for a standard normal Z, stable far into both tails and for narrow intervals.
+
+    ``width`` (= hi − lo, given exactly when known) avoids the rounding of hi − lo for narrow
+    intervals.  Intervals inside one tail use the hazard integral (:func:`_upper_tail`, the
+    lower tail by symmetry); intervals around 0 use erf, a sum of two non-negative terms.
+    """
     lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    w = hi - lo if width is None else np.broadcast_to(np.asarray(width, dtype=float), lo.shape)
     out = np.empty(lo.shape)
     upper = lo > 0
     lower = hi < 0
     middle = ~(upper | lower)
-    a = log_ndtr(-lo[upper])
-    out[upper] = a + _log1mexp(log_ndtr(-hi[upper]) - a)
-    c = log_ndtr(hi[lower])
-    out[lower] = c + _log1mexp(log_ndtr(lo[lower]) - c)
-    out[middle] = np.log(ndtr(hi[middle]) - ndtr(lo[middle]))
+    out[upper] = _upper_tail(lo[upper], w[upper])
+    out[lower] = _upper_tail(-hi[lower], w[lower])
+    out[middle] = np.log(0.5 * (erf(hi[middle] / math.sqrt(2)) - erf(lo[middle] / math.sqrt(2))))
     return out
 
 
 def _log_interval(u: np.ndarray, sigma: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """(g, g') with g(u) = log Pr(N(0, σ²) ∈ [u, u + δ]) and its derivative in u."""
+    """(g, g') with g(u) = log Pr(N(0, σ²) ∈ [u, u + δ]) and its derivative in u.
+
+    g' = (φ(z2) − φ(z1)) / (σ·Pr) with φ(z2) − φ(z1) = φ(z1)·expm1(−(z2 − z1)(z1 + z2)/2),
+    z2 − z1 = δ/σ: no difference of nearly equal numbers.
+    """
     z1 = u / sigma
-    z2 = (u + delta) / sigma
-    g = log_interval_probability(z1, z2)
+    width = delta / sigma
+    z2 = z1 + width
+    g = log_interval_probability(z1, z2, width)
     with np.errstate(over="ignore", invalid="ignore"):
-        d = (np.exp(-0.5 * z2 * z2 - _LOG_SQRT_2PI - g) - np.exp(-0.5 * z1 * z1 - _LOG_SQRT_2PI - g)) / sigma
+        d = np.exp(-0.5 * z1 * z1 - _LOG_SQRT_2PI - g) * np.expm1(-width * (z1 + 0.5 * width)) / sigma
     return g, np.where(np.isfinite(d), d, 0.0)
 
 
@@ -99,6 +134,8 @@ def symbol_minimum(prior: GaussianProcessPrior) -> float:
     rho = math.exp(-1.0 / prior.length_scale)
     if prior.kernel == "exponential":
         return (1.0 - rho) / (1.0 + rho) * (1 - 1e-12)
+    if prior.length_scale > 400:  # the product is below e^(−π²ℓ/4) < 1e-300: no useful bound
+        return 0.0
     m = np.arange(1, int(60 * prior.length_scale) + 200)
     log_min = np.sum(np.log1p(-(rho ** (2 * m)))) + 2.0 * np.sum(np.log1p(-(rho ** (2 * m - 1))))
     return float(np.exp(log_min)) * (1 - 1e-10)
@@ -125,7 +162,7 @@ def _leading_norm2(mat: np.ndarray) -> np.ndarray:
     return np.minimum(frob, np.sqrt(one * inf)) * (1 + 4 * a.shape[0] * _U)
 
 
-def _block_minimum(chol: np.ndarray, s_ll: np.ndarray) -> np.ndarray:
+def _block_minimum(chol: np.ndarray, s_ll: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A proven lower bound on λ_min(S_k) for every leading block S_k of s_ll, from its computed factor.
 
     With X ≈ chol⁻¹ and F = chol·cholᵀ − S (both leading blocks are blocks of the full
@@ -134,8 +171,6 @@ def _block_minimum(chol: np.ndarray, s_ll: np.ndarray) -> np.ndarray:
     """
     m = chol.shape[0]
     gamma = (m + 2) * _U / (1 - (m + 2) * _U)
-    x = solve_triangular(chol, np.eye(m), lower=True, check_finite=False)
-    x = np.tril(x)
     resid = np.tril(np.eye(m) - chol @ x)
     chol_f = np.sqrt(np.diagonal(np.cumsum(np.cumsum(chol * chol, axis=0), axis=1)))
     x_norm = _leading_norm2(x)
@@ -154,9 +189,11 @@ def _certified(prior: GaussianProcessPrior, order: np.ndarray, lam: float | np.n
     n = prior.n
     centre = order[0]
     perm = order[:0:-1]  # farthest first: L for b is the leading n − b entries
-    cov = prior.covariance()
-    s_ll = cov[np.ix_(perm, perm)]
-    c = cov[perm, centre]
+    lags = np.arange(n, dtype=float)
+    kern = np.exp(-(lags**2) / prior.length_scale) if prior.kernel == "squared_exponential" else np.exp(
+        -lags / prior.length_scale)
+    s_ll = kern[np.abs(perm[:, None] - perm[None, :])]  # Σ is Toeplitz: k(|j − k|)
+    c = kern[np.abs(perm - centre)]
     nugget = JITTER
     while True:
         try:
@@ -164,19 +201,20 @@ def _certified(prior: GaussianProcessPrior, order: np.ndarray, lam: float | np.n
             break
         except LinAlgError:
             nugget *= 100.0
-    z = solve_triangular(chol, c, lower=True, check_finite=False)
+    x = np.tril(trtri(chol, lower=1)[0])  # chol⁻¹: its leading blocks are the inverses of chol's leading blocks
+    z = x @ c
     upper = np.triu(np.ones((n - 1, n - 1), dtype=bool))  # column j ↔ |L| = j + 1
-    w = solve_triangular(chol.T, np.where(upper, z[:, None], 0.0), lower=False, check_finite=False)
-    w = np.where(upper, w, 0.0)
+    # w for |L| = j + 1 is chol_jᵀ⁻¹ z_j: w[i, j] = Σ_{i ≤ l ≤ j} x[l, i] z[l], a running sum over l
+    w = np.where(upper, np.cumsum((x * z[:, None]).T, axis=1), 0.0)
     c_cols = np.where(upper, c[:, None], 0.0)
-    residual = np.where(upper, s_ll @ w - c_cols, 0.0)
+    residual = np.where(upper, trmm(1.0, w, s_ll, side=1, lower=0), 0.0) - c_cols  # Σ_LL·w, w upper triangular
     size = np.arange(1, n)
     gamma_k = (size + 2) * _U / (1 - (size + 2) * _U)
     w2 = np.sqrt((w * w).sum(axis=0))
     c2 = np.sqrt(np.cumsum(c * c))
     rounding = gamma_k * (c2 + _row_sum(prior) * w2)  # |fl(ρ) − ρ| ≤ γ_k (|c| + |Σ||w̃|), in 2-norm
     if lam < 1e-6:  # the kernel's own bound is weak: bound each leading block from its factor too
-        lam = np.maximum(lam, _block_minimum(chol, s_ll))
+        lam = np.maximum(lam, _block_minimum(chol, s_ll, x))
     with np.errstate(divide="ignore"):
         err = np.where(lam > 0, (np.sqrt((residual * residual).sum(axis=0)) + rounding) * (1 + 1e-10) / lam, np.inf)
     w1 = np.abs(w).sum(axis=0) * (1 + 2 * n * _U) + np.sqrt(size) * err
@@ -304,54 +342,96 @@ def _extreme(side: _Side, r: np.ndarray, bound: np.ndarray, attained: np.ndarray
 
 
 def _orders(n: int) -> list[np.ndarray]:
-    """Coordinates by distance from the centre i* = ⌈n/2⌉, ties lower-first and higher-first."""
+    """Coordinates by distance from the centre i* = ⌈n/2⌉, ties lower-first and (n even) higher-first.
+
+    For odd n the reflection j ↦ n − 1 − j maps the coordinates onto themselves and the
+    higher-first order onto the lower-first one; Σ is invariant, so both give the same values.
+    For even n the two orders hold the same set L for odd b (complete pairs of ties in H).
+    """
     centre = (n + 1) // 2 - 1
     idx = np.arange(n)
     dist = np.abs(idx - centre)
     first = np.lexsort((idx, dist))
     second = np.lexsort((-idx, dist))
-    return [first] if np.array_equal(first, second) else [first, second]
+    return [first] if n % 2 == 1 or np.array_equal(first, second) else [first, second]
 
 
-def _check_size(prior: GaussianProcessPrior) -> None:
+_SPREAD_FLOPS = 800.0  # floating-point operations per (b, r) point of the spread bounds, refinement included
+
+
+def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> WorkEstimate:
+    """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`)."""
+    n = float(prior.n)
+    orders = len(_orders(prior.n))
+    m = min(prior.n if max_b is None else int(max_b), prior.n - 1)
+    weak = symbol_minimum(prior) < 1e-6  # the factor's own bound needs two more products
+    per_order = n**3 * (1 / 3 + 1 / 3 + 1 + (4 if weak else 0)) + 40 * n * n
+    rows = m * (1 + 0.5 * (orders - 1))
+    units = {"gaussian": orders * per_order + rows * R_POINTS * _SPREAD_FLOPS}
+    nbytes = 8.0 * n * n * (9 if weak else 6)
+    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(units["gaussian"] / 2.5e9, 1e-9)) ** (1 / 3)))
+    return WorkEstimate(
+        f"a Gaussian-process curve with n = {prior.n:,} coordinates", units, nbytes,
+        f"{orders} Cholesky factorisation{'s' if orders > 1 else ''} of {prior.n - 1}×{prior.n - 1} with"
+        " certified residuals",
+        f"use n ≤ {max(2, int(fits * 0.9)):,} (the curve only depends on the coordinates within the correlation"
+        " range of the centre, so a shorter record with the same ℓ shows the same shape)",
+        {"n": max(2, int(fits * 0.9))},
+    )
+
+
+def gaussian_influence_curve(
+    prior: GaussianProcessPrior,
+    max_b: int | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+    work: WorkCounter | None = None,
+) -> InfluenceCurve:
+    """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring.
+
+    Refused at once (ValueError with the estimate) when :func:`gaussian_estimate` is beyond the
+    limits; ``progress`` and ``work`` as in :func:`puffer_core.influence.influence_curve`.
+    """
     n = prior.n
-    flops = 2 * 5.5 * float(n) ** 3  # two tie orders: factorisation, two triangular solves, residuals
-    seconds = flops / FLOP_RATE
-    nbytes = 2 * 6 * 8.0 * n * n
-    if seconds > WORK_LIMIT_SECONDS or nbytes > 2**31:
-        raise ValueError(
-            f"a Gaussian-process curve with n = {n} coordinates needs about {human_seconds(seconds)} and"
-            f" {nbytes / 2**30:.1f} GB; use n ≤ 2500 (the curve only depends on the coordinates within"
-            " the correlation range of the centre, so a shorter record with the same ℓ shows the same shape)"
-        )
-
-
-def gaussian_influence_curve(prior: GaussianProcessPrior, max_b: int | None = None) -> InfluenceCurve:
-    """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring."""
-    n = prior.n
-    if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
-        raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+    if max_b is not None:
+        check_whole("max_b", max_b)
     if max_b is not None and max_b > MAX_LENGTH:
         raise ValueError(
             f"max_b = {max_b} is over the limit of {MAX_LENGTH:,}; a(b) = 0 from b = n = {n} on, so max_b = {n}"
             " already gives the whole curve"
         )
     n_b = n if max_b is None else int(max_b)
-    _check_size(prior)
+    estimate = gaussian_estimate(prior, max_b)
+    estimate.check()
+    report = Progress(progress, estimate.total_units)
     lam = symbol_minimum(prior)
     a = np.zeros(n_b)
     m = min(n_b, n - 1)
-    if m >= 1:
-        values = []
-        for order in _orders(n):
-            mu, var = _certified(prior, order, lam)
-            mu, var = mu[:m], var[:m]
-            out = np.full(m, np.inf)
-            ok = var > 0
-            if np.any(ok):
-                out[ok] = _spread_upper(mu[ok], np.sqrt(var[ok]), prior)
-            values.append(out)
-        a[:m] = np.maximum(np.min(values, axis=0), 0.0)
+    orders = _orders(n)
+    per_order = (estimate.units["gaussian"] - m * R_POINTS * _SPREAD_FLOPS) / len(orders)
+    with one_blas_thread():
+        if m >= 1:
+            values = []
+            for i, order in enumerate(orders):
+                report.report(f"conditional laws, order {i + 1} of {len(orders)}", force=True)
+                mu, var = _certified(prior, order, lam)
+                report.advance(f"conditional laws, order {i + 1} of {len(orders)}", per_order)
+                mu, var = mu[:m], var[:m]
+                out = np.full(m, np.inf)
+                ok = var > 0
+                if i == 1:  # odd b: the same L as the first order (see _orders)
+                    ok &= np.arange(1, m + 1) % 2 == 0
+                    out[np.arange(1, m + 1) % 2 == 1] = values[0][np.arange(1, m + 1) % 2 == 1]
+                rows = np.flatnonzero(ok)
+                for s in range(0, rows.size, 256):
+                    part = rows[s : s + 256]
+                    out[part] = _spread_upper(mu[part], np.sqrt(var[part]), prior)
+                    report.advance("spread of the interval log-ratios", part.size * R_POINTS * _SPREAD_FLOPS)
+                values.append(out)
+            a[:m] = np.maximum(np.min(values, axis=0), 0.0)
+    if work is not None:
+        work.add(GAUSSIAN, estimate.units["gaussian"])
+    report.finish()
     a = np.minimum.accumulate(a)
     certified = "" if np.all(np.isfinite(a)) else "; ∞ where double precision cannot certify the conditional variance"
     label = (

@@ -47,276 +47,308 @@ Gaussian processes (§2.3) are in :mod:`puffer_core.engine.gaussian`.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from ..priors.models import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, stationary_distribution
-from ..validation import WORK_LIMIT_SECONDS, human_seconds
-from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, estimate_cutoff, marginal_profile, table_cost
+from ..priors.models import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, as_theta
+from ..validation import WORK_LIMIT_SECONDS, check_whole
+from ..work import (
+    SECONDS_PER_UNIT,
+    SPLIT,
+    Progress,
+    ProgressCallback,
+    WorkCounter,
+    WorkEstimate,
+    chunk_size,
+    combine,
+    one_blas_thread,
+)
+from .chain_terms import ChainProfile, attach_arena, profile_marginals, shared_tables
 from .curve import InfluenceCurve
-from .gaussian import gaussian_influence_curve
+from .gaussian import gaussian_estimate, gaussian_influence_curve
 from .kernels import far_zone, log_or_neg, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
-NODE_RATE = 2e8  # node × pair × b evaluations per second when no pruning bound applies
+# Split-phase units per pair, prior and b (bounds, candidates, evaluations), measured on every
+# family with margin (benchmarks/bench_estimates.py): the far zone, and each node of the start
+# zone (the first nodes scan every pair, later ones walk lists sorted by their bounds).
+FAR_UNITS = 8.0
+START_UNITS = 12.0
+START_LATE_UNITS = 2.0
+EARLY_NODES = 9
 
 
-class _Prior:
-    """One prior of Θ prepared for evaluation: supports and convergence of its marginals, its terms."""
-
-    def __init__(self, prior: MarkovChainPrior, n_eff: int) -> None:
-        self.prior = prior
-        self.T = prior.length
-        self.K = prior.n_states
-        self.stationary = prior.stationary_initial
-        self.need = min(n_eff, self.T - 1)
-        if self.stationary:
-            self.pi: np.ndarray | None = np.asarray(prior.initial)
-            supports: list[np.ndarray] = []
-            self.s_f = 1
-            self.t_eta = 1
-            self.eta = np.zeros(0)
-            self.node_support = np.zeros(0, dtype=np.int64)
-        else:
-            try:
-                self.pi = stationary_distribution(prior.transition)
-            except ValueError:
-                self.pi = None
-            _, support, self.eta = marginal_profile(prior, self.pi)
-            unique, inverse = np.unique(support, axis=0, return_inverse=True)
-            supports = list(unique)
-            self.unique_supports = unique
-            self.node_local = inverse.reshape(-1)
-            converged = np.flatnonzero(np.isfinite(self.eta))
-            self.s_f = int(converged[0]) + 1 if converged.size else self.T + 1
-            small = np.flatnonzero(self.eta <= TAIL_TOL)
-            self.t_eta = int(small[0]) + 1 if small.size else self.T + 1
-            pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
-            self.inside_pi = np.all(support <= pi_rows[None, :], axis=1)  # supp p_t ⊆ supp π
-        self.terms = ChainTerms(prior, supports, self.pi)
-        if not self.stationary:
-            self.node_support = np.array([self.terms.support_index(u) for u in self.unique_supports])[self.node_local]
-        self.expected: int | None = None
-
-    def estimate(self) -> tuple[int, float, float]:
-        """(distances, seconds, bytes) of this prior's tables, an upper estimate (docs in chain_terms)."""
-        n_sup = len(self.terms.supports)
-        if self.need < 1:
-            return 0, 0.0, 0.0
-        seconds, nbytes = table_cost(self.K, min(self.need, 16), n_sup)
-        if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
-            distances = min(self.need, 16)
-        else:
-            distances = estimate_cutoff(self.prior, self.terms.mass_rows, self.need)
-            self.expected = distances
-            seconds, nbytes = table_cost(self.K, distances, n_sup)
-        return distances, seconds, nbytes
-
-    def build(self) -> None:
-        self.D = self.terms.ensure(self.need, self.expected)
-        if self.stationary:
-            self.t_c = 1
-        elif self.pi is None or self.t_eta > self.T:
-            self.t_c = self.T + 1
-        else:
-            self.t_c = max(self.t_eta, self.s_f + self.D)
-            if self.t_c > self.T:
-                self.t_c = self.T + 1
-
-    def far_addition(self, t_c: int) -> float:
-        """2·max over nodes t ≥ t_c of η_t (0 for a stationary prior), plus a rounding allowance."""
-        if self.stationary or t_c > self.T:
-            return 0.0
-        return 2.0 * float(self.eta[t_c - 1 :].max()) + 1e-15
-
-    def bounded_nodes(self, m: int) -> np.ndarray:
-        """bounded[t−1] for t = 1..m: every support within reach of node t (t − D ≤ s ≤ t) lies in supp π."""
-        if self.stationary:
-            return np.ones(m, dtype=bool)
-        if self.pi is None:
-            return np.zeros(m, dtype=bool)
-        n = min(m, self.T)
-        outside = np.concatenate([[0], np.cumsum(~self.inside_pi[:n])])
-        t = np.arange(1, n + 1)
-        first = np.maximum(1, t - max(self.D, 1))
-        ok = np.ones(m, dtype=bool)
-        ok[:n] = outside[t] - outside[first - 1] == 0
-        return ok
-
-
-def _refuse_if_out_of_reach(plans: list[_Prior], n_eff: int) -> None:
-    """Estimate the work before doing it; refuse with the estimate and what to change."""
-    k = plans[0].K
-    seconds = 0.0
-    nbytes = 0.0
-    distances = []
-    for plan in plans:
-        d, s, b = plan.estimate()
-        distances.append(d)
-        seconds += s
-        nbytes += b
-    # nodes that no bound covers (no stationary law to converge to) are evaluated one by one
-    loose = [p for p in plans if not p.stationary and (p.pi is None or p.t_eta > p.T)]
-    if loose:
-        nodes = max(p.T for p in loose)
-        seconds += nodes * n_eff * k * k * len(plans) / NODE_RATE
-    if seconds <= WORK_LIMIT_SECONDS and nbytes <= TABLE_LIMIT_BYTES:
-        return
-    per_distance_s = sum(table_cost(k, 1, len(p.terms.supports))[0] for p in plans)
-    per_distance_b = sum(table_cost(k, 1, len(p.terms.supports))[1] for p in plans)
-    fits = int(min(WORK_LIMIT_SECONDS / per_distance_s, TABLE_LIMIT_BYTES / per_distance_b))
-    if loose:
-        advice = "give the stationary initial distribution, shorten the sequences, or pass a smaller max_b"
-    elif fits >= 1:
-        advice = (
-            f"pass max_b ≤ {fits} (a(b) for larger b is then bounded by a(max_b)), merge rarely used states,"
-            " or use fewer priors in Θ"
-        )
-    else:
-        advice = "reduce the number of states (merge rarely used ones) or the number of priors in Θ"
-    raise ValueError(
-        f"this a(b) curve is out of reach: it needs about {human_seconds(seconds)} and {nbytes / 2**30:.1f} GB"
-        f" (K = {k} states, {len(plans)} prior{'s' if len(plans) > 1 else ''}, left/right terms up to"
-        f" distance {max(distances)}); limits are {WORK_LIMIT_SECONDS:.0f} s and"
-        f" {TABLE_LIMIT_BYTES / 2**30:.1f} GB — {advice}"
-    )
-
-
-def _markov_values(priors: list[MarkovChainPrior], n_eff: int, t_max: int) -> np.ndarray:
-    """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
+def _prepare(priors: list[MarkovChainPrior], n_eff: int, work: WorkCounter | None) -> list[ChainProfile]:
+    """The priors as ChainProfiles, refusing first what even 16 distances of tables put out of reach."""
     k = priors[0].n_states
-    smallest = sum(table_cost(k, min(n_eff, p.length - 1, 16), 1)[0] for p in priors)
-    if smallest > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
-        raise ValueError(
-            f"this a(b) curve is out of reach: even the first 16 distances need about {human_seconds(smallest)}"
-            f" (K = {k} states); the limit is {WORK_LIMIT_SECONDS:.0f} s — merge rarely used states"
-        )
-    plans = [_Prior(p, n_eff) for p in priors]
-    _refuse_if_out_of_reach(plans, n_eff)
-    arena = None
-    if len(plans) > 1:  # every prior writes its tables straight into tab[i]
-        caps = [p.need if p.expected is None else min(p.need, 2 * p.expected + 16) for p in plans]
-        arena = np.empty((len(plans), max(1, max(c * p.terms.stride for c, p in zip(caps, plans))), k * k))
-        for i, (cap, plan) in enumerate(zip(caps, plans)):
-            plan.terms.attach(arena[i, : cap * plan.terms.stride])
-    for plan in plans:
-        plan.build()
-    n_pairs = k * k
-    if all(p.terms.cutoff is not None for p in plans):
-        n_b = min(n_eff, 2 * max(p.D for p in plans) - 1)
-    else:
-        n_b = n_eff
-    t_c = max(p.t_c for p in plans)
-    best = np.zeros(n_b)
+    first = [min(n_eff, p.length - 1, 16) for p in priors]
+    units = sum(2.0 * d * k**3 for d in first)
+    early = WorkEstimate("this a(b) curve", {"max-plus": units, "product": units}, 16.0 * k * k * max(first),
+                         f"K = {k} states: the first {max(first)} distances of the left and right terms alone",
+                         _states_advice(k, units))
+    if early.seconds > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
+        early.check()
+    return [ChainProfile(p, n_eff, work) for p in priors]
 
-    # prior i's tables are tab[i] (one prior: its own storage, no copy)
-    hpi = np.zeros(len(plans), dtype=np.int64)
-    stride = np.array([p.terms.stride for p in plans], dtype=np.int64)
-    shift = np.zeros((len(plans), n_pairs))
-    valid = np.zeros((len(plans), n_pairs), dtype=bool)
-    for i, plan in enumerate(plans):
-        if plan.pi is not None:
-            hpi[i] = plan.terms.support_index(plan.pi > 0)
-            shift[i], valid[i] = plan.terms.shift_pi()
-    if len(plans) == 1:
-        tab = plans[0].terms.stored_rows()[None]
-    elif all(p.terms.attached for p in plans):
-        tab = arena
-    else:  # a prior outgrew its share of the arena (not expected): gather everything
-        tab = np.empty((len(plans), max(1, max(p.terms.stored_rows().shape[0] for p in plans)), n_pairs))
-        for i, plan in enumerate(plans):
-            rows = plan.terms.stored_rows()
-            tab[i, : rows.shape[0]] = rows
-            plan.terms = None  # type: ignore[assignment]  # copied: free its storage now
-    depth = np.array([p.D for p in plans], dtype=np.int64)
-    lengths = np.array([p.T for p in plans], dtype=np.int64)
+
+def _states_advice(k: int, units: float) -> str:
+    fits = int(k * (WORK_LIMIT_SECONDS / max(units * SECONDS_PER_UNIT["max-plus"] * 2, 1e-9)) ** (1 / 3))
+    return f"merge rarely used states (about K ≤ {max(2, min(fits, k - 1))} fits) or use fewer priors in Θ"
+
+
+def _zones(profiles: list[ChainProfile], n_eff: int, t_max: int, bound: bool) -> tuple[int, int, int, int]:
+    """(n_b, t_c, nodes of the start zone, priors in the far zone), from the bounds known before the tables
+    (``bound``) or from the built profiles."""
+    depth = [p.table_distances() if bound else p.D for p in profiles]
+    cut = [p.D_bound is not None if bound else p.terms.cutoff is not None for p in profiles]
+    n_b = min(n_eff, 2 * max(depth) - 1) if all(cut) else n_eff
+    t_c = max(p.t_c_bound if bound else p.t_c for p in profiles)
+    start = min(t_c - 1, t_max)
+    far = sum(1 for p in profiles if p.T >= t_c) if t_c <= t_max else 0
+    return max(n_b, 1), t_c, start, far
+
+
+def _split_units(profiles: list[ChainProfile], n_eff: int, t_max: int) -> tuple[float, float]:
+    """(far-zone units, start-zone units) of the min over splits (FAR_UNITS, START_UNITS per pair and prior)."""
+    n_b, _, start, far = _zones(profiles, n_eff, t_max, bound=True)
+    pairs = float(profiles[0].K) ** 2
+    n = len(profiles)
+    far_units = FAR_UNITS * pairs * max(far, 1) * n_b if far else 0.0
+    nodes = START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * max(0, start - EARLY_NODES)
+    start_units = pairs * n * n_b * nodes
+    return far_units, start_units
+
+
+def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstimate:
+    k = profiles[0].K
+    pieces = [p.estimate() for p in profiles]
+    far_units, start_units = _split_units(profiles, n_eff, t_max)
+    arena = sum(e.nbytes for e in pieces)
+    _, _, start, _ = _zones(profiles, n_eff, t_max, bound=True)
+    node_bytes = 8.0 * 3 * k * start * len(profiles)  # marginals, their logs and deviations per node
+    tables = combine("", pieces, "")
+    units = dict(tables.units)
+    if start:  # Θ: a prior's marginals are needed up to the latest far-node start of all priors
+        units["marginal"] = units.get("marginal", 0.0) + sum(
+            float(k) ** 2 * min(p.T, start) for p in profiles if not p.stationary)
+    units["split"] = far_units + start_units
+    distances = max(p.table_distances() for p in profiles)
+    parts = [f"K = {k} states", f"{len(profiles)} prior{'s' if len(profiles) > 1 else ''}",
+             f"left/right terms up to distance {distances}"]
+    if start_units > 0.25 * (far_units + start_units) and start:
+        parts.append(f"{start:,} nodes evaluated one by one (marginals away from the stationary law)")
+    dominant = ", ".join(parts)
+    return WorkEstimate("this a(b) curve", units, arena + node_bytes + 8.0 * k * k * 4, dominant)
+
+
+def _with_advice(estimate: WorkEstimate, profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstimate:
+    """The estimate with what to change: the largest max_b that fits (found on the same estimate)."""
+    if estimate.fits:
+        return estimate
+    loose = [p for p in profiles if not p.stationary and p.t_c_bound > p.T]
+    lo, hi = 0, n_eff - 1
+    while lo < hi:  # the largest n < n_eff whose estimate fits
+        mid = (lo + hi + 1) // 2
+        trial = _estimate_for(profiles, mid, t_max)
+        if trial.fits:
+            lo = mid
+        else:
+            hi = mid - 1
+    largest = {"max_b": lo} if lo >= 1 else {}
+    if lo >= 1:
+        advice = f"pass max_b ≤ {lo} (a(b) for larger b is then bounded by a(max_b))"
+        advice += ", give the stationary initial distribution or shorten the sequences" if loose else \
+            ", merge rarely used states, or use fewer priors in Θ"
+    elif loose:
+        advice = "give the stationary initial distribution, shorten the sequences, or merge rarely used states"
+    else:
+        advice = _states_advice(profiles[0].K, estimate.units.get("max-plus", 0.0))
+    return WorkEstimate(estimate.task, estimate.units, estimate.nbytes, estimate.dominant, advice, largest)
+
+
+def _estimate_for(profiles: list[ChainProfile], n: int, t_max: int) -> WorkEstimate:
+    """The estimate with every prior's tables capped at n distances (for the max_b search)."""
+    saved = [(p.need, p.D_bound, p.t_c_bound) for p in profiles]
+    try:
+        for p in profiles:
+            p.need = min(p.need, n)
+            if p.D_bound is not None and p.D_bound > p.need:
+                p.D_bound = None
+                p.t_c_bound = p.T + 1 if not p.stationary else 1
+        return _estimate(profiles, n, t_max)
+    finally:
+        for p, (need, bound, t_c) in zip(profiles, saved):
+            p.need, p.D_bound, p.t_c_bound = need, bound, t_c
+
+
+def _plan(priors: list[MarkovChainPrior], max_b: int | None, work: WorkCounter | None
+          ) -> tuple[int, int, int, list[ChainProfile] | None, WorkEstimate]:
+    t_max = max(p.length for p in priors)
+    n_b = t_max if max_b is None else int(max_b)
+    n_eff = min(n_b, t_max - 1)
+    if n_eff < 1:
+        return t_max, n_b, n_eff, None, WorkEstimate("this a(b) curve", {}, 0.0, "a chain of length 1: a(b) = 0")
+    profiles = _prepare(priors, n_eff, work)
+    estimate = _with_advice(_estimate(profiles, n_eff, t_max), profiles, n_eff, t_max)
+    return t_max, n_b, n_eff, profiles, estimate
+
+
+def influence_estimate(prior_or_priors: object, max_b: int | None = None) -> WorkEstimate:
+    """What :func:`influence_curve` will cost for these arguments, before doing it (a :class:`WorkEstimate`).
+
+    Costs O(K³·log D) for each Markov prior (its stationary law, the supports of its marginals
+    and a proven bound on its cutoff D, see :class:`puffer_core.chain_terms.ChainProfile`), or
+    nothing for sizes refused on K alone.  ``estimate.fits`` tells whether the curve will be
+    computed; ``estimate.message`` is the refusal otherwise, with the largest ``max_b`` that fits
+    when there is one.
+    """
+    priors = _check(prior_or_priors, max_b)
+    if isinstance(priors[0], GaussianProcessPrior):
+        return gaussian_estimate(priors[0], max_b)
+    try:
+        with one_blas_thread():
+            return _plan(priors, max_b, None)[4]
+    except ValueError as exc:
+        if "out of reach" not in str(exc):
+            raise
+        k = priors[0].n_states
+        return WorkEstimate("this a(b) curve", {"max-plus": np.inf}, np.inf, f"K = {k} states",
+                            _states_advice(k, 1e30))
+
+
+def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimate: WorkEstimate,
+                   progress: Progress, work: WorkCounter) -> np.ndarray:
+    """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
+    k = profiles[0].K
+    arena = attach_arena(profiles)
+    for prof in profiles:
+        prof.build(progress, work)
+    arrays = shared_tables(profiles, arena)
+    n_b, t_c, start, _ = _zones(profiles, n_eff, t_max, bound=False)
+    n_pairs = k * k
+    best = np.zeros(n_b)
+    tab, stride, hpi, shift, valid = arrays["tab"], arrays["stride"], arrays["hpi"], arrays["shift"], arrays["valid"]
+    depth, lengths = arrays["depth"], arrays["lengths"]
+    units = work.units
+    per_b = max(1.0, estimate.units.get("split", 0.0) / max(n_b, 1))
+
+    def chunked(stage: str, run) -> None:
+        """Run b = 1..n_b in chunks of ~0.05 s, reporting progress between them."""
+        b = 1
+        size = 1
+        while b <= n_b:
+            last = min(n_b, b + size - 1)
+            before = units[SPLIT]
+            clock = time.perf_counter()
+            run(b, last)
+            spent = time.perf_counter() - clock
+            progress.advance(f"{stage}, b = {last} of {n_b}", max(units[SPLIT] - before, per_b * (last - b + 1)))
+            size = chunk_size(spent / (last - b + 1), most=4 * size)
+            b = last + 1
 
     if t_c <= t_max:
-        add = np.array([p.far_addition(t_c) for p in plans])
+        add = np.array([p.far_addition if p.T >= t_c else 0.0 for p in profiles])
         members = lengths >= t_c
         t_min = int(lengths[members].min())
-        far_zone(best, n_b, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add,
-                 valid & members[:, None])
+        carried = np.full(n_pairs, np.inf)
+        far_valid = valid & members[:, None]
+        chunked("the min over splits", lambda b0, b1: far_zone(
+            best, b0, b1, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add, far_valid, carried, units))
     if t_c > 1:
-        m = min(t_c - 1, t_max)
-        sid = np.zeros((len(plans), m), dtype=np.int64)
-        lm = np.full((len(plans), m, k), -1e300)
-        dev = np.zeros((len(plans), m, k))
+        m = start
+        sid = np.zeros((len(profiles), m), dtype=np.int64)
+        lm = np.full((len(profiles), m, k), -1e300)
+        dev = np.zeros((len(profiles), m, k))
         bounded = np.ones(m, dtype=bool)
-        delta = np.zeros((len(plans), m))
-        moving = np.array([not p.stationary for p in plans])
-        for i, plan in enumerate(plans):
-            n = min(m, plan.T)
-            bounded &= plan.bounded_nodes(m)
-            if plan.stationary:
+        delta = np.zeros((len(profiles), m))
+        moving = np.array([not p.stationary for p in profiles])
+        for i, prof in enumerate(profiles):
+            n = min(m, prof.T)
+            bounded &= prof.bounded_nodes(m)
+            if prof.stationary:
                 sid[i, :n] = hpi[i]
-                lm[i, :n] = log_or_neg(plan.pi)[None, :]
+                lm[i, :n] = log_or_neg(prof.pi)[None, :]
                 continue
-            marg, _, _ = marginal_profile(plan.prior, plan.pi, length=n, store=n)
+            marg = profile_marginals(prof, n, work)
             lm[i, :n] = log_or_neg(marg)
-            sid[i, :n] = plan.node_support[:n]
-            if plan.pi is not None:
-                lp = log_or_neg(plan.pi)
-                inside = (marg > 0) & (plan.pi > 0)[None, :]
+            sid[i, :n] = prof.node_support(n)
+            if prof.pi is not None:
+                lp = log_or_neg(prof.pi)
+                inside = (marg > 0) & (prof.pi > 0)[None, :]
                 dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
                 hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
                 lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
                 delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
-        start_zone(best, n_b, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
-                   hpi, shift, valid, moving, dev, delta, bounded)
+        chunked("nodes near the start", lambda b0, b1: start_zone(
+            best, b0, b1, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
+            hpi, shift, valid, moving, dev, delta, bounded, units))
     return best
-def _as_priors(prior_or_priors: object) -> list:
-    if isinstance(prior_or_priors, (MarkovChainPrior, GaussianProcessPrior)):
-        return [prior_or_priors]
-    if isinstance(prior_or_priors, (list, tuple)):
-        priors = list(prior_or_priors)
-        if not priors:
-            raise ValueError("the set of priors Θ is empty; give at least one prior")
-        return priors
-    raise ValueError(
-        f"expected a MarkovChainPrior, a GaussianProcessPrior or a list of them; got {type(prior_or_priors).__name__}"
-    )
 
 
-def influence_curve(prior_or_priors: object, max_b: int | None = None) -> InfluenceCurve:
-    """The exact a(b)-influence curve of a prior or a set Θ of priors (docs/math.md §2).
-
-    A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
-    node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the
-    longest sequence (where a = 0) and may not exceed ``MAX_B``.  Every value is the exact
-    a(b) or above it by at most a few 10⁻¹² (the proven bounds in the module docstring),
-    never below.  Raises ValueError up front, with an estimate and what to change, when the
-    work would exceed ``WORK_LIMIT_SECONDS`` or the tables ``TABLE_LIMIT_BYTES``.
-    """
-    priors = _as_priors(prior_or_priors)
-    if max_b is not None and (isinstance(max_b, bool) or not isinstance(max_b, (int, np.integer)) or max_b < 1):
-        raise ValueError(f"max_b must be a whole number ≥ 1; got {max_b!r}")
+def _check(prior_or_priors: object, max_b: object) -> list:
+    """The priors as a list, with max_b and the kinds checked (shared by the curve and its estimate)."""
+    if isinstance(prior_or_priors, GaussianProcessPrior):
+        priors: list = [prior_or_priors]
+    elif isinstance(prior_or_priors, (list, tuple)) and prior_or_priors and all(
+        isinstance(p, GaussianProcessPrior) for p in prior_or_priors
+    ):
+        raise ValueError("a set of Gaussian-process priors is not supported; give one at a time")
+    else:
+        priors = list(as_theta(prior_or_priors, "influence_curve"))
+    if max_b is not None:
+        check_whole("max_b", max_b)
     if max_b is not None and max_b > MAX_B:
         longest = max(getattr(p, "length", 0) for p in priors)
         raise ValueError(
             f"max_b = {max_b} is over the limit of {MAX_B:,}; a(b) = 0 from the longest sequence on"
             f" (here {longest:,} entries), so max_b = {longest:,} already gives the whole curve"
         )
-    if all(isinstance(p, GaussianProcessPrior) for p in priors):
-        if len(priors) != 1:
-            raise ValueError("a set of Gaussian-process priors is not supported; give one at a time")
-        return gaussian_influence_curve(priors[0], max_b=max_b)
-    if not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("a set Θ must contain Markov-chain priors only (no mixing with Gaussian priors)")
-    ks = {p.n_states for p in priors}
-    if len(ks) != 1:
-        raise ValueError(f"all priors in Θ must have the same number of states; got {sorted(ks)}")
-    return _markov_curve(priors, max_b)
+    return priors
 
 
-def _markov_curve(priors: list[MarkovChainPrior], max_b: int | None) -> InfluenceCurve:
-    t_max = max(p.length for p in priors)
-    n_b = t_max if max_b is None else int(max_b)
-    n_eff = min(n_b, t_max - 1)  # a(b) = 0 for b ≥ t_max
+def influence_curve(
+    prior_or_priors: object,
+    max_b: int | None = None,
+    *,
+    progress: ProgressCallback | None = None,
+    work: WorkCounter | None = None,
+) -> InfluenceCurve:
+    """The exact a(b)-influence curve of a prior or a set Θ of priors (docs/math.md §2).
+
+    A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
+    node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the
+    longest sequence (where a = 0) and may not exceed ``MAX_B``.  Every value is the exact
+    a(b) or above it by at most a few 10⁻¹² (the proven bounds in the module docstring),
+    never below.
+
+    The work is estimated first (:func:`influence_estimate`); what would exceed
+    ``WORK_LIMIT_SECONDS`` or ``work.MEMORY_LIMIT_BYTES`` raises ValueError at once with the
+    estimate and what to change (the largest ``max_b`` that fits, when there is one).
+    ``progress(stage, fraction)`` is called at least every ~0.2 s of a long computation and may
+    raise to stop it (the contract: :class:`puffer_core.work.Progress`).  ``work``, a
+    :class:`puffer_core.work.WorkCounter`, receives the units actually performed.
+    """
+    priors = _check(prior_or_priors, max_b)
+    if isinstance(priors[0], GaussianProcessPrior):
+        return gaussian_influence_curve(priors[0], max_b=max_b, progress=progress, work=work)
+    with one_blas_thread():
+        return _markov_curve(priors, max_b, progress, work)
+
+
+def _markov_curve(priors: list[MarkovChainPrior], max_b: int | None, progress: ProgressCallback | None,
+                  work: WorkCounter | None) -> InfluenceCurve:
+    counter = work if work is not None else WorkCounter()
+    t_max, n_b, n_eff, profiles, estimate = _plan(priors, max_b, counter)
+    estimate.check()
     a = np.zeros(n_b)
-    if n_eff >= 1:
-        values = _markov_values(priors, n_eff, t_max)
+    if profiles is not None:
+        report = Progress(progress, estimate.total_units)
+        report.report("preparing the chain", force=True)
+        values = _markov_values(profiles, n_eff, t_max, estimate, report, counter)
         a[: values.size] = values
         a[values.size : n_eff] = values[-1]
+        report.finish()
     a = np.minimum.accumulate(a)  # |H| ≤ b allows every smaller H
     label = f"Θ of {len(priors)} priors" if len(priors) > 1 else "Markov chain"
     return InfluenceCurve(np.arange(1, n_b + 1), a, t_max, label)

@@ -223,7 +223,7 @@ def _scan(step: int, d0: int, lo: int, hi: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
+def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid, work):
     """min over splits of node t for pair p with t-independent terms (left = H + shift + add).
 
     Returns early with some split value ≤ ``thresh`` once one is found (the node cannot
@@ -248,6 +248,7 @@ def far_node(t, b, p, thresh, t_max, tab, stride, hpi, D, T, shift, add, valid):
             continue
         dr = b + 1 - dl
         m = -np.inf
+        work[2] += n
         for i in range(n):
             if valid[i, p] and t <= T[i]:
                 # inlined by hand: a call passing the arrays costs more than the arithmetic
@@ -303,19 +304,122 @@ def _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, out):
                     out[p] = v
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _drop_left(t, b, p, tab, stride, D, T, valid):
+    """An upper bound on node t's split with no left L node (dL = t): max over priors of their right term.
+
+    +inf where that split does not exist (t > b).  Non-decreasing in t.  Priors absent at t are
+    included (a larger max), so the bound holds for every prior present.
+    """
+    if t > b:
+        return np.inf
+    m = -np.inf
+    for i in range(T.shape[0]):
+        if valid[i, p]:
+            v = 0.0
+            if b + 1 <= T[i] and D[i] > 0:
+                d = b + 1 - t
+                d = d if d < D[i] else D[i]
+                v = tab[i, (d - 1) * stride[i], p]
+            if v > m:
+                m = v
+    return m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drop_right(t, b, p, t_max, tab, stride, hpi, D, valid, shift, add):
+    """An upper bound on node t's split with no right L node (dR = t_max − t + 1): max of the left terms.
+
+    +inf where that split does not exist (dL = b + t − t_max < 1).  Non-increasing in t.
+    """
+    dl = b + t - t_max
+    if dl < 1:
+        return np.inf
+    m = -np.inf
+    for i in range(D.shape[0]):
+        if valid[i, p]:
+            v = 0.0
+            if D[i] > 0:
+                d = dl if dl < D[i] else D[i]
+                v = tab[i, (d - 1) * stride[i] + 1 + hpi[i], p] + shift[i, p] + add[i]
+            if v > m:
+                m = v
+    return m
+
+
 @njit(cache=True, nogil=True)
-def far_zone(best, n_b, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, valid):
-    """best[b−1] = max(best[b−1], max over nodes t ≥ t_lo and pairs of the node value), b = 1..n_b.
+def _first_left_above(lo, hi, thresh, b, p, tab, stride, D, T, valid):
+    """The first t in [lo, hi] with _drop_left(t) > thresh (hi + 1 if none); binary search."""
+    a, c = lo, hi + 1
+    while a < c:
+        m = (a + c) // 2
+        if _drop_left(m, b, p, tab, stride, D, T, valid) > thresh:
+            c = m
+        else:
+            a = m + 1
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _last_right_above(lo, hi, thresh, b, p, t_max, tab, stride, hpi, D, valid, shift, add):
+    """The last t in [lo, hi] with _drop_right(t) > thresh (lo − 1 if none); binary search."""
+    a, c = lo - 1, hi
+    while a < c:
+        m = (a + c + 1) // 2
+        if _drop_right(m, b, p, t_max, tab, stride, hpi, D, valid, shift, add) > thresh:
+            a = m
+        else:
+            c = m - 1
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add):
+    """max over t in [lo, hi] of min(_drop_left(t), _drop_right(t)): one is non-decreasing, the other
+    non-increasing in t, so the maximum is where they cross (found by binary search)."""
+    a, c = lo, hi + 1  # first t with left ≥ right
+    while a < c:
+        m = (a + c) // 2
+        if _drop_left(m, b, p, tab, stride, D, T, valid) >= _drop_right(
+            m, b, p, t_max, tab, stride, hpi, D, valid, shift, add
+        ):
+            c = m
+        else:
+            a = m + 1
+    out = -np.inf
+    if a <= hi:
+        out = _drop_right(a, b, p, t_max, tab, stride, hpi, D, valid, shift, add)
+    if a - 1 >= lo:
+        v = _drop_left(a - 1, b, p, tab, stride, D, T, valid)
+        if v > out:
+            out = v
+    return out
+
+
+@njit(cache=True, nogil=True)
+def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, valid, carried, work):
+    """best[b−1] = max(best[b−1], max over nodes t ≥ t_lo and pairs of the node value), b = b_from..b_to.
 
     Nodes before T_min − b are dominated by node T_min − b (all right terms, fewer left ones,
     a cheaper way to drop the left side) and nodes after b + 1 by node b + 1 (all left terms,
     fewer right ones and priors), so only nodes in [max(t_lo, T_min − b), max(t_lo, b + 1)]
-    are evaluated — a single interior node when T_min ≥ 2b + 1.  Pairs are visited only
-    when their balanced-split bound exceeds the best value found so far.
+    are evaluated — a single interior node when T_min ≥ 2b + 1.
+
+    A pair is evaluated only when an upper bound on its value beats the best value found, pairs
+    by decreasing bound.  The bounds, each valid at every node of the range: the balanced
+    split; ``carried[p]``, the pair's bound from smaller b (a node's value is non-increasing in
+    b, since |H| ≤ b allows every smaller H; the caller starts it at +inf and passes it back
+    between calls); and, when the range holds several nodes, max over nodes of the smaller of
+    the two one-sided splits (no left L node: non-decreasing in t; no right L node:
+    non-increasing), found by binary search — only the nodes where both beat the best value
+    are then evaluated.  ``work[2]`` counts the prior-split terms and pair bounds evaluated.
     """
     n_pairs = valid.shape[1]
+    n = T.shape[0]
     upper = np.empty(n_pairs)
-    for b in range(1, n_b + 1):
+    cand = np.empty(n_pairs, dtype=np.int64)
+    cand_ub = np.empty(n_pairs)
+    for b in range(b_from, b_to + 1):
         a = t_min - b
         c = b + 1
         if a >= c:
@@ -326,24 +430,54 @@ def far_zone(best, n_b, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, 
             hi = max(t_lo, c)
         hi = min(hi, t_max)
         _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, upper)
-        top = int(np.argmax(upper))
-        if upper[top] == -np.inf:
+        work[2] += n_pairs * n
+        top = 0
+        for p in range(n_pairs):
+            if upper[p] < carried[p]:
+                carried[p] = upper[p]
+            if carried[p] > carried[top]:
+                top = p
+        if carried[top] == -np.inf:
             continue
         bb = best[b - 1]
         for pass_ in range(2):
-            for p in range(n_pairs):
-                if pass_ == 0 and p != top:
+            count = 0
+            if pass_ == 0:
+                cand[0] = top
+                count = 1
+            else:
+                for p in range(n_pairs):
+                    if p != top and carried[p] > bb:
+                        cand[count] = p
+                        cand_ub[count] = -carried[p]
+                        count += 1
+                if count > 1:
+                    order = np.argsort(cand_ub[:count])
+                    cand[:count] = cand[:count][order]
+            for j in range(count):
+                p = cand[j]
+                if carried[p] <= bb:
                     continue
-                if pass_ == 1 and p == top:
-                    continue
-                if upper[p] <= bb:
-                    continue
-                for t in range(hi, lo - 1, -1):
-                    v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid)
+                first, last = lo, hi
+                if hi > lo:
+                    cross = _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add)
+                    work[2] += 4 * n * (1 + int(np.log2(hi - lo + 1)))
+                    if cross < carried[p]:
+                        carried[p] = cross
+                    if cross <= bb:
+                        continue
+                    first = max(lo, _first_left_above(lo, hi, bb, b, p, tab, stride, D, T, valid))
+                    last = min(hi, _last_right_above(lo, hi, bb, b, p, t_max, tab, stride, hpi, D, valid, shift, add))
+                for t in range(last, first - 1, -1):
+                    v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid, work)
                     if v > bb:
                         bb = v
-                        if bb >= upper[p]:
-                            break
+                    if bb >= carried[p]:
+                        break
+                # every node's value is now ≤ bb: evaluated ones by far_node (exact, or some split
+                # ≤ the threshold), the others by the bounds
+                if bb < carried[p]:
+                    carried[p] = bb
         best[b - 1] = bb
 
 
@@ -356,10 +490,12 @@ def _sorted_above(values, floor):
 
 @njit(cache=True, nogil=True)
 def start_zone(
-    best, n_b, t_end, t_max, k, tab, stride, sid, lm, D, T,
-    hpi, shift, valid, moving, dev, delta, bounded,
+    best, b_from, b_to, t_end, t_max, k, tab, stride, sid, lm, D, T,
+    hpi, shift, valid, moving, dev, delta, bounded, work,
 ):
-    """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = 1..n_b.
+    """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = b_from..b_to.
+
+    ``work[2]`` counts the prior-split terms and pair bounds evaluated.
 
     Pruning (proved in :mod:`puffer_core.engine.influence`): where ``bounded[t−1]``, pair p's value at
     node t is at most max over priors i of bal_i[p] + max(0, dev[i, t−1, x'] − dev[i, t−1, x])
@@ -385,7 +521,8 @@ def start_zone(
         for t in range(early, t_end):
             if bounded[t - 1] and delta[i, t - 1] > widest[i]:
                 widest[i] = delta[i, t - 1]
-    for b in range(1, n_b + 1):
+    for b in range(b_from, b_to + 1):
+        work[2] += n_pairs * n * (n + 1)
         for i in range(n):
             _balanced(b, 1, tab[i : i + 1], stride[i : i + 1], hpi[i : i + 1], D[i : i + 1], T[i : i + 1],
                       shift[i : i + 1], zero_add[i : i + 1], valid[i : i + 1], bal[i])
@@ -403,6 +540,7 @@ def start_zone(
             if fixed[p] <= floor:
                 continue
             best_dl = (b + 1) // 2
+            work[2] += b * n
             for dl in range(1, b + 1):
                 m = -np.inf
                 for i in range(n):
@@ -434,11 +572,12 @@ def start_zone(
         for i in range(n):
             orders.append(_sorted_above(bal[i], floor - widest[i]) if moving[i] else np.empty(0, dtype=np.int64))
         for t in range(1, min(t_end, t_max + 1)):
-            key = t * (n_b + 1) + b
+            key = t * (b_to + 1) + b
             bb = best[b - 1]
             # 1. candidates: pairs whose bound at node t beats the best value so far
             count = 0
             if not bounded[t - 1] or t < early:
+                work[2] += n_pairs * n
                 for p in range(n_pairs):
                     x = p // k
                     y = p - x * k
@@ -464,6 +603,7 @@ def start_zone(
                     p = order_fixed[j]
                     if fixed[p] <= bb:
                         break
+                    work[2] += n
                     stamp[p] = key
                     x = p // k
                     y = p - x * k
@@ -484,6 +624,7 @@ def start_zone(
                     for j in range(order.shape[0]):
                         p = order[j]
                         u = bal[i, p]
+                        work[2] += 1
                         if u + delta[i, t - 1] <= bb:
                             break
                         if stamp[p] == key:
@@ -511,6 +652,7 @@ def start_zone(
             lo = max(1, b + t - t_max)
             hi = min(t, b)
             d0 = min(max((b + 1) // 2, lo), hi)
+            work[2] += count * n
             for c in range(count):
                 if cand_bound[c] <= bb:
                     continue
@@ -525,6 +667,7 @@ def start_zone(
                         continue
                     dr = b + 1 - dl
                     m = -np.inf
+                    work[2] += n
                     for i in range(n):
                         if t <= T[i] and lm[i, t - 1, x] > -HUGE and lm[i, t - 1, y] > -HUGE:
                             present = True

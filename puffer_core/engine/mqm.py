@@ -64,13 +64,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior, stationary_distribution
-from ..validation import WORK_LIMIT_SECONDS, check_eps, human_seconds
-from .chain_terms import TABLE_LIMIT_BYTES, TAIL_TOL, ChainTerms, estimate_cutoff, marginal_profile, table_cost
+from ..priors.models import MarkovChainPrior, as_theta
+from ..validation import check_eps
+from ..work import MARGINAL, Progress, ProgressCallback, WorkCounter, WorkEstimate, combine, one_blas_thread
+from .chain_terms import ChainProfile
 
 _FIRST_LIMIT = 16
 _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computations
-FAR_SEARCH_SECONDS = 10.0  # budget for finding the cutoff that lets far nodes share one bound
+# Quilt-search units per pair and table distance (cells bounded and evaluated), per node for the
+# nodes visited one by one, measured with margin (benchmarks/bench_estimates.py).
+CELL_UNITS = 16.0
 
 
 @dataclass(frozen=True)
@@ -105,24 +108,6 @@ class MQMScale:
         )
 
 
-def _as_chain_priors(prior_or_priors: object) -> list[MarkovChainPrior]:
-    if isinstance(prior_or_priors, MarkovChainPrior):
-        return [prior_or_priors]
-    if isinstance(prior_or_priors, (list, tuple)):
-        priors = list(prior_or_priors)
-        if not priors:
-            raise ValueError("the set of priors Θ is empty; give at least one Markov chain prior")
-        if not all(isinstance(p, MarkovChainPrior) for p in priors):
-            raise ValueError("MQM works with Markov chain priors only; every element of Θ must be a MarkovChainPrior")
-        if len({p.n_states for p in priors}) != 1:
-            raise ValueError("all priors in Θ must have the same number of states")
-        return priors
-    raise ValueError(
-        "MQM needs a MarkovChainPrior or a list of them (the a(b) curve alone is not enough);"
-        f" got {type(prior_or_priors).__name__}"
-    )
-
-
 class _Rows:
     """Rows 1..n of a table computed on demand, kept in a buffer that doubles when full.
 
@@ -149,66 +134,30 @@ class _Rows:
 
 
 class _Quilts:
-    """One prior's left and right terms (the shared :class:`ChainTerms`) restricted to value pairs, cached.
+    """One prior's left and right terms (the shared :class:`ChainProfile`) restricted to value pairs, cached.
 
-    Non-stationary prior: nodes t ≥ ``t_c`` are *far* (docs/math.md §2.1 and
-    :mod:`puffer_core.engine.influence`): from node s_f on the marginals have the support of π, and
-    every node t ≥ t_c = max(s_f + D, first t with η_t ≤ TAIL_TOL) reads left terms at
-    supports equal to supp π, so left_t(a) ≤ h_π(a) + log π[x'] − log π[x] + ``extra`` with
-    extra = 2·max_{u ≥ t_c} η_u.  Those nodes are bounded together like a stationary prior
-    (each influence raised by at most 2η, so σ by a relative ≈ 2η/ε); the nodes before t_c are
-    visited one by one.  ``marg`` holds p_t for t < t_c (π alone for a stationary prior).
+    Non-stationary prior: nodes t ≥ ``t_c`` are *far* (see :class:`ChainProfile`): every such
+    node reads left terms at supports equal to supp π, so left_t(a) ≤ h_π(a) + log π[x'] −
+    log π[x] + ``extra`` with extra = 2η_{t_c}.  Those nodes are bounded together like a
+    stationary prior (each influence raised by at most 2η, so σ by a relative ≈ 2η/ε); the nodes
+    before t_c are visited one by one.  ``marg`` holds p_t for t < t_c (π alone for a stationary
+    prior).  The tables grow on demand, never past the proven cutoff.
     """
 
-    def __init__(self, prior: MarkovChainPrior) -> None:
-        self.prior = prior
-        self.T = prior.length
-        self.K = prior.n_states
-        self.extra = 0.0
-        _refuse_tables(self.K, min(self.T - 1, 16), 0, 1)  # before any O(K³) work
-        if prior.stationary_initial:
-            self.pi: np.ndarray | None = np.asarray(prior.initial)
-            self.terms = ChainTerms(prior)
-            self.t_c = 1
-            self.marg = self.pi[None, :]
-        else:
-            try:
-                self.pi = stationary_distribution(prior.transition)
-            except ValueError:
-                self.pi = None
-            _, support, eta = marginal_profile(prior, self.pi)
-            self.terms = ChainTerms(prior, list(np.unique(support, axis=0)))
-            self.t_c = self._far_start(eta)
-            if self.t_c <= self.T:
-                self.extra = 2.0 * float(eta[self.t_c - 1 :].max()) + 1e-15
-            n = min(self.T, self.t_c - 1)
-            self.marg, _, _ = marginal_profile(prior, self.pi, length=max(n, 1), store=max(n, 1))
-        if self.T > 1:
-            self._check_tables(min(self.T - 1, 16))  # refuse hopeless sizes before any matrix product
-            self.terms.expect(estimate_cutoff(prior, self.terms.mass_rows, self.T - 1))
+    def __init__(self, profile: ChainProfile, report: Progress, work: WorkCounter) -> None:
+        self.profile = profile
+        self.prior = profile.prior
+        self.T = profile.T
+        self.K = profile.K
+        self.pi = profile.pi
+        self.terms = profile.terms
+        self.report = report
+        self.work = work
+        profile.build(report, work, tables=False)
+        self.t_c = profile.t_c
+        self.extra = profile.far_addition if self.t_c <= self.T else 0.0
+        self.marg = profile.marg if not profile.stationary else self.pi[None, :]
         self._pairs: dict[tuple[bytes, bytes], _Rows] = {}
-
-    def _far_start(self, eta: np.ndarray) -> int:
-        converged = np.flatnonzero(np.isfinite(eta))
-        small = np.flatnonzero(eta <= TAIL_TOL)
-        if self.pi is None or small.size == 0:
-            return self.T + 1
-        s_f = int(converged[0]) + 1
-        t_eta = int(small[0]) + 1
-        if s_f == 1:
-            return t_eta
-        per_distance = table_cost(self.K, 1, len(self.terms.supports))[0]
-        self._check_tables(min(self.T - 1, max(1, int(FAR_SEARCH_SECONDS / per_distance))))
-        depth = self.terms.ensure(min(self.T - 1, max(1, int(FAR_SEARCH_SECONDS / per_distance))))
-        if self.terms.cutoff is None:
-            return self.T + 1
-        return min(self.T + 1, max(t_eta, s_f + depth))
-
-    def _check_tables(self, n: int) -> None:
-        """Refuse before growing the tables to n distances when that is out of reach."""
-        if self.terms.cutoff is not None or n <= self.terms.n:
-            return
-        _refuse_tables(self.K, n, self.terms.n, len(self.terms.supports))
 
     def depth(self, a: np.ndarray) -> np.ndarray:
         """The distance whose table row serves distance a: a itself, or the cutoff beyond it."""
@@ -216,12 +165,12 @@ class _Quilts:
 
     def right(self, n: int) -> np.ndarray:
         """right[b-1, x·K + x'] for b = 1..n (past the cutoff: the cutoff row)."""
-        self._check_tables(n)
+        self.terms.ensure(n, None, self.report, self.work)
         return self.terms.right_table(n)
 
     def h(self, n: int, support: np.ndarray) -> np.ndarray:
         """h[a-1, x·K + x'] = max_{l in support, P^a[l,x] > 0} log P^a[l,x] / P^a[l,x'], a = 1..n."""
-        self._check_tables(n)
+        self.terms.ensure(n, None, self.report, self.work)
         return self.terms.h_table(n, support)
 
     def _every(self, pairs: np.ndarray) -> bool:
@@ -278,19 +227,6 @@ class _Quilts:
         return self.shift_of(self.marg[t - 1], pairs)
 
 
-def _refuse_tables(k: int, n: int, have: int, supports: int) -> None:
-    """Refuse, with the estimate, influence tables up to n distances (``have`` already stored) out of reach."""
-    seconds, nbytes = table_cost(k, max(0, n - have), supports)
-    nbytes += 8.0 * k**2 * have * (1 + supports)
-    if seconds > WORK_LIMIT_SECONDS or nbytes > TABLE_LIMIT_BYTES:
-        raise ValueError(
-            f"MQM for this prior needs Markov quilts spanning {n} nodes, whose influence tables take"
-            f" about {human_seconds(seconds)} and {nbytes / 2**30:.1f} GB (K = {k} states; limits"
-            f" {WORK_LIMIT_SECONDS:.0f} s and {TABLE_LIMIT_BYTES / 2**30:.1f} GB); raise ε_puffer"
-            " (smaller quilts then suffice), shorten the sequences or merge rarely used states"
-        )
-
-
 def _scores(card: np.ndarray, influence: np.ndarray, eps: float) -> np.ndarray:
     """card / (ε − e) where e < ε, else +inf; e is clamped at 0 (it is ≥ 0 exactly)."""
     e = np.maximum(influence, 0.0)
@@ -299,8 +235,12 @@ def _scores(card: np.ndarray, influence: np.ndarray, eps: float) -> np.ndarray:
         return np.where(usable, card / np.where(usable, eps - e, 1.0), np.inf)
 
 
-def _cells_max_plus(left: np.ndarray, right: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def _cells_max_plus(
+    left: np.ndarray, right: np.ndarray, rows: np.ndarray, cols: np.ndarray, work: WorkCounter | None = None
+) -> np.ndarray:
     """E[i] = max_p (left[rows[i], p] + right[cols[i], p]) for a list of cells (0-based indices)."""
+    if work is not None:
+        work.add(MARGINAL, float(rows.size) * left.shape[1])
     out = np.empty(rows.size)
     step = max(1, _CHUNK_CELLS // max(1, left.shape[1]))
     order = np.argsort(rows, kind="stable")
@@ -416,7 +356,8 @@ def _stationary_sigma(
         bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :].max())
         lower = np.maximum(lmax[:, None], rmax[None, :])
         rows, cols = np.nonzero(inside & (_scores(card, lower, eps) <= bound))
-        table[rows, cols] = _cells_max_plus(left, right, rows, cols)
+        table[rows, cols] = _cells_max_plus(left, right, rows, cols, terms.work)
+        terms.report.advance("quilts of the far nodes", float(rows.size) * pairs.size)
         sigma = _node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :]
         worst = float(sigma.max())
         if worst <= floor:
@@ -463,7 +404,8 @@ def _exact_cells(
     left = _left_rows(terms, t, dist, pairs, shift)
     ucols = np.unique(cols)
     right = terms.right_pairs(int(ucols[-1]), pairs)[ucols - 1]
-    return _cells_max_plus(left, right, np.searchsorted(dist, rows), np.searchsorted(ucols, cols))
+    terms.report.advance(f"quilts of node {t}", float(rows.size) * pairs.size)
+    return _cells_max_plus(left, right, np.searchsorted(dist, rows), np.searchsorted(ucols, cols), terms.work)
 
 
 def _one_sided(
@@ -567,14 +509,90 @@ def _general_sigma(terms: _Quilts, eps: float, floor: float) -> tuple[float, int
     return best
 
 
-def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float) -> MQMScale:
+def _needed_distances(profile: ChainProfile, eps: float) -> int:
+    """An upper bound on the table distances the quilt search reads (see :func:`mqm_estimate`)."""
+    T = profile.T
+    sigma = T / eps
+    for d, rho in profile.spreads:  # the quilt at distance d on both sides (or one, near an end): e ≤ 3ρ(d)
+        if 3.0 * rho < eps:
+            sigma = min(sigma, (2 * d - 1) / (eps - 3.0 * rho))
+    limit = max(_FIRST_LIMIT, 2 * math.ceil(eps * sigma) + 2)
+    n = min(T - 1, limit)
+    return n if profile.D_bound is None else min(n, profile.D_bound)
+
+
+def _estimate(profiles: list[ChainProfile], eps: float) -> WorkEstimate:
+    pieces = []
+    for profile in profiles:
+        n = _needed_distances(profile, eps)
+        tables = profile.estimate(n)
+        k = float(profile.K)
+        nodes = 0 if profile.stationary else min(profile.T, profile.t_c_bound) - 1
+        cells = CELL_UNITS * k * k * n * (4 + nodes)
+        units = dict(tables.units)
+        units["marginal"] = units.get("marginal", 0.0) + cells
+        pieces.append(WorkEstimate("", units, 2.0 * tables.nbytes + 8.0 * 2 * _CHUNK_CELLS, f"distance {n}"))
+    k = profiles[0].K
+    n = max(_needed_distances(p, eps) for p in profiles)
+    loose = sum(1 for p in profiles if not p.stationary and p.t_c_bound > p.T)
+    plural = "s" if len(profiles) > 1 else ""
+    dominant = f"K = {k} states, {len(profiles)} prior{plural}, quilts spanning up to {n} nodes"
+    if loose:
+        dominant += f", {loose} prior{'s' if loose > 1 else ''} whose every node is visited one by one"
+    advice = (
+        "raise ε_puffer (smaller quilts then suffice), shorten the sequences, merge rarely used states"
+        + (" or give the stationary initial distribution" if loose else "")
+        + (", or use fewer priors in Θ" if len(profiles) > 1 else "")
+    )
+    return combine("MQM for this prior", pieces, dominant, advice)
+
+
+def _profiles(priors: list[MarkovChainPrior], work: WorkCounter | None) -> list[ChainProfile]:
+    k = priors[0].n_states
+    first = sum(2.0 * min(p.length - 1, _FIRST_LIMIT) * float(k) ** 3 for p in priors)
+    early = WorkEstimate("MQM for this prior", {"max-plus": first, "product": first}, 0.0,
+                         f"K = {k} states: the first {_FIRST_LIMIT} distances of the influence tables alone",
+                         "merge rarely used states or use fewer priors in Θ")
+    if not early.fits:  # before any O(K³) work
+        early.check()
+    return [ChainProfile(p, p.length - 1, work) for p in priors]
+
+
+def mqm_estimate(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float) -> WorkEstimate:
+    """What :func:`mqm_scale` will cost, before doing it (a :class:`puffer_core.work.WorkEstimate`).
+
+    The quilt search never reads tables past the proven cutoff, nor past twice the card a
+    quilt of the ρ-bounds already certifies (a quilt at distance d has influence ≤ 3ρ(d), see
+    :mod:`puffer_core.chain_terms`); costs O(K³·log T) per prior.
+    """
+    priors = as_theta(prior_or_priors, "MQM (it needs the prior itself, not only its a(b) curve)")
+    eps = check_eps("eps_puffer", eps_puffer)
+    try:
+        with one_blas_thread():
+            return _estimate(_profiles(priors, None), eps)
+    except ValueError as exc:
+        if "out of reach" not in str(exc):
+            raise
+        return WorkEstimate("MQM for this prior", {"max-plus": math.inf}, math.inf,
+                            f"K = {priors[0].n_states} states", "merge rarely used states")
+
+
+def mqm_scale(
+    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
+    eps_puffer: float,
+    *,
+    progress: ProgressCallback | None = None,
+    work: WorkCounter | None = None,
+) -> MQMScale:
     """σ_max of the exact MQM with where it is attained (docs/math.md §5, [S] Algorithm 1).
 
     ``prior_or_priors`` is a :class:`MarkovChainPrior` or a list Θ of them (same states;
     lengths and initial distributions may differ).  Adding Lap(L·σ_max) to an L-Lipschitz
-    query F of the users' chains is ε_puffer-Pufferfish private.
+    query F of the users' chains is ε_puffer-Pufferfish private.  The work is estimated first
+    (:func:`mqm_estimate`) and refused at once, with the estimate, beyond the limits;
+    ``progress`` and ``work`` as in :func:`puffer_core.influence.influence_curve`.
     """
-    priors = _as_chain_priors(prior_or_priors)
+    priors = as_theta(prior_or_priors, "MQM (it needs the prior itself, not only its a(b) curve)")
     eps = check_eps("eps_puffer", eps_puffer)
     longest = max(p.length for p in priors)
     if not math.isfinite(longest / eps):
@@ -582,31 +600,45 @@ def mqm_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_pu
             f"ε_puffer = {eps:g} is too small: the noise scale σ_max ≥ T/ε_puffer = {longest}/{eps:g} exceeds the"
             f" largest double-precision number; use ε_puffer ≥ {longest / 1e300:.1e}"
         )
-    best: MQMScale | None = None
-    for index, prior in enumerate(priors):
-        floor = best.sigma_max if best is not None else 0.0
-        terms = _Quilts(prior)
-        for zone in ("far", "start"):
-            if zone == "far":
-                found = _stationary_sigma(terms, eps, floor, terms.t_c) if terms.t_c <= terms.T else None
-            else:
-                found = _general_sigma(terms, eps, floor) if terms.t_c > 1 else None
-            if found is not None and found[0] > floor:
-                sigma, t, node = found
-                floor = sigma
-                best = MQMScale(sigma, eps, t, node.quilt, node.card, node.influence, index)
+    counter = work if work is not None else WorkCounter()
+    with one_blas_thread():
+        profiles = _profiles(priors, counter)
+        estimate = _estimate(profiles, eps)
+        estimate.check()
+        report = Progress(progress, estimate.total_units)
+        best: MQMScale | None = None
+        for index, profile in enumerate(profiles):
+            floor = best.sigma_max if best is not None else 0.0
+            terms = _Quilts(profile, report, counter)
+            for zone in ("far", "start"):
+                if zone == "far":
+                    found = _stationary_sigma(terms, eps, floor, terms.t_c) if terms.t_c <= terms.T else None
+                else:
+                    found = _general_sigma(terms, eps, floor) if terms.t_c > 1 else None
+                if found is not None and found[0] > floor:
+                    sigma, t, node = found
+                    floor = sigma
+                    best = MQMScale(sigma, eps, t, node.quilt, node.card, node.influence, index)
+            report.report(f"prior {index + 1} of {len(profiles)} done")
+    report.finish()
     if best is None:
         return MQMScale(0.0, eps, 1, ("empty", 0, 0), 0, 0.0, 0)
     return best
 
 
-def mqm_noise_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float) -> float:
+def mqm_noise_scale(
+    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
+    eps_puffer: float,
+    *,
+    progress: ProgressCallback | None = None,
+    work: WorkCounter | None = None,
+) -> float:
     """σ_max for a 1-Lipschitz query, exact over all quilts of Lemma II.5 (docs/math.md §5, [S] Algorithm 1).
 
     The MQM release of an L-Lipschitz F is F(D) + Lap(L·σ_max).  Raises ValueError for a
     non-positive ε or something other than Markov chain priors.
     """
-    sigma = mqm_scale(prior_or_priors, eps_puffer).sigma_max
+    sigma = mqm_scale(prior_or_priors, eps_puffer, progress=progress, work=work).sigma_max
     if not math.isfinite(sigma):
         raise ValueError("σ_max is not finite; this should not happen because the empty quilt is always usable")
     return sigma

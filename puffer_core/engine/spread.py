@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.sequences import Sequences
+from ..data.stats import SequenceStats
 from ..priors.fitting import DEFAULT_SMOOTHING, transition_counts
 from ..priors.models import MarkovChainPrior
 from ..priors.robust import check_concentration, check_sequences, fit_prior_set
-from ..validation import check_whole
+from ..validation import check_probability, check_whole
 from .curve import InfluenceCurve
 from .influence import influence_curve
 
@@ -77,8 +78,7 @@ class PriorSpread:
     def band(self, low: float = 0.05, high: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Quantiles ``low`` and ``high`` of a(b) over the draws, per b (the band of member curves)."""
         for name, q in (("low", low), ("high", high)):
-            if isinstance(q, bool) or not isinstance(q, (int, float, np.integer, np.floating)) or not 0 <= q <= 1:
-                raise ValueError(f"{name} must be a quantile between 0 and 1; got {q!r}")
+            check_probability(f"{name} (a quantile)", q)
         if low > high:
             raise ValueError(f"low ({low}) must not exceed high ({high})")
         return np.quantile(self.draws, low, axis=0), np.quantile(self.draws, high, axis=0)
@@ -92,7 +92,7 @@ class PriorSpread:
 
 
 def prior_spread(
-    data: Sequences,
+    data: Sequences | SequenceStats,
     draws: int = 50,
     seed: int | np.random.Generator = 0,
     concentration: float | None = None,

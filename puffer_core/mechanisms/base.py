@@ -32,7 +32,8 @@ import numpy as np
 from ..accounting.events import PrivacyEvent
 from ..engine.curve import InfluenceCurve
 from ..engine.influence import influence_curve
-from ..priors.models import as_chain_priors
+from ..priors.models import as_theta
+from ..validation import check_whole
 
 HISTOGRAM_SENSITIVITY = 2.0  # L1 sensitivity of a histogram of all entries to one entry
 MAX_OUTPUTS = 2_000_000  # exact output distributions are limited to this many outputs
@@ -85,6 +86,17 @@ def check_counts(counts: object, name: str = "counts") -> np.ndarray:
     return values
 
 
+def check_trials(trials: object, values: np.ndarray) -> int:
+    """How many noisy copies to draw at once: a whole number with trials × counts ≤ ``MAX_OUTPUT_CELLS``."""
+    trials = check_whole("trials", trials)
+    if trials * max(values.size, 1) > MAX_OUTPUT_CELLS:
+        raise ValueError(
+            f"{trials:,} trials of {values.size:,} counts are {trials * values.size:,} numbers at once; at most"
+            f" {MAX_OUTPUT_CELLS:,} (draw in batches of at most {MAX_OUTPUT_CELLS // max(values.size, 1):,} trials)"
+        )
+    return trials
+
+
 def top_k_indices(values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest values along the last axis, largest first (ties: lower index)."""
     values = np.asarray(values, dtype=float)
@@ -113,7 +125,7 @@ def as_curve(curve_or_prior: object) -> InfluenceCurve:
     if isinstance(curve_or_prior, InfluenceCurve):
         return curve_or_prior
     try:
-        priors = as_chain_priors(curve_or_prior, "a Pufferfish mechanism")
+        priors = as_theta(curve_or_prior, "a Pufferfish mechanism")
     except ValueError as exc:
         raise ValueError(f"give an InfluenceCurve, a MarkovChainPrior or a list of them ({exc})") from None
     return influence_curve(priors)

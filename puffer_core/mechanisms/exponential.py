@@ -22,7 +22,7 @@ from scipy.special import logsumexp
 from ..accounting.calibration import calibrate, group_dp
 from ..accounting.events import CurveEvent
 from ..validation import check_eps, check_probability, check_rng, check_whole
-from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, opendp_prelude, top_k_indices
+from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, check_trials, opendp_prelude, top_k_indices
 
 K_NAME = "k (how many top states to release)"
 
@@ -102,7 +102,7 @@ class ExponentialTopK:
     def simulate(self, counts: object, trials: int, rng: np.random.Generator) -> np.ndarray:
         """``trials`` independent rankings, shape ``(trials, ..., k)`` (vectorised numpy)."""
         values = self._counts(counts)
-        trials = check_whole("trials", trials)
+        trials = check_trials(trials, values)
         rng = check_rng(rng)
         noisy = values[None, ...] + rng.gumbel(0.0, self.gumbel_scale, size=(trials,) + values.shape)
         return top_k_indices(noisy, self.k)

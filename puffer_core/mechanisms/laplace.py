@@ -26,7 +26,15 @@ from ..accounting.events import CurveEvent, MQMEvent, PrivacyEvent
 from ..engine.mqm import mqm_noise_scale
 from ..priors.models import MarkovChainPrior
 from ..validation import check_eps, check_number, check_positive, check_probability, check_rng, check_whole
-from .base import HISTOGRAM_SENSITIVITY, MAX_OUTPUTS, as_curve, check_counts, opendp_prelude, top_k_indices
+from .base import (
+    HISTOGRAM_SENSITIVITY,
+    MAX_OUTPUTS,
+    as_curve,
+    check_counts,
+    check_trials,
+    opendp_prelude,
+    top_k_indices,
+)
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,7 @@ class LaplaceCounts:
     def simulate(self, counts: object, trials: int, rng: np.random.Generator) -> np.ndarray:
         """``trials`` independent noisy copies, shape ``(trials,) + counts.shape``."""
         values = check_counts(counts)
-        trials = check_whole("trials", trials)
+        trials = check_trials(trials, values)
         rng = check_rng(rng)
         return values[None, ...] + rng.laplace(0.0, self.scale, size=(trials,) + values.shape)
 

@@ -12,9 +12,9 @@ from .kinds import PRIOR_KINDS, PriorKind, cyclic_matrix, kind_of, prior_kind, r
 from .models import (
     GaussianProcessPrior,
     MarkovChainPrior,
-    as_chain_priors,
+    Theta,
+    as_theta,
     stationary_distribution,
-    transition_problems,
 )
 from .robust import fit_prior_set
 
@@ -24,7 +24,8 @@ __all__ = [
     "MarkovChainPrior",
     "PRIOR_KINDS",
     "PriorKind",
-    "as_chain_priors",
+    "Theta",
+    "as_theta",
     "cyclic_matrix",
     "fit_markov_chain",
     "fit_prior_set",
@@ -36,5 +37,4 @@ __all__ = [
     "stationary_distribution",
     "sticky_matrix",
     "transition_counts",
-    "transition_problems",
 ]

@@ -9,6 +9,10 @@ row's non-zero entries in proportion to their size.  Rows of states that are nev
 Releases are evaluated on data the prior was not fitted on: :func:`split_by_time` keeps the
 first part of every user's sequence for training, :func:`split_by_users` holds out whole
 users, stratified by group.
+
+Fitting needs only counts: :func:`fit_markov_chain` takes :class:`~puffer_core.data.Sequences`
+or the :class:`~puffer_core.data.stats.SequenceStats` of data of any size
+(:func:`puffer_core.data.engines.load_stats`); the splits need the entries themselves (Sequences).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.sequences import Sequences
+from ..data.stats import SequenceStats
 from ..errors import DataError
 from ..validation import check_number, check_probability, check_whole
 from .models import MarkovChainPrior, stationary_distribution
@@ -24,11 +29,13 @@ DEFAULT_SMOOTHING = 1e-5
 SPLIT_MODES = ("per_user", "global")
 
 
-def transition_counts(data: Sequences) -> np.ndarray:
+def transition_counts(data: Sequences | SequenceStats) -> np.ndarray:
     """K×K matrix: entry (i, j) counts how often a user's entry in state i is followed by j.
 
     Only consecutive entries of the same user (in time order) are pairs (docs/math.md §6).
     """
+    if isinstance(data, SequenceStats):
+        return data.transitions
     k = data.n_states
     same = data.same_user_as_next
     source = data.codes[:-1][same]
@@ -75,14 +82,16 @@ def _check_smoothing(smoothing: float, k: int) -> float:
     return tau
 
 
-def first_state_distribution(data: Sequences) -> np.ndarray:
+def first_state_distribution(data: Sequences | SequenceStats) -> np.ndarray:
     """The empirical distribution of users' first states (their earliest entries)."""
+    if isinstance(data, SequenceStats):
+        return data.first_states / data.n_users
     first = data.codes[data.offsets[:-1]]
     return np.bincount(first, minlength=data.n_states) / data.n_users
 
 
 def fit_markov_chain(
-    data: Sequences, smoothing: float = DEFAULT_SMOOTHING, length: int | None = None
+    data: Sequences | SequenceStats, smoothing: float = DEFAULT_SMOOTHING, length: int | None = None
 ) -> MarkovChainPrior:
     """Fit the Markov chain prior θ = (initial, P) of docs/math.md §1 as described in §6.
 
@@ -92,9 +101,12 @@ def fit_markov_chain(
     distribution.  With ``smoothing = 0`` the fitted chain may have several closed groups of
     states; the initial distribution is then the empirical distribution of users' first
     states (still a valid prior, docs/math.md §1), and ``stationary_initial`` is False.
+    ``data``: Sequences, or their :class:`~puffer_core.data.stats.SequenceStats` (the same prior).
     """
-    if not isinstance(data, Sequences):
-        raise TypeError(f"data must be Sequences (see load_sequences); got {type(data).__name__}")
+    if not isinstance(data, (Sequences, SequenceStats)):
+        raise TypeError(
+            f"data must be Sequences (see load_sequences) or SequenceStats (see load_stats); got {type(data).__name__}"
+        )
     if length is None:
         length = data.max_length
     else:

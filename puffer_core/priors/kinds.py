@@ -13,7 +13,7 @@ follow from it.
 
 The transition-matrix helpers the editors use — :func:`normalise_rows` and the presets
 :func:`sticky_matrix`, :func:`cyclic_matrix`, :func:`random_matrix` — are here too; the row
-check is :func:`puffer_core.priors.models.transition_problems`, the same one the prior applies.
+check is :func:`puffer_core.validation.row_problems`, the same one the prior applies.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_distribution
+from ..validation import check_distribution, row_problems
 from .codecs import (
     PROBABILITY,
     Choice,
@@ -46,7 +46,6 @@ from .models import (
     GaussianProcessPrior,
     MarkovChainPrior,
     stationary_distribution,
-    transition_problems,
 )
 
 Prior = MarkovChainPrior | list[MarkovChainPrior] | GaussianProcessPrior
@@ -324,7 +323,8 @@ def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = N
     """What keeps ``initial`` from being a distribution over the chain's states (empty: nothing).
 
     The check is :func:`puffer_core.validation.check_distribution`; what it finds is said with the
-    states' names (``labels``; counted from 1 without them), and ``labels`` also gives the number of states.
+    states' names (``labels``; counted from 1 without them, as in :func:`~puffer_core.validation.row_problems`),
+    and ``labels`` also gives the number of states.
     """
     if labels is not None and len(initial) != len(labels):
         return [f"the initial distribution needs {len(labels)} entries (one per state); got {len(initial)}"]
@@ -359,7 +359,7 @@ def _matrix_problems(
     matrix: Matrix, labels: Sequence[str] | None, length: int, initial: Sequence[float] | None
 ) -> list[str]:
     names = [str(x) for x in labels] if labels is not None and len(labels) == len(matrix) else None
-    rows = transition_problems(matrix, names)
+    rows = row_problems(matrix, names)
     if rows:
         return rows
     if initial is not None:

@@ -8,17 +8,26 @@ kernel, truncated to ``[-γ, γ]^n``.  Both are frozen: build a new one to chang
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from ..validation import PROBABILITY_TOLERANCE, check_positive, check_whole, is_whole
+from ..validation import (
+    PROBABILITY_TOLERANCE,
+    check_distribution,
+    check_positive,
+    check_rows,
+    check_whole,
+    human_seconds,
+    is_whole,
+)
 
 ROW_TOLERANCE = PROBABILITY_TOLERANCE
 MAX_LENGTH = 1_000_000
+MAX_STATIONARY_STATES = 1_000  # GTH elimination costs ~K³ (K = 1,000: about 1 s)
 TINY = 1e-300  # below this a probability loses precision or underflows in float64
 
 
@@ -37,75 +46,27 @@ def check_no_underflow(values: np.ndarray, support: np.ndarray, what: str) -> No
         )
 
 
-def transition_problems(matrix: Sequence[Sequence[object]], labels: Sequence[str] | None = None) -> list[str]:
-    """One message per row that cannot be a row of a transition matrix (an empty list: every row is fine).
-
-    A row must hold finite, non-negative numbers that sum to 1 (within ``ROW_TOLERANCE``).  Empty
-    or non-numeric cells are reported, not raised, so that an editor can show every problem at
-    once.  With ``labels`` the rows and columns are named by their states' labels, as an editor
-    shows them ("row '2' … in column '0'"); without, they are counted from 1 ("row 3 … in columns 1").
-    """
-    problems = []
-    for i, row in enumerate(matrix):
-        name = f"row '{labels[i]}'" if labels is not None and i < len(labels) else f"row {i + 1}"
-        values = []
-        for x in row:
-            try:
-                values.append(float(x))  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                values.append(math.nan)
-        bad = [j for j, v in enumerate(values) if not math.isfinite(v)]
-        if bad:
-            problems.append(f"{name} has cells that are empty or not a finite number in {_columns(bad, labels)}")
-            continue
-        negative = [j for j, v in enumerate(values) if v < 0]
-        if negative:
-            problems.append(
-                f"{name} has negative entries in {_columns(negative, labels)}; probabilities cannot be negative"
-            )
-            continue
-        total = math.fsum(values)
-        if abs(total - 1.0) > ROW_TOLERANCE:
-            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
-    return problems
-
-
-def _columns(positions: list[int], labels: Sequence[object] | None) -> str:
-    """``column '1'`` or ``columns '0', '2'`` by the states' labels; ``columns 1, 3`` counted from 1 without."""
-    if labels is None or any(j >= len(labels) for j in positions):
-        return "columns " + ", ".join(str(j + 1) for j in positions)
-    shown = ", ".join(f"'{labels[j]}'" for j in positions)
-    return f"column {shown}" if len(positions) == 1 else f"columns {shown}"
-
-
 def _as_matrix(transition: object, labels: Sequence[object] | None = None) -> np.ndarray:
-    try:
-        matrix = np.array(transition, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"the transition matrix must contain numbers only ({exc})") from None
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(
-            f"the transition matrix must be square (K rows and K columns); got shape {matrix.shape}"
-        )
-    if matrix.shape[0] < 2:
-        raise ValueError("the transition matrix needs at least 2 states; a single state has no secret")
-    sums = matrix.sum(axis=1)
-    if not (np.all(np.isfinite(matrix)) and np.all(matrix >= 0) and np.all(np.abs(sums - 1.0) <= ROW_TOLERANCE)):
-        # row by row, with messages (numpy's sum may round differently)
-        names = None if labels is None else [str(x) for x in labels]
-        problems = transition_problems(matrix, names)
-        if problems:
-            raise ValueError(problems[0])
-    return matrix / sums[:, None]  # exact rows within the accepted 1e-9 tolerance
+    """A checked transition matrix (docs/math.md §1): square, K ≥ 2 states, rows that are probability
+    distributions (messages name the rows by ``labels``, as an editor shows them)."""
+    return check_rows(transition, "the transition matrix", None if labels is None else list(labels), name_rows=False)
 
 
-def stationary_distribution(transition: np.ndarray, labels: Sequence[object] | None = None) -> np.ndarray:
+def stationary_distribution(transition: object, labels: Sequence[object] | None = None) -> np.ndarray:
     """The unique stationary distribution π of a row-stochastic matrix (π P = π).
 
-    Raises ValueError when it is not unique (more than one closed class of states); the message
-    names the states by ``labels`` (without, counts them from 1).
+    The matrix is checked first (square, finite, non-negative, rows summing to 1).  Raises ValueError
+    when π is not unique (more than one closed class of states); the message names the states by
+    ``labels`` (without, counts them from 1).
     """
+    transition = _as_matrix(transition, labels)
     k = transition.shape[0]
+    if k > MAX_STATIONARY_STATES:
+        raise ValueError(
+            f"the stationary distribution of {k:,} states needs about {human_seconds(k**3 * 1e-9)} of elimination"
+            f" (at most {MAX_STATIONARY_STATES:,} states are solved); give an initial distribution, or merge rarely"
+            " used states"
+        )
     n_comp, comp = connected_components(transition > 0, directed=True, connection="strong")
     closed = []
     for c in range(n_comp):
@@ -194,16 +155,9 @@ class MarkovChainPrior:
             init = stationary_distribution(matrix, None if labels is None else names)
             stationary_initial = True
         else:
-            try:
-                init = np.array(initial, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                raise ValueError("the initial distribution must contain numbers only") from None
+            init = check_distribution(initial, "the initial distribution").reshape(-1)
             if init.shape != (k,):
                 raise ValueError(f"the initial distribution needs {k} entries (one per state); got {init.size}")
-            if not np.all(np.isfinite(init)) or np.any(init < 0):
-                raise ValueError("the initial distribution must be non-negative finite numbers")
-            if abs(init.sum() - 1.0) > ROW_TOLERANCE:
-                raise ValueError(f"the initial distribution sums to {init.sum():.6g}; it must sum to 1")
             init = init / init.sum()
             stationary_initial = False
         matrix.setflags(write=False)
@@ -221,7 +175,24 @@ class MarkovChainPrior:
     @property
     def stationary(self) -> np.ndarray:
         """The stationary distribution π of the transition matrix (raises if not unique)."""
-        return stationary_distribution(self.transition)
+        if self.stationary_initial:
+            return self.initial
+        pi = self.stationary_or_none
+        if pi is None:
+            return stationary_distribution(self.transition, self.labels)  # raises, naming the closed groups
+        return pi
+
+    @cached_property
+    def stationary_or_none(self) -> np.ndarray | None:
+        """π when the chain has a unique stationary distribution, else None (computed once per prior)."""
+        if self.stationary_initial:
+            return self.initial
+        try:
+            pi = stationary_distribution(self.transition)
+        except ValueError:
+            return None
+        pi.setflags(write=False)
+        return pi
 
     def marginals(self, length: int | None = None) -> np.ndarray:
         """``p_t = initial · P^(t-1)`` for t = 1..length, shape (length, K).
@@ -252,6 +223,8 @@ class MarkovChainPrior:
 
 KERNELS = ("squared_exponential", "exponential")
 MAX_COORDINATES = 5000
+MAX_SCALE = 1e6  # largest length scale and γ: beyond, Σ is all ones to double precision or r·r overflows
+MIN_DELTA = 1e-200  # smallest secret width: interval probabilities stay above the double-precision range
 
 
 @dataclass(frozen=True)
@@ -275,6 +248,22 @@ class GaussianProcessPrior:
             raise ValueError(f"n = {self.n} is too large; at most {MAX_COORDINATES} coordinates are supported")
         for name in ("length_scale", "gamma", "delta"):
             check_positive(name, getattr(self, name))
+        if self.length_scale > MAX_SCALE:
+            raise ValueError(
+                f"length_scale = {self.length_scale:g} is too large: every coordinate is then a copy of the others"
+                f" (Σ is all ones in double precision); use length_scale ≤ {MAX_SCALE:g}"
+            )
+        if self.gamma > MAX_SCALE:
+            raise ValueError(
+                f"gamma = {self.gamma:g} is too large: the range [−γ, γ] is in units of the prior's standard"
+                f" deviation, and beyond {MAX_SCALE:g} of them double precision cannot hold the tail probabilities;"
+                f" use gamma ≤ {MAX_SCALE:g}"
+            )
+        if self.delta < MIN_DELTA:
+            raise ValueError(
+                f"delta = {self.delta:g} is too small: the secrets' interval probabilities would leave the range of"
+                f" double precision; use delta ≥ {MIN_DELTA:g}"
+            )
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}")
         if self.delta >= 2 * self.gamma:
@@ -295,23 +284,56 @@ class GaussianProcessPrior:
         return np.exp(-lag / self.length_scale)
 
 
-def as_chain_priors(prior_or_priors: object, caller: str) -> list[MarkovChainPrior]:
-    """One :class:`MarkovChainPrior` or a set Θ of them (a non-empty list, one number of states), as a list.
+class Theta(tuple):
+    """The set Θ of the attacker's Markov chain priors (docs/math.md §1): one or more chains over the same K states.
 
-    ``caller`` names the function in the message when something else is given.
+    An immutable tuple of :class:`MarkovChainPrior` (built by :func:`as_theta`, which checks it), so every
+    function that takes "a prior or a list of priors" also takes a Θ; the priors may describe sequences of
+    different lengths unless a caller asks for one length.
     """
-    if isinstance(prior_or_priors, MarkovChainPrior):
-        return [prior_or_priors]
-    wanted = f"{caller} takes a MarkovChainPrior or a non-empty list of them (the set Θ)"
-    if not isinstance(prior_or_priors, (list, tuple)):
-        raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
-    priors = list(prior_or_priors)
-    if not priors:
-        raise ValueError(f"{wanted}; got an empty list")
-    for prior in priors:
-        if not isinstance(prior, MarkovChainPrior):
-            raise ValueError(f"every prior in Θ must be a MarkovChainPrior; got {type(prior).__name__}")
+
+    __slots__ = ()
+
+    @property
+    def n_states(self) -> int:
+        return self[0].n_states
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        return tuple(p.length for p in self)
+
+    @property
+    def max_length(self) -> int:
+        return max(self.lengths)
+
+
+def as_theta(prior_or_priors: object, caller: str, same_length: bool = False) -> Theta:
+    """One :class:`MarkovChainPrior` or a set Θ of them (a non-empty list or tuple, one number of states), as a Θ.
+
+    ``caller`` names the function in the message when something else is given; ``same_length``: every
+    prior must describe sequences of the same length (a stream, an attack).
+    """
+    if isinstance(prior_or_priors, Theta):
+        priors = list(prior_or_priors)
+    elif isinstance(prior_or_priors, MarkovChainPrior):
+        priors = [prior_or_priors]
+    else:
+        wanted = f"{caller}: expected a MarkovChainPrior or a non-empty list of them (the set Θ)"
+        if not isinstance(prior_or_priors, (list, tuple)):
+            raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
+        priors = list(prior_or_priors)
+        if not priors:
+            raise ValueError(f"{wanted}; got an empty list")
+        for prior in priors:
+            if not isinstance(prior, MarkovChainPrior):
+                raise ValueError(
+                    f"{caller} works with Markov chain priors: every prior in Θ must be a MarkovChainPrior;"
+                    f" got {type(prior).__name__}"
+                )
     states = sorted({p.n_states for p in priors})
     if len(states) != 1:
         raise ValueError(f"all priors in Θ must have the same number of states; got {states}")
-    return priors
+    if same_length and len({p.length for p in priors}) != 1:
+        lengths = sorted({p.length for p in priors})
+        raise ValueError(f"all priors in Θ must describe the same stream length (T); got lengths {lengths}")
+    return Theta(priors)

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.sequences import Sequences
-from ..validation import check_eps, check_whole
+from ..data.stats import SequenceStats
+from ..validation import check_eps, check_whole, is_whole
 from .fitting import DEFAULT_SMOOTHING, fit_markov_chain, normalise_counts, smooth_transition, transition_counts
 from .models import MarkovChainPrior
 
@@ -37,7 +38,7 @@ MAX_DRAW_CELLS = 5_000_000  # draws × K² numbers drawn at once (40 MB per arra
 def _generator(seed: object) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_whole(seed) or seed < 0:
         raise ValueError(
             f"seed must be a whole number ≥ 0 or a numpy random Generator, so the draws are reproducible; got {seed!r}"
         )
@@ -65,9 +66,12 @@ def check_concentration(concentration: object, k: int) -> float:
     return check_eps("concentration (the Dirichlet prior α₀ added to every count)", concentration)
 
 
-def check_sequences(data: object) -> Sequences:
-    if not isinstance(data, Sequences):
-        raise ValueError(f"data must be Sequences (see load_sequences); got {type(data).__name__}")
+def check_sequences(data: object) -> Sequences | SequenceStats:
+    """Data a prior is fitted to: :class:`Sequences` or their :class:`SequenceStats` (counts of data of any size)."""
+    if not isinstance(data, (Sequences, SequenceStats)):
+        raise ValueError(
+            f"data must be Sequences (see load_sequences) or SequenceStats (see load_stats); got {type(data).__name__}"
+        )
     return data
 
 
@@ -111,7 +115,7 @@ def smooth_draw(transition: np.ndarray, smoothing: float) -> np.ndarray:
 
 
 def fit_prior_set(
-    data: Sequences,
+    data: Sequences | SequenceStats,
     draws: int = 50,
     seed: int | np.random.Generator = 0,
     concentration: float | None = None,
@@ -120,7 +124,7 @@ def fit_prior_set(
 ) -> list[MarkovChainPrior]:
     """Θ = [the smoothed fit, M posterior draws] (docs/math.md §12): the fit first, then ``draws`` draws.
 
-    ``data``, ``smoothing`` and ``length`` are those of
+    ``data`` (Sequences or their SequenceStats), ``smoothing`` and ``length`` are those of
     :func:`~puffer_core.priors.fitting.fit_markov_chain` (smoothing must be > 0 here).  Row i of
     each draw is Dir(N[i,·] + α₀) with ``α₀ = concentration`` (default 1/K), then smoothed like
     the fit (module docstring).  Every member has the fit's length and labels and starts in its

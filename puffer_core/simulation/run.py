@@ -34,6 +34,7 @@ import pandas as pd
 from ..accounting.composition import Accountant
 from ..accounting.events import PrivacyEvent
 from ..data.sequences import Sequences
+from ..data.stats import SequenceStats
 from ..engine.influence import influence_curve
 from ..mechanisms import (
     DEFAULT_MECHANISMS,
@@ -45,7 +46,7 @@ from ..mechanisms import (
     mechanism_spec,
 )
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
-from ..priors.models import MarkovChainPrior, as_chain_priors
+from ..priors.models import MarkovChainPrior, as_theta
 from ..validation import check_choice, check_eps, check_whole, is_whole
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 
@@ -145,7 +146,7 @@ def _check_rng(rng: object) -> tuple[np.random.Generator, dict[str, Any]]:
     )
 
 
-def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[MarkovChainPrior], dict[str, Any]]:
+def _priors(prior: object, data: SequenceStats, smoothing: float) -> tuple[list[MarkovChainPrior], dict[str, Any]]:
     if prior is None:
         fitted = fit_markov_chain(data, smoothing=smoothing)
         return [fitted], {
@@ -156,7 +157,7 @@ def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[Mark
             "stationary_initial": fitted.stationary_initial,
         }
     try:
-        priors = as_chain_priors(prior, "simulate")
+        priors = as_theta(prior, "simulate")
     except ValueError as exc:
         raise ValueError(f"prior must be None (fit it), a MarkovChainPrior or a list of them: {exc}") from None
     for p in priors:
@@ -180,32 +181,17 @@ def _priors(prior: object, data: Sequences, smoothing: float) -> tuple[list[Mark
     }
 
 
-def _release_counts(data: Sequences, releases: int, mode: str) -> tuple[np.ndarray, dict[str, Any]]:
+def _release_counts(data: SequenceStats, releases: int, mode: str) -> tuple[np.ndarray, dict[str, Any]]:
     """True counts per release, group and state: shape (releases, groups, K)."""
-    k = data.n_states
-    if data.group_codes is None:
-        group = np.zeros(data.n_entries, dtype=np.int64)
-        n_groups = 1
-    else:
-        group = data.group_codes.astype(np.int64)
-        n_groups = len(data.groups or ())
     if mode == "repeat":
-        flat = np.bincount(group * k + data.codes, minlength=n_groups * k)
-        counts = np.broadcast_to(flat.reshape(n_groups, k), (releases, n_groups, k))
-        return counts, {}
-    key = data.time_key.astype(float)
-    start, stop = float(key.min()), float(key.max())
-    if stop <= start and releases > 1:
-        raise ValueError("all entries have the same time, so they cannot be cut into time windows")
-    edges = np.linspace(start, stop, releases + 1)
-    window = np.clip(np.searchsorted(edges, key, side="right") - 1, 0, releases - 1)
-    flat = np.bincount((window * n_groups + group) * k + data.codes, minlength=releases * n_groups * k)
-    counts = flat.reshape(releases, n_groups, k)
+        counts = data.group_counts
+        return np.broadcast_to(counts, (releases, *counts.shape)), {}
+    counts = data.windows(releases)
     sizes = counts.sum(axis=(1, 2))
     if np.any(sizes == 0):
         empty = int(np.flatnonzero(sizes == 0)[0]) + 1
         raise ValueError(f"time window {empty} of {releases} has no entries; use fewer releases")
-    return counts, {"window_edges": edges.tolist(), "window_entries": sizes.tolist()}
+    return counts, {"window_edges": data.window_edges(releases).tolist(), "window_entries": sizes.tolist()}
 
 
 def _per_trial(values: np.ndarray, trials: int, groups: np.ndarray) -> np.ndarray:
@@ -261,7 +247,7 @@ def _ledger_rows(
 
 
 def simulate(
-    data: Sequences,
+    data: Sequences | SequenceStats,
     prior: MarkovChainPrior | list[MarkovChainPrior] | None = None,
     query: str = "topk",
     k: int = 3,
@@ -278,7 +264,9 @@ def simulate(
     """Simulate releases of a per-group query under several mechanisms and ε_puffer (module docstring).
 
     ``data``: :class:`~puffer_core.data.sequences.Sequences` (groups from its group column, else one
-    group "all").  ``prior``: None fits a Markov chain on ``data`` (docs/math.md §6, with
+    group "all"), or their :class:`~puffer_core.data.stats.SequenceStats` (for
+    ``release_mode="windows"``, computed with ``windows=(releases,)``; the same results).
+    ``prior``: None fits a Markov chain on ``data`` (docs/math.md §6, with
     ``smoothing``); a given prior (or Θ) must have the data's states and cover the longest
     sequence.  T_max is the prior's length.  ``mechanisms`` are keys of
     :data:`puffer_core.mechanisms.MECHANISMS` (default: the four of [C] Tables 2–5 for top-k;
@@ -288,9 +276,10 @@ def simulate(
     baseline, [C] §7.1.3: m counts with ε/m each, then sorted) or ``"histogram"`` (one
     histogram of L1 sensitivity 2, then sorted).
     """
-    if not isinstance(data, Sequences):
+    if not isinstance(data, (Sequences, SequenceStats)):
         raise ValueError(
-            f"data must be Sequences from puffer_core.data.readers.load_sequences; got {type(data).__name__}"
+            "data must be Sequences from puffer_core.data.readers.load_sequences or SequenceStats from"
+            f" puffer_core.data.engines.load_stats; got {type(data).__name__}"
         )
     check_choice("query", query, QUERIES)
     names = _check_mechanisms(mechanisms, query)
@@ -302,6 +291,8 @@ def simulate(
     check_choice("release_mode", release_mode, RELEASE_MODES)
     trials = check_whole("trials", trials, 2, MAX_TRIALS)
     generator, rng_settings = _check_rng(rng)
+    if isinstance(data, Sequences):
+        data = data.stats(windows=(releases,) if release_mode == "windows" else ())
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a function progress(fraction, message) or None")
     n_groups = 1 if data.groups is None else len(data.groups)

@@ -22,7 +22,7 @@ import numpy as np
 from ..accounting.calibration import calibrate, certify
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
-from ..validation import check_eps
+from ..validation import check_eps, check_flag
 from .tpl import TemporalLeakage, check_schedule, max_eps_for_tpl, stream_priors, temporal_privacy_leakage
 
 _MAX_REFINED_CELLS = 50_000_000  # (curve points × T) cells of the varying-schedule [C] bound
@@ -115,6 +115,7 @@ def translation_bound(curve: InfluenceCurve, eps: object, contiguous: bool = Fal
     """
     if not isinstance(curve, InfluenceCurve):
         raise ValueError(f"translation_bound takes an InfluenceCurve; got {type(curve).__name__}")
+    contiguous = check_flag("contiguous", contiguous)
     schedule = check_schedule(eps, curve.length)
     eps_dp = float(schedule.max())
     T = schedule.size
@@ -214,6 +215,7 @@ def plan_stream(
     """
     from ..engine.influence import influence_curve
 
+    unbounded = check_flag("unbounded", unbounded)
     priors = stream_priors(prior_or_priors)
     target = check_eps("target", target)
     T = priors[0].length

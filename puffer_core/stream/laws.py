@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_eps, check_whole
+from ..validation import check_eps, check_rows, check_whole, is_whole
 
 _EXPM1_LIMIT = 700.0  # expm1 overflows beyond ~709.78
 
@@ -47,9 +47,7 @@ def laplace_histogram_emission(n_states: int, eps: float, low: int = 0, high: in
     """
     k = check_whole("n_states", n_states, minimum=2)
     eps = check_eps("eps", eps)
-    if isinstance(low, bool) or isinstance(high, bool) or not isinstance(low, (int, np.integer)) or not isinstance(
-        high, (int, np.integer)
-    ):
+    if not (is_whole(low) and is_whole(high)):
         raise ValueError(f"low and high must be whole numbers; got {low!r} and {high!r}")
     if not low <= 0 < 1 <= high:
         raise ValueError(f"the clamping range must contain 0 and 1 (low ≤ 0, high ≥ 1); got {low}..{high}")
@@ -93,20 +91,10 @@ def emission_epsilon(emission: object) -> float:
 
 
 def _check_emission(emission: object, n_states: int | None = None) -> np.ndarray:
-    try:
-        matrix = np.array(emission, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"an emission must be a matrix of numbers ({exc})") from None
-    if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 1:
-        raise ValueError(f"an emission is a K×O matrix (one row per state, one column per output); got {matrix.shape}")
+    """A K×O output law: row x is Pr[output | X_t = x] (:func:`puffer_core.validation.check_rows`)."""
+    matrix = check_rows(emission, "the emission", square=False)
     if n_states is not None and matrix.shape[0] != n_states:
         raise ValueError(f"the emission has {matrix.shape[0]} rows but the chain has {n_states} states")
-    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
-        raise ValueError("an emission's probabilities must be finite and non-negative")
-    sums = matrix.sum(axis=1)
-    worst = int(np.argmax(np.abs(sums - 1.0)))
-    if abs(sums[worst] - 1.0) > 1e-9:
-        raise ValueError(f"row {worst + 1} of the emission sums to {sums[worst]:.6g}; each row is Pr[output | state]")
     return matrix
 
 

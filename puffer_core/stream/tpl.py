@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import ROW_TOLERANCE, MarkovChainPrior, stationary_distribution
-from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
+from ..priors.models import MarkovChainPrior, Theta, as_theta
+from ..validation import WORK_LIMIT_SECONDS, check_eps, check_flag, check_rows, check_whole, human_seconds
 
 MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
 MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
@@ -57,33 +57,15 @@ _INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never 
 
 
 def check_row_stochastic(name: str, matrix: object) -> np.ndarray:
-    """A square K×K matrix (K ≥ 2) of non-negative numbers whose rows sum to 1 (within 1e-9)."""
-    try:
-        m = np.array(matrix, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must contain numbers only ({exc})") from None
-    if m.ndim != 2 or m.shape[0] != m.shape[1]:
-        raise ValueError(f"{name} must be square (K rows and K columns); got shape {m.shape}")
-    if m.shape[0] < 2:
-        raise ValueError(f"{name} needs at least 2 states; a single state has no secret")
-    if not np.all(np.isfinite(m)):
-        bad = np.argwhere(~np.isfinite(m))[0]
-        raise ValueError(f"entry ({bad[0] + 1}, {bad[1] + 1}) of {name} is not a finite number")
-    if np.any(m < 0):
-        bad = np.argwhere(m < 0)[0]
-        raise ValueError(
-            f"entry ({bad[0] + 1}, {bad[1] + 1}) of {name} is {m[bad[0], bad[1]]:g}; probabilities cannot be negative"
-        )
-    sums = m.sum(axis=1)
-    worst = int(np.argmax(np.abs(sums - 1.0)))
-    if abs(sums[worst] - 1.0) > ROW_TOLERANCE:
-        raise ValueError(f"row {worst + 1} of {name} sums to {sums[worst]:.6g}; every row must sum to 1")
+    """A square K×K matrix (2 ≤ K ≤ ``MAX_STATES``) whose rows are probability distributions
+    (:func:`puffer_core.validation.check_rows`)."""
+    m = check_rows(matrix, name)
     if m.shape[0] > MAX_STATES:
         raise ValueError(
             f"{name} has {m.shape[0]} states; temporal leakage needs about K³/2 = {m.shape[0] ** 3 / 2:.2g} ratio"
             f" evaluations per matrix and is limited to K ≤ {MAX_STATES} states (merge rare states)"
         )
-    return m / sums[:, None]
+    return m
 
 
 def check_schedule(eps: object, length: int | None = None) -> np.ndarray:
@@ -106,20 +88,10 @@ def check_schedule(eps: object, length: int | None = None) -> np.ndarray:
     return np.array(values, dtype=float)
 
 
-def stream_priors(prior_or_priors: object, finite: bool = True) -> list[MarkovChainPrior]:
-    """The set Θ as a list; ``finite``: the priors' length is a stream to walk step by step."""
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else prior_or_priors
-    if not isinstance(priors, (list, tuple)) or not priors:
-        raise ValueError("give a MarkovChainPrior or a non-empty list of them (the set Θ)")
-    if not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("temporal privacy leakage needs Markov chain priors (MarkovChainPrior)")
-    if len({p.n_states for p in priors}) != 1:
-        raise ValueError("all priors in Θ must have the same number of states")
-    if len({p.length for p in priors}) != 1:
-        raise ValueError(
-            f"all priors in Θ must describe the same stream length; got lengths {sorted({p.length for p in priors})}"
-        )
-    k, length = priors[0].n_states, priors[0].length
+def stream_priors(prior_or_priors: object, finite: bool = True) -> Theta:
+    """The set Θ of a stream (one length for all priors); ``finite``: the length is a stream to walk step by step."""
+    priors = as_theta(prior_or_priors, "temporal privacy leakage", same_length=True)
+    k, length = priors.n_states, priors.max_length
     if finite and (length > MAX_LENGTH or length * k > MAX_LENGTH_CELLS):
         raise ValueError(
             f"a stream of T = {length} steps over {k} states is too long: at most {MAX_LENGTH:,} steps and"
@@ -131,7 +103,7 @@ def stream_priors(prior_or_priors: object, finite: bool = True) -> list[MarkovCh
             f"the prior has {k} states; temporal leakage needs about K³/2 = {k**3 / 2:.2g} ratio evaluations"
             f" per matrix and is limited to K ≤ {MAX_STATES} states (merge rare states)"
         )
-    return list(priors)
+    return priors
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,14 +394,11 @@ class _FrontPlan:
 
 
 def _plan_fronts(prior: MarkovChainPrior) -> _FrontPlan:
-    T, P = prior.length, prior.transition
+    T = prior.length
     if prior.stationary_initial or T == 1:
         return _FrontPlan(None, None, [])
     marginals = prior.marginals()
-    try:
-        pi = stationary_distribution(P)
-    except ValueError:
-        pi = None
+    pi = prior.stationary_or_none
     if pi is None:
         return _FrontPlan(marginals, pi, [None] * (T - 1))
     # ρ_t = max(r_{t−1}/s_t, r_t/s_{t−1}), r and s the max and min of p_t/π, for the steps where p_{t−1}
@@ -717,6 +686,7 @@ def max_eps_for_tpl(
     answer lies in (0, target]; it is found by grid refinement to 1e-12 relative and the value
     returned was checked to meet the target.
     """
+    unbounded = check_flag("unbounded", unbounded)
     priors = stream_priors(prior_or_priors, finite=not unbounded)
     target = check_eps("target", target)
     if unbounded:
@@ -779,9 +749,7 @@ def tpl_divergence_threshold(prior_or_priors: MarkovChainPrior | Sequence[Markov
     with positive stationary probability.  For a set Θ the smallest threshold counts.  Needs
     priors with the stationary initial distribution, as :func:`puffer_core.stream.tpl_supremum`.
     """
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
-    if not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
-        raise ValueError("give a MarkovChainPrior or a non-empty list of them (the set Θ)")
+    priors = as_theta(prior_or_priors, "tpl_divergence_threshold")
     best = DivergenceThreshold(math.inf, 0.0, None, None, None)
     for index, prior in enumerate(priors):
         if not prior.stationary_initial:

@@ -238,7 +238,7 @@ def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest
 
         return wrapped
 
-    monkeypatch.setattr(picker, "read_table", counting("parse", picker.read_table))
+    monkeypatch.setattr(picker, "parse_upload", counting("parse", picker.parse_upload))
     monkeypatch.setattr(picker, "fit_markov_chain", counting("fit", picker.fit_markov_chain))
     monkeypatch.setattr(simulation, "fit_markov_chain", counting("fit again", simulation.fit_markov_chain))
     at = open_page(SIMULATE)

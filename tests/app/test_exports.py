@@ -82,9 +82,12 @@ def test_a_script_without_puffer_core_says_what_to_do(tmp_path: Path) -> None:
     path.write_text(script, encoding="utf-8")
     run = subprocess.run([sys.executable, "-I", str(path)], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert run.returncode == 1
-    expected = "puffer_core was not found: run this script from the Pufferfish Lab repository's folder"
+    expected = (
+        "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
+        " or run this script from the Pufferfish Lab repository's folder"
+    )
     assert run.stderr.strip() == expected
-    assert script.startswith('"""A title\n\nWhat it prints.\nRun it from the Pufferfish Lab repository\'s folder')
+    assert script.startswith('"""A title\n\nWhat it prints.\nRun it anywhere once puffer_core is installed')
 
 
 # --------------------------------------------------------------------------- scripts from templates

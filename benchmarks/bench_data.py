@@ -1,0 +1,169 @@
+"""Data at any size: CPU seconds, peak memory and spill of fitting and simulating from event logs (docs/math.md §6, §7).
+
+First generate the data (never committed; 100M rows take about 1.1 GB of Parquet):
+
+    python benchmarks/make_events.py /tmp/events --users 1000000 --rows 100000000 --states 50
+
+then run: python benchmarks/bench_data.py /tmp/events [--spark] — prints a markdown table.
+
+Each case runs in its own process under ``/usr/bin/time -v`` (CPU = user + system seconds, peak
+RSS of that process), with DuckDB's temporary folder polled for its largest size.  Cases: the fit
+from 10M rows (the first two files) and from 100M rows with ``memory_limit='2GB'``; the
+simulator's aggregations on 100M rows (the same scan with 10 time windows, then ``simulate``);
+the reading path of the rows (``load_sequences``) on 10M rows for comparison; and whether the
+counts are identical from numpy, DuckDB and (with ``--spark``, local mode on every core) Spark.
+The machine may be shared: CPU seconds and peak memory are the figures to compare, wall time is
+shown for information only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+GOALS = {
+    "fit-10m": "≤ 10 CPU-s, ≤ 1 GB",
+    "fit-100m": "≤ 120 CPU-s, ≤ 2.5 GB, temp ≤ 5 GB",
+    "simulate-100m": "≤ 30 CPU-s more than the fit",
+    "rows-10m": "— (the reading path of the rows, for comparison)",
+}
+
+
+def _case(args: argparse.Namespace) -> None:
+    """One measured case, in this process (run by the driver under /usr/bin/time -v)."""
+    from puffer_core.data.engines import load_stats
+    from puffer_core.data.readers import load_sequences
+    from puffer_core.priors.fitting import fit_markov_chain
+    from puffer_core.simulation.run import simulate
+
+    start = time.perf_counter()
+    if args.case == "rows":
+        import pyarrow.parquet as pq
+
+        frame = pq.read_table(args.files).to_pandas()
+        data = load_sequences(frame, group="country", max_rows=len(frame) + 1)
+        prior = fit_markov_chain(data)
+    else:
+        windows = (10,) if args.case == "simulate" else ()
+        data = load_stats(args.files, group="country", memory_limit=args.memory_limit, windows=windows,
+                          temp_directory=args.temp)
+        prior = fit_markov_chain(data)
+        if args.case == "simulate":
+            simulate(data, prior=prior, eps_grid=(1.0,), releases=10, release_mode="windows", trials=100, rng=0)
+    print(json.dumps({"entries": data.n_entries, "users": data.n_users, "states": prior.n_states,
+                      "seconds": time.perf_counter() - start}))
+
+
+def _counts(args: argparse.Namespace) -> None:
+    """Whether numpy, DuckDB (and Spark) give identical counts on the given files."""
+    import pyarrow.parquet as pq
+
+    from puffer_core.data.engines import load_stats
+    from puffer_core.data.readers import load_sequences
+
+    frame = pq.read_table(args.files).to_pandas()
+    reference = load_sequences(frame, group="country", max_rows=len(frame) + 1).stats(windows=(10,))
+    del frame
+    results = {"numpy": True}
+    results["duckdb"] = load_stats(args.files, group="country", windows=(10,)).same_counts(reference)
+    if args.spark:
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.master("local[*]").config("spark.ui.enabled", "false")
+                 .config("spark.driver.memory", "4g").getOrCreate())
+        spark.sparkContext.setLogLevel("OFF")
+        start = time.perf_counter()
+        got = load_stats(str(Path(args.files[0]).parent / "part-00[01].parquet"), engine=spark, group="country",
+                         windows=(10,))
+        results["spark"] = got.same_counts(reference)
+        results["spark seconds"] = round(time.perf_counter() - start, 1)
+    print(json.dumps(results))
+
+
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
+
+
+def _measure(extra: list[str], temp: Path | None = None) -> dict[str, float]:
+    """Run this script with ``extra`` under /usr/bin/time -v; CPU seconds, peak RSS and the largest spill."""
+    peak_temp = 0
+    done = threading.Event()
+
+    def poll() -> None:
+        nonlocal peak_temp
+        while not done.wait(0.5):
+            if temp is not None:
+                peak_temp = max(peak_temp, _du(temp))
+
+    threading.Thread(target=poll, daemon=True).start()
+    start = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-v", sys.executable, __file__, *extra], capture_output=True, text=True)
+    done.set()
+    if run.returncode != 0:
+        raise SystemExit(f"case {extra} failed:\n{run.stderr[-3000:]}")
+
+    def field(name: str) -> float:
+        return float(re.search(rf"{name}: ([0-9.]+)", run.stderr).group(1))
+
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out.update(
+        cpu=field("User time \\(seconds\\)") + field("System time \\(seconds\\)"),
+        rss_gb=field("Maximum resident set size \\(kbytes\\)") / 1e6,
+        wall=time.perf_counter() - start,
+        temp_gb=peak_temp / 1e9,
+    )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path)
+    parser.add_argument("--spark", action="store_true", help="also check Spark (local) on the 10M rows")
+    parser.add_argument("--case", choices=("fit", "simulate", "rows"), help=argparse.SUPPRESS)
+    parser.add_argument("--counts", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--files", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-limit", default="2GB", help=argparse.SUPPRESS)
+    parser.add_argument("--temp", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        return _case(args)
+    if args.counts:
+        return _counts(args)
+    files = sorted(str(p) for p in args.folder.glob("part-*.parquet"))
+    small = files[:2]
+    temp = Path(tempfile.mkdtemp(prefix="puffer_bench_"))
+    rows = [
+        ("fit-10m", "fit from 10M rows (DuckDB, memory_limit='600MB')",
+         ["--case", "fit", "--memory-limit", "600MB", "--temp", str(temp), "--files", *small]),
+        ("fit-100m", "fit from 100M rows (DuckDB, memory_limit='2GB')",
+         ["--case", "fit", "--memory-limit", "2GB", "--temp", str(temp), "--files", *files]),
+        ("simulate-100m", "fit + 10 time windows + simulate, 100M rows (2GB)",
+         ["--case", "simulate", "--memory-limit", "2GB", "--temp", str(temp), "--files", *files]),
+        ("rows-10m", "load_sequences + fit from 10M rows (pandas, numpy)", ["--case", "rows", "--files", *small]),
+    ]
+    print("| case | entries | CPU s (user+sys) | peak RSS | peak temp | wall s (shared machine) | goal |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for key, name, extra in rows:
+        got = _measure(extra, temp)
+        print(f"| {name} | {got['entries']:,} | {got['cpu']:.1f} | {got['rss_gb']:.2f} GB | {got['temp_gb']:.2f} GB"
+              f" | {got['wall']:.0f} | {GOALS[key]} |", flush=True)
+    shutil.rmtree(temp, ignore_errors=True)
+    counts = _measure(["--counts", "--files", *small, *(["--spark"] if args.spark else [])])
+    engines = ", ".join(f"{k}: {'identical' if v is True else v}" for k, v in counts.items()
+                        if k not in ("cpu", "rss_gb", "wall", "temp_gb"))
+    print(f"\nCounts on 10M rows (10 time windows), compared with numpy: {engines}")
+
+
+if __name__ == "__main__":
+    main()
