@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import page_path, state
+from app_ui import inputs, page_path, state
 from app_ui.attacks import (
     DEMO_PRIORS,
     USER,
@@ -110,6 +110,7 @@ with right:
         key="w_attack_draws",
         help="Outputs drawn from the mechanism before the climb; more draws, a larger lower bound (slower).",
     )
+    inputs.stop_if_invalid()  # never run with a value other than the one in its box
     run = st.button("Run the attack", type="primary", icon=":material/target:", key="w_attack_run")
 
 eps, k, seed, draws = values["attack_eps"], values["attack_k"], values["attack_seed"], values["attack_draws"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import state
+from app_ui import inputs, state
 from app_ui.accuracy_views import accuracy_section, chains_of
 from app_ui.calibration_views import (
     Numbers,
@@ -23,6 +23,7 @@ from app_ui.priors import (
     Uncertainty,
     fitted_data,
     parameters_of,
+    prior_sections,
     prior_summary,
     uncertainty,
     uncertainty_controls,
@@ -43,6 +44,7 @@ st.markdown(
 )
 
 state.show_ignored_link_settings()
+state.share_button()
 
 current = prior_summary()
 
@@ -87,6 +89,7 @@ if current is not None:
             format="%.4f",
             key="w_eps_dp",
         )
+    inputs.stop_if_invalid()  # a value out of range: no result for another one
     view = calibration_view(curve, float(eps), float(eps_dp), values["b_axis"])
     n = view.numbers
     table = view.table.frame
@@ -137,7 +140,7 @@ if current is not None:
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
     settings = report_settings(kind.name, params, current.description, n, spread, values["b_axis"])
     offer_exports(
-        report_builder(view, settings, spread, fit, chosen_accuracy),
+        report_builder(view, settings, spread, fit, prior_sections(kind.name, params), chosen_accuracy),
         lambda: script(kind.name, params, current.description, eps, eps_dp, spread, chosen_accuracy),
         "calibrate",
         key="w_cal_exports",

@@ -17,21 +17,15 @@ st.markdown(
     " plan and test releases on your own sequential data before you publish them."
 )
 
-BLURBS = {
-    "curves": "Pick a prior (binary chain, K-state matrix, a set Θ, a Gaussian process) and see its a(b) curve.",
-    "calibrate": "Target ε_puffer → the best window b, a(b) and the per-entry ε_DP; or ε_DP → ε_puffer.",
-    "plan": "A ledger of releases: what the whole series spends, and how to split a total budget.",
-    "simulate": "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
-    "classroom": "Watch privacy collapse run by run, and audit a tiny chain exactly.",
-    "stream": "A release at every time step: TPL beside the [C] bound, group DP and the exact truth, and a planner.",
-    "attack": "Attack a release: a lower bound from an attacker ≤ the truth ≤ the reported bound, with the seed.",
-    "about": "The glossary (ε_DP, ε_puffer, a(b), Θ, MQM, …), every formula the app uses, and the papers.",
-}
-
-for name, blurb in BLURBS.items():
-    title, icon = PAGES[name]
+section = None
+for page in PAGES.values():
+    if page.name == "home":
+        continue
+    if page.section != section:  # the navigation's sections: start here, the tools, learning
+        section = page.section
+        st.subheader(section)
     with st.container(border=True):
-        st.page_link(page_path(name), label=f"**{title}**", icon=icon)
-        st.caption(blurb)
+        st.page_link(page_path(page.name), label=f"**{page.title}**", icon=page.icon)
+        st.caption(page.blurb)
 
 show_sources(["C", "S", "P"], lead="The papers Pufferfish Lab implements")

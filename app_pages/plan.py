@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import state
+from app_ui import inputs, state
 from app_ui.accuracy_views import default_states
 from app_ui.charts import show_figure
 from app_ui.docs import show_sources
@@ -67,6 +67,7 @@ st.markdown(
     " Classroom page); these do because each is per-entry differentially private."
 )
 state.show_ignored_link_settings()
+state.share_button()
 current = prior_summary()
 
 
@@ -130,6 +131,7 @@ if current is not None:
             },
         )
         state.number_input(st.columns([1, 2])[0], "k for the top-k rankings", LEDGER_K, key="w_ledger_k")
+        inputs.stop_if_invalid()  # a value out of range: no result for another one
         checked = rows_from_editor(edited)
         rows, problems = checked.rows, checked.problems
         values["ledger"] = rows
@@ -190,6 +192,7 @@ if current is not None:
             c1, "Total budget ε_puffer for the series", state.PLAN_TOTAL, step=0.5, key="w_plan_total"
         )
         state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
+        inputs.stop_if_invalid()
         total_eps, k_rel = values["plan_total"], values["plan_releases"]
         planner = planner_view(curve, float(total_eps), int(k_rel))
         planned, group_each = planner.planned, planner.group_each
@@ -211,7 +214,9 @@ if current is not None:
     parameters = parameters_of(kind, values)
     ledger_k = values["ledger_k"]
     offer_exports(
-        lambda: report(curve, current.description, parameters, rows, ledger_k, log_y, total_eps, k_rel, n_states),
+        lambda: report(
+            curve, current.description, kind.name, parameters, rows, ledger_k, log_y, total_eps, k_rel, n_states
+        ),
         lambda: script(kind.name, parameters, current.description, rows, ledger_k, total_eps, k_rel),
         stem="plan",
         key="w_plan_export",

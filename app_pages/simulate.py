@@ -15,11 +15,10 @@ from app_ui.baseline_views import show_baselines
 from app_ui.charts import Style, series_styles, show_figure
 from app_ui.data_picker import LoadedData, dataset_picker, simulation_report
 from app_ui.memo import session_memo
-from app_ui.priors import use_prior
+from app_ui.priors import keep_uncertainty, use_prior
 from app_ui.report import Section, html_report, offer_exports
 from app_ui.simulate_settings import simulation_settings
 from app_ui.smoothing_views import fitted_chain, smoothing_control, smoothing_effect_view
-from app_ui.state import settings
 from app_ui.tables import csv_download, right_aligned, static_table
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
@@ -86,8 +85,10 @@ def _summary(loaded: LoadedData) -> float:
 
 
 def _use_prior(loaded: LoadedData, tau: float) -> None:
-    use_prior(fitted_chain(loaded, tau))
-    settings()["prior_kind"] = "matrix"
+    use_prior(fitted_chain(loaded, tau), origin=loaded, smoothing=tau)  # the other pages offer its uncertainty too
+    if st.session_state.get("w_sim_robust"):  # … with the draws chosen here
+        state = st.session_state
+        keep_uncertainty(state.get("w_sim_draws", 20), state.get("w_sim_prior_seed", 0), state.get("w_sim_alpha"))
     st.session_state["sim_prior_sent"] = True
 
 

@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from app_ui import page_path, state
+from app_ui import inputs, page_path, state
 from app_ui.charts import show_figure
 from app_ui.priors import kind_curve
 from app_ui.report import offer_exports
@@ -60,6 +60,7 @@ st.markdown(
     " On tiny chains the app also enumerates every sequence for the **exact** leakage (docs/math.md §9–§10)."
 )
 state.show_ignored_link_settings()
+state.share_button()
 
 
 def _shorten(length: int) -> None:
@@ -103,6 +104,7 @@ if chains is not None:
             " the exact leakage are for the prior itself."
         )
 
+inputs.stop_if_invalid()  # nothing below is computed with a value other than the one in its box
 target = float(values[STREAM_TARGET.key])
 optimal = None
 if mode == "optimal" and directions is not None:
@@ -201,6 +203,7 @@ values["stream_unbounded"] = p2.toggle(
     key="w_stream_unbounded",
     help="TPL's supremum, and the [C] curve points an endless chain shares (2b + 1 ≤ T).",
 )
+inputs.stop_if_invalid()
 if directions is not None:
     with st.spinner("Planning…"):
         plan = stream_plan(kind, params, values["stream_target"], values["stream_unbounded"], directions)

@@ -9,7 +9,7 @@ written from those numbers; the page only places them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,13 +28,13 @@ from puffer_core import (
     group_dp,
     group_dp_cumulative,
 )
-from puffer_core.priors.kinds import PRIOR_KINDS
 
-from .charts import GREY, PALETTE, ZOOM_FLOOR, Trace, curve_trace, line_figure, zoom_limit
-from .priors import Params, Uncertainty, prior_source
-from .report import Section, html_report, python_script
+from .charts import GREY, PALETTE, ZOOM_FLOOR, Note, Trace, curve_trace, line_figure, zoom_limit
+from .priors import Params, Uncertainty, prior_settings, prior_source
+from .report import Section, html_report
 from .state import B_AXES
 from .tables import Shown, fmt, shown
+from .templates import fill
 
 REPORT_ROWS = 1000  # rows of the curve table in the report (the CSV and the script have every b)
 
@@ -96,8 +96,11 @@ def _figure(
     )
     if zoom is not None:
         notes.append(
-            f"Showing b ≤ {zoom:,.0f} of {length:,}: beyond it a(b) is below 1% of a(1) and below"
-            f" {ZOOM_FLOOR:g} nats. Choose *All b* or *Log b* to see the rest, up to b = T (group DP)."
+            Note(
+                f"Showing b ≤ {zoom:,.0f} of {length:,}: beyond it a(b) is below 1% of a(1) and below"
+                f" {ZOOM_FLOOR:g} nats.",
+                "Choose *All b* or *Log b* to see the rest, up to b = T (group DP).",
+            )
         )
     return fig, notes
 
@@ -174,9 +177,7 @@ def report_settings(
     kind: str, params: Params, description: str, n: Numbers, spread: Uncertainty | None, b_axis: str
 ) -> dict[str, Any]:
     """Every setting of the page, in the user's words, for the report."""
-    shown_settings: dict[str, Any] = {"prior": description, "kind of prior": PRIOR_KINDS[kind].label}
-    for key, value in params:
-        shown_settings[key] = "stationary" if key == "initial" and value is None else value
+    shown_settings: dict[str, Any] = {"prior": description, **prior_settings(kind, params)}
     shown_settings.update({"target ε_puffer": n.eps, "per-entry ε_DP to certify": n.eps_dp})
     if spread is not None:
         shown_settings.update(
@@ -196,10 +197,12 @@ def report_builder(
     settings: dict[str, Any],
     spread: Uncertainty | None,
     fit: Numbers | None,
+    prior: Sequence[Section] = (),
     accuracy: tuple[Any, Any] | None = None,
 ) -> Callable[[], str]:
     """The report as a function (built when the download is clicked, not on every rerun).
 
+    ``prior``: sections showing the prior (its transition matrix, :func:`app_ui.priors.prior_sections`);
     ``accuracy``: the accuracy-first target and its view (:func:`app_ui.accuracy_views.plan_view`), if set.
     """
 
@@ -213,6 +216,7 @@ def report_builder(
         sections = [
             Section("ε_puffer → ε_DP", forward_text(n), view.forward, rows, [*view.forward_notes, *cut]),
             Section("ε_DP → ε_puffer", reverse_text(n), view.reverse, notes=view.reverse_notes),
+            *prior,
         ]
         if spread is not None and fit is not None:
             sections.append(
@@ -250,52 +254,27 @@ def script(
     spread: Uncertainty | None,
     accuracy: tuple[Any, Any] | None = None,
 ) -> str:
-    """A Python program recomputing the page's numbers with puffer_core and printing them as ``name = value``.
+    """The page as a Python program (``app_ui/scripts/calibrate.py`` filled in), printing its numbers as shown.
 
     With ``accuracy`` (the accuracy-first target and its view) it also prints the ε_puffer each
-    mechanism needs for the target, ``accuracy_first_<mechanism> = ε``.
+    mechanism needs for the target, ``accuracy_first_<mechanism> = ε`` (docs/math.md §13).
     """
     names, prior_code = prior_source(kind, params, spread.spread.priors if spread is not None else None)
-    what = spread.description() if spread is not None else description
-    body = f'''{prior_code}
-EPS_PUFFER = {float(eps)!r}  # the Pufferfish guarantee wanted
-EPS_DP = {float(eps_dp)!r}  # the per-entry ε_DP of a mechanism to certify
-
-curve = influence_curve(prior)  # exact a(b), b = 1..T (docs/math.md §2)
-cal = calibrate(curve, EPS_PUFFER)  # ε_puffer → the largest per-entry ε_DP
-group = group_dp(curve, EPS_PUFFER)  # group DP over the whole sequence: ε_puffer / T
-cert = certify(curve, EPS_DP)  # ε_DP → the smallest guaranteed ε_puffer
-group_eps = float(group_dp_cumulative(curve.length, [EPS_DP])[-1])  # T·ε_DP
-
-print(f"sequence_length = {{curve.length}}")
-print(f"a_1 = {{float(curve.a[0])!r}}")
-print(f"optimal_b = {{cal.b}}")
-print(f"a_at_optimal_b = {{cal.a!r}}")
-print(f"eps_dp = {{cal.eps_dp!r}}")
-print(f"group_dp_eps_dp = {{group.eps_dp!r}}")
-print(f"budget_vs_group_dp = {{cal.eps_dp / group.eps_dp!r}}")
-print(f"falls_back_to_group_dp = {{cal.group_dp}}")
-print(f"certified_eps_puffer = {{cert.eps_puffer!r}}")
-print(f"certified_b = {{cert.b}}")
-print(f"certified_a = {{cert.a!r}}")
-print(f"group_dp_eps_puffer = {{group_eps!r}}")
-'''
-    imports = [f"from puffer_core import {names}, calibrate, certify, group_dp, group_dp_cumulative, influence_curve"]
+    blocks = {"prior": prior_code}
+    imports = names.split(", ")
     if accuracy is not None:
-        body += (
-            "\n# accuracy first (docs/math.md §13): the ε_puffer each mechanism needs for the target\n"
-            f"TARGET = {accuracy[0]!r}\n"
+        target = accuracy[0]
+        blocks["accuracy"] = (
+            "# accuracy first (docs/math.md §13): the ε_puffer each mechanism needs for the target\n"
+            f"TARGET = {target!r}\n"
             "for cost in accuracy_first(TARGET, curve, prior).costs:\n"
-            '    print(f"accuracy_first_{cost.mechanism} = {cost.eps_puffer!r}")\n'
+            '    print(f"accuracy_first_{cost.mechanism} = {fmt(cost.eps_puffer)}")\n'
         )
-        imports.append(f"from puffer_core import {type(accuracy[0]).__name__}, accuracy_first")
-    return python_script(
-        "Pufferfish Lab — Calibrate, recomputed with puffer_core (docs/math.md §3).",
-        [
-            f"Prior: {what}.",
-            "It prints the numbers the page showed, one `name = value` per line (floats in full precision).",
-        ],
+        imports += [type(target).__name__, "accuracy_first"]
+    return fill(
         "calibrate",
-        imports,
-        body,
+        doc={"Prior": f"{spread.description() if spread is not None else description}."},
+        values={"EPS_PUFFER": float(eps), "EPS_DP": float(eps_dp)},
+        blocks=blocks,
+        imports=imports,
     )

@@ -34,6 +34,19 @@ ZOOM_SHARE = 0.01  # "zoom" shows b up to where every curve is below 1% of its l
 ZOOM_FLOOR = 0.01  # … and below 0.01 nats
 
 
+class Note(str):
+    """A sentence printed under a chart; ``action`` (part of the text on the page) says what to do with the
+    app's controls, and a static report, which has none, prints the ``fact`` alone."""
+
+    fact: str
+    action: str
+
+    def __new__(cls, fact: str, action: str = "") -> Note:
+        note = super().__new__(cls, f"{fact} {action}".strip())
+        note.fact, note.action = fact, action
+        return note
+
+
 @dataclass(frozen=True)
 class Style:
     """How one series is drawn: its colour, dash and marker."""
@@ -373,27 +386,54 @@ def show_figure(fig: go.Figure, notes: Sequence[str], key: str) -> None:
         st.caption(note)
 
 
+HEATMAP_TEXT_STATES = 16  # up to this many states a heatmap prints each cell's value in it
+HEATMAP_MAX_HEIGHT = 900  # pixels: a larger matrix gets smaller cells (every value stays on hover)
+
+
+def probability_text(value: float) -> str:
+    """A probability as a heatmap cell prints it: 0.12, 0.012, 0.0098, then 1e-5 below 0.001; 0 and 1."""
+    if value == 0 or value == 1:
+        return f"{value:g}"
+    return f"{value:.2g}" if value >= 0.001 else f"{value:.0e}".replace("e-0", "e-")
+
+
 def transition_heatmap(matrix: np.ndarray, labels: Sequence[str]) -> go.Figure:
-    """A transition matrix as a heatmap: rows are the current state, columns the next one."""
-    fig = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=list(labels),
-            y=list(labels),
-            colorscale="Blues",
-            zmin=0.0,
-            zmax=float(np.max(matrix)),
-            colorbar={"title": "Pr"},
-            hovertemplate="from %{y} to %{x}: %{z:.4f}<extra></extra>",
-        )
-    )
+    """A transition matrix as a heatmap: rows are the current state, columns the next one.
+
+    Every cell shows its value on hover (4 significant digits); up to :data:`HEATMAP_TEXT_STATES`
+    states the value is printed in the cell too, in a colour that reads on its shade.
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    k = len(labels)
+    hover = np.vectorize(lambda v: fmt(float(v)))(matrix) if k else matrix
+    top = float(np.max(matrix)) if matrix.size else 1.0
+    trace: dict[str, Any] = {
+        "z": matrix,
+        "x": list(labels),
+        "y": list(labels),
+        "colorscale": "Blues",
+        "zmin": 0.0,
+        "zmax": top,
+        "colorbar": {"title": "Pr"},
+        "customdata": hover,
+        "hovertemplate": "from %{y} to %{x}: %{customdata}<extra></extra>",
+        "xgap": 1 if k <= 40 else 0,
+        "ygap": 1 if k <= 40 else 0,
+    }
+    if k <= HEATMAP_TEXT_STATES:
+        trace["text"] = np.vectorize(lambda v: probability_text(float(v)))(matrix)
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"size": 12 if k <= 10 else 10}
+    fig = go.Figure(go.Heatmap(**trace))
     fig.update_layout(
-        height=max(320, 28 * len(labels) + 120),
+        height=min(HEATMAP_MAX_HEIGHT, max(320, 30 * k + 140)),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         xaxis_title="next state",
         yaxis_title="current state",
         yaxis={"autorange": "reversed"},
     )
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category")
     return fig
 
 

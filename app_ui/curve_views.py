@@ -18,13 +18,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core.priors.kinds import BINARY, GAUSSIAN, PRIOR_KINDS
+from puffer_core.priors.kinds import PRIOR_KINDS, Params
 
 from .charts import PALETTE, ZOOM_FLOOR, ZOOM_NOTE, Band, Trace, curve_trace, line_figure, traces_frame, zoom_limit
-from .priors import Params, Uncertainty, closed_form_curve, kind_curve, parameters_of
+from .priors import Uncertainty, kind_curve, overlay_curve
 from .tables import Shown, shown
 
 BAND = (0.05, 0.95)  # the band drawn around the draws' curves
+# how an overlay curve is drawn, by its style (puffer_core.priors.kinds.OverlayCurve): dash and width
+OVERLAY_STYLES: dict[str, tuple[str | None, float]] = {"member": ("dot", 1.5), "reference": ("dash", 2.0)}
 Pinned = tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...]  # (label, b, a) of each pinned curve
 
 
@@ -49,20 +51,9 @@ def traces(
     out = [curve_trace(kind_curve(kind, params), label)]
     if spread is not None:
         out.append(curve_trace(spread.spread.robust, spread.label, width=3))
-    if kind == "theta":
-        for p, q in values["theta"]:
-            member = kind_curve("binary", parameters_of(BINARY, {"p": p, "q": q, "length": values["length"]}))
-            out.append(curve_trace(member, f"θ: p = {p:g}, q = {q:g}", dash="dot", width=1.5))
-    if kind == "binary" and options.get("closed_form"):
-        max_b = (values["length"] - 1) // 2
-        if max_b >= 1 and values["p"] + values["q"] < 2:
-            closed = closed_form_curve(float(values["p"]), float(values["q"]), int(max_b), int(values["length"]))
-            out.append(curve_trace(closed, "closed form [C] Ex. 3", dash="dash", width=2))
-    if kind == "gaussian":
-        for ell in options.get("overlay", ()):
-            if ell != values["length_scale"]:
-                other = kind_curve("gaussian", parameters_of(GAUSSIAN, {**values, "length_scale": float(ell)}))
-                out.append(curve_trace(other, f"ℓ = {ell:g}", width=1.8))
+    for overlay in record.overlay_curves(values, options):
+        dash, width = OVERLAY_STYLES.get(overlay.style, (None, 1.8))
+        out.append(curve_trace(overlay_curve(overlay.source, overlay.params), overlay.label, dash=dash, width=width))
     for name, b, a in pinned:
         out.append(Trace(f"pinned: {name}", np.array(b, float), np.array(a, float), "dot", 1.5))
     return out

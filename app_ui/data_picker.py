@@ -409,12 +409,19 @@ def _builtin(prefix: str, dataset: Dataset) -> LoadedData | None:
         f"{dataset.description}.  \n**{kind}. Source:** {dataset.source}  \n**Licence:** {dataset.licence}"
     )
     try:
-        stats = demo_stats(dataset.name, user)
+        loaded = builtin_data(dataset.name, user)
     except (DataError, ValueError) as exc:
         st.error(f"The dataset could not be loaded: {exc}")
         return None
-    columns = dataset.columns(user)
-    return _keep(LoadedData(dataset.title, stats, columns, f"{dataset.name}:{user}", dataset.name))
+    return _keep(loaded)
+
+
+def builtin_data(name: str, user: str | None) -> LoadedData:
+    """Built-in dataset ``name`` (a key of DATASETS) with ``user`` as the user column, its statistics (cached)."""
+    dataset = DATASETS[name]
+    user = user or dataset.user
+    stats = demo_stats(dataset.name, user)
+    return LoadedData(dataset.title, stats, dataset.columns(user), f"{dataset.name}:{user}", name)
 
 
 def _upload(prefix: str) -> LoadedData | None:

@@ -105,3 +105,21 @@ def show_sources(keys: Iterable[str], lead: str = "Papers cited on this page") -
     text = f"{lead}: " + "; ".join(cited) + ". " if cited else ""
     st.caption(text + "Their full references, the glossary and every formula (docs/math.md) are on the page:")
     st.page_link(page_path(ABOUT), label="About the math", icon=":material/menu_book:")
+
+
+def math_section(number: int) -> tuple[str, str]:
+    """The heading and the body of section §``number`` of docs/math.md (for the App's "mathematics" expanders)."""
+    _, parts = sections(doc_body("math.md"))
+    for heading, body in parts:
+        if heading.startswith(f"§{number}."):
+            return heading, body.removesuffix("---").strip()
+    raise KeyError(f"docs/math.md has no section §{number}")
+
+
+def show_math(*numbers: int, lead: str = "The mathematics") -> None:
+    """The sections of docs/math.md behind a step, one click away (an expander), after its plain words."""
+    with st.expander(f"{lead}: docs/math.md {', '.join(f'§{n}' for n in numbers)}", icon=":material/function:"):
+        for number in numbers:
+            heading, body = math_section(number)
+            st.markdown(f"#### {heading}")
+            st.markdown(in_app(body))

@@ -24,7 +24,9 @@ import pandas as pd
 
 from puffer_core.accounting.events import Composition
 from puffer_core.mechanisms import MECHANISMS
-from puffer_core.priors.kinds import Number, Parameter
+from puffer_core.priors.codecs import Number, Parameter
+
+from .state import ParameterGroup
 
 Row = tuple[str, str, float]  # (release name, mechanism name, ε_puffer)
 
@@ -196,8 +198,9 @@ class LedgerText:
 
 
 LEDGER = Parameter("ledger", DEFAULT_LEDGER, "ledger", LedgerText())
-LEDGER_K = Parameter("ledger_k", 3, "topk", Number(1, 50, whole=True))
+LEDGER_K = Parameter("ledger_k", 3, "topk", Number(1, 50, whole=True), label="k for the top-k rankings")
 LEDGER_PARAMETERS = (LEDGER, LEDGER_K)
+LEDGER_GROUP = ParameterGroup("ledger", LEDGER_PARAMETERS)  # registered by app.py: in every link
 
 
 # --------------------------------------------------------------------------- CSV files

@@ -14,15 +14,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, MAX_STATES, normalise_matrix
+from puffer_core.priors.codecs import MAX_STATES, default_labels
+from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, normalise_matrix
 
 from . import state
+from .charts import transition_heatmap
 from .data_picker import LoadedData, dataset_picker
 from .priors import set_matrix, use_prior
-from .smoothing_views import fit_smoothing, fitted_chain
-from .tables import show_problems
+from .smoothing_views import fit_smoothing, fitted_chain, preset_smoothing_panel
+from .tables import join_words, show_problems
 
 FITTED = "Fitted from data"  # the preset that loads the chain fitted to a dataset
 NARROW_EDITOR = 6  # up to this many states the matrix editor sits with the controls; larger ones get the page's width
@@ -32,25 +35,22 @@ INDEX_WIDE = 110  # the index column when state names are long (they are cut wit
 INDEX_NARROW = 70  # the index column when they are short (wide enough for its header "from \\ to")
 ROW_HEIGHT = 35  # pixels per row of Streamlit's grid: a wide editor is made tall enough to show every row
 ONE_GRID = 16  # more states than this do not fit one grid (MIN_COLUMN each, plus the index): two grids
+LARGE = 20  # more states than this: read as a heatmap, edited in one grid that scrolls inside its frame
+LARGE_COLUMN = 80  # a large grid's columns: wide enough for 0.0123 and 1e-05
+LARGE_ROWS = 15  # rows a large grid shows before it scrolls
 
 
 def _load_preset() -> None:
-    values = state.settings()
     preset = st.session_state.get("w_preset", "Sticky")
     if preset == FITTED:
         data = st.session_state.get("dataset")
         if isinstance(data, LoadedData):
             tau = fit_smoothing()  # the smoothing control under the preset (app_ui.smoothing_views)
-            use_prior(fitted_chain(data, tau), origin=data, smoothing=tau)
-            st.session_state["w_length"] = values["length"]  # also move the widget the user sees
+            use_prior(fitted_chain(data, tau), origin=data, smoothing=tau)  # the T box follows the settings
         return
     k = int(st.session_state.get("w_k", 3))
     knob = st.session_state.get("w_seed", 0) if preset == "Random" else st.session_state.get("w_stay", 0.8)
-    set_matrix(MATRIX_PRESETS[preset](k, float(knob)), state.default_labels(k))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    set_matrix(MATRIX_PRESETS[preset](k, float(knob)), default_labels(k))
 
 
 def _normalise() -> None:
@@ -59,8 +59,8 @@ def _normalise() -> None:
     labels = values["labels"]
     notes = []
     if done.scaled:
-        rows = _and([f"'{labels[i]}'" for i in done.scaled])
-        sums = _and([f"{total:.6g}" for total in done.scaled.values()])
+        rows = join_words([f"'{labels[i]}'" for i in done.scaled])
+        sums = join_words([f"{total:.6g}" for total in done.scaled.values()])
         if len(done.scaled) == 1:
             notes.append(("info", f"Each entry of row {rows} was divided by the row's sum ({sums}), so it sums to 1."))
         else:
@@ -78,8 +78,12 @@ def _normalise() -> None:
     st.session_state["normalise_notes"] = notes
 
 
-def preset_controls() -> None:
-    """Start from a preset (sticky, cyclic, random, or fitted to a dataset) and load it into the editor."""
+def preset_controls(wide: Any) -> None:
+    """Start from a preset (sticky, cyclic, random, or fitted to a dataset) and load it into the editor.
+
+    The data picker of the preset "Fitted from data" is drawn in ``wide``, a container across the page
+    (its column mapping needs the room), with its own "Load into the editor" button.
+    """
     with st.container(border=True):
         st.markdown("**Start from a preset**")
         preset = st.selectbox(
@@ -90,23 +94,37 @@ def preset_controls() -> None:
             label_visibility="collapsed",
         )
         if preset == FITTED:
-            st.caption("The transition counts of the data, row-normalised and smoothed (docs/math.md §6).")
-            data = dataset_picker("curves")
-            ready = data is not None
+            st.caption(
+                "The transition counts of the data, row-normalised and smoothed (docs/math.md §6). Choose the"
+                " data under the chart, then load its fitted chain."
+            )
+            with wide, st.container(border=True, key="fitted_picker"):
+                st.markdown("**Fitted from data: choose the data**")
+                data = dataset_picker("curves")
+                st.button(
+                    "Load into the editor", on_click=_load_preset, disabled=data is None, key="w_load_preset",
+                    type="primary",
+                )
+                preset_smoothing_panel(data is not None)  # τ of the fit, and what it does to a(1)
+            return
+        cols = st.columns(2)
+        cols[0].number_input("States K", 2, MAX_STATES, 3, key="w_k", persist_state="session")
+        if preset == "Random":
+            cols[1].number_input("Seed", 0, 10_000, 0, key="w_seed", persist_state="session")
         else:
-            cols = st.columns(2)
-            cols[0].number_input("States K", 2, MAX_STATES, 3, key="w_k", persist_state="session")
-            if preset == "Random":
-                cols[1].number_input("Seed", 0, 10_000, 0, key="w_seed", persist_state="session")
-            else:
-                cols[1].slider("Stay probability", 0.0, 1.0, 0.8, 0.01, key="w_stay", persist_state="session")
-            ready = True
-        st.button("Load into the editor", on_click=_load_preset, disabled=not ready, key="w_load_preset")
+            cols[1].slider("Stay probability", 0.0, 1.0, 0.8, 0.01, key="w_stay", persist_state="session")
+        st.button("Load into the editor", on_click=_load_preset, key="w_load_preset")
 
 
 def is_wide(labels: tuple[str, ...]) -> bool:
     """Whether the editor needs the page's whole width (more than NARROW_EDITOR states)."""
     return len(labels) > NARROW_EDITOR
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def matrix_heatmap(matrix: tuple[tuple[float, ...], ...], labels: tuple[str, ...]) -> go.Figure:
+    """A large matrix as a heatmap with its values on hover (built once per matrix: shared, do not change it)."""
+    return transition_heatmap(np.array(matrix, dtype=float), labels)
 
 
 def _number_columns(labels: list[str], width: int | None = None) -> dict[str, Any]:
@@ -122,6 +140,8 @@ def _grids(labels: list[str]) -> tuple[int, list[list[str]], int | None]:
     if len(labels) <= NARROW_EDITOR:
         return 0, [labels], None
     index = INDEX_WIDE if max(len(x) for x in labels) > 6 else INDEX_NARROW
+    if len(labels) > LARGE:
+        return index, [labels], LARGE_COLUMN
     halves = 1 if len(labels) <= ONE_GRID else 2
     size = math.ceil(len(labels) / halves)
     parts = [labels[i : i + size] for i in range(0, len(labels), size)]
@@ -168,7 +188,13 @@ def matrix_editor() -> None:
     base.index.name = "from \\ to"
     index_width, parts, width = _grids(labels)
     st.markdown(f"**Transition matrix** ({len(labels)} states: rows are the current state, columns the next)")
-    if len(parts) > 1:
+    grids = st.container()
+    if len(labels) > LARGE:
+        figure = matrix_heatmap(tuple(tuple(row) for row in start), tuple(labels))
+        st.plotly_chart(figure, key="matrix_heatmap", config={"displaylogo": False})
+        st.caption("Hover over a cell for its probability. Edit the matrix cell by cell below.")
+        grids = st.expander(f"Edit the {len(labels)} × {len(labels)} matrix cell by cell (the grid scrolls)")
+    elif len(parts) > 1:
         st.caption(
             f"Shown in {len(parts)} parts, so that every column is on screen: the next states"
             f" {' and '.join(f'{part[0]}…{part[-1]}' for part in parts)}. Each row runs across both parts."
@@ -179,8 +205,9 @@ def matrix_editor() -> None:
         if index_width:
             config["_index"] = st.column_config.TextColumn(width=index_width)
         key = editor_key if len(parts) == 1 else f"{editor_key}_part{n}"
-        height = (len(labels) + 1) * ROW_HEIGHT + 3 if width is not None else "auto"
-        edited.append(st.data_editor(base[part], key=key, column_config=config, width="stretch", height=height))
+        rows = min(len(labels), LARGE_ROWS) if len(labels) > LARGE else len(labels)
+        height = (rows + 1) * ROW_HEIGHT + 3 if width is not None else "auto"
+        edited.append(grids.data_editor(base[part], key=key, column_config=config, width="stretch", height=height))
     matrix = pd.concat(edited, axis=1)[labels]
     values["matrix"] = tuple(tuple(float(x) for x in row) for row in matrix.to_numpy(dtype=float, na_value=np.nan))
     messages = st.container()  # right under the grid: filled once the initial distribution is read too

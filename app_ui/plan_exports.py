@@ -3,17 +3,17 @@
 The ledger (:func:`ledger_view`, :func:`ledger_chart`) and the planner (:func:`planner_view`) are
 computed with ``puffer_core`` once per input and shared between sessions (``st.cache_resource``:
 nobody changes what they get); the report (:mod:`app_ui.report`) puts them in one HTML file, and
-:func:`script` writes a Python program that rebuilds the same prior with ``puffer_core``, composes
-the same ledger and plans the same budget, and prints every number in a stable form that a test
-compares with the page:
+:func:`script` fills the template ``app_ui/scripts/plan.py``: a Python program that rebuilds the
+same prior with ``puffer_core``, composes the same ledger and plans the same budget, and prints
+them exactly as the page shows them (a test compares the two):
 
     # ledger
-    release,mechanism,eps_puffer,eps_dp,b,a,cumulative_theorem_6_2,cumulative_naive_sum,cumulative_group_dp
-    Jan,pufferfish_exponential,0.5,0.0182…,21,0.117…,0.5,0.5,1.82…
+    release,"total, Thm 6.2","total, naive","total, group DP",ε_DP,b,a(b),noise
+    Jan,0.5,0.5,1.821,0.01821,21,0.1175,"Gumbel(329) per count, top 3"
     …
-    total_theorem_6_2 = 4.70…
+    # planner
+    Per-release ε_DP = 0.1534
     …
-    planner_eps_dp = 0.0212…
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ from puffer_core.mechanisms import Mechanism
 from .accuracy_views import ledger_accuracy, release_accuracy
 from .charts import Trace, ledger_figure, line_figure
 from .ledger import LABELS, LEDGER_QUERIES, Row, display_name
-from .priors import Params, prior_source
-from .report import Section, html_report, python_script
+from .priors import Params, prior_sections, prior_settings, prior_source
+from .report import Section, html_report
 from .tables import Shown, fmt, shown
+from .templates import Code, fill
 
 NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
 MAX_NAMED_TICKS = 24  # more releases than this: numbered ticks, names in the table
@@ -217,6 +218,7 @@ def planner_view(curve: InfluenceCurve, total_eps: float, releases: int) -> Plan
 def report(
     curve: InfluenceCurve,
     description: str,
+    kind: str,
     parameters: Params,
     rows: tuple[Row, ...],
     k: int,
@@ -235,9 +237,10 @@ def report(
         sections.insert(
             0, Section("Ledger of planned releases", ledger.summary.replace("**", ""), fig, ledger.table.frame, notes)
         )
+    sections += prior_sections(kind, parameters)
     settings = {
         "prior": description,
-        **{f"prior: {key}": value for key, value in parameters},
+        **prior_settings(kind, parameters),
         "k for the top-k rankings": k,
         "planner: total budget ε_puffer": total,
         "planner: number of releases": releases,
@@ -252,47 +255,6 @@ def report(
 
 # --------------------------------------------------------------------------- the script
 
-_BODY = '''{prior}
-# (release, mechanism, query, ε_puffer): each calibrated through the a(b) curve (docs/math.md §3)
-LEDGER = [
-{ledger}]
-K = {k!r}  # the k of the top-k rankings
-TOTAL = {total!r}  # the planner: total budget ε_puffer for the series
-RELEASES = {releases!r}  # the planner: number of releases
-
-curve = influence_curve(prior)
-
-if LEDGER:
-    mechanisms = [make_mechanism(name, eps, curve, [], query=query, k=K) for _, name, query, eps in LEDGER]
-    events = [m.accounting for m in mechanisms]
-    ledger = Accountant(curve.length).ledger(events)  # [C] Theorem 6.2, naive sum, group DP (docs/math.md §4)
-    print("# ledger")
-    out = csv.writer(sys.stdout, lineterminator="\\n")
-    out.writerow(
-        ["release", "mechanism", "eps_puffer", "eps_dp", "b", "a",
-         "cumulative_theorem_6_2", "cumulative_naive_sum", "cumulative_group_dp"]
-    )
-    for i, ((release, name, _, _), event) in enumerate(zip(LEDGER, events)):
-        out.writerow(
-            [release, name, repr(event.eps_puffer), repr(event.eps_dp), event.b, repr(event.a),
-             repr(float(ledger.eps_puffer[i])), repr(float(ledger.naive_sum[i])), repr(float(ledger.group_dp[i]))]
-        )
-    print("# totals")
-    print(f"total_theorem_6_2 = {{float(ledger.eps_puffer[-1])!r}}")
-    print(f"total_naive_sum = {{float(ledger.naive_sum[-1])!r}}")
-    print(f"total_group_dp = {{float(ledger.group_dp[-1])!r}}")
-
-planned = plan(curve, TOTAL, RELEASES)  # one common curve point for every release (docs/math.md §4)
-print("# planner")
-print(f"planner_eps_dp = {{planned.eps_dp!r}}")
-print(f"planner_b = {{planned.b!r}}")
-print(f"planner_a = {{planned.a!r}}")
-print(f"planner_eps_puffer_each = {{planned.eps_puffer!r}}")
-print(f"planner_composed = {{compose([planned] * RELEASES)!r}}")
-print(f"split_eps_dp = {{calibrate(curve, TOTAL / RELEASES).eps_dp!r}}")
-print(f"group_dp_eps_dp = {{group_dp(curve, TOTAL / RELEASES).eps_dp!r}}")
-'''
-
 
 def script(
     kind: str,
@@ -302,29 +264,23 @@ def script(
     k: int,
     total: float,
     releases: int,
-    stem: str = "plan",
 ) -> str:
-    """A Python program that recomputes the page's ledger and plan with ``puffer_core`` and prints them."""
+    """The page as a Python program (``app_ui/scripts/plan.py`` filled in): it recomputes the ledger and the plan
+    with ``puffer_core`` and prints them as the page shows them."""
     names, prior = prior_source(kind, parameters)
-    ledger_lines = "".join(
+    ledger = "".join(
         f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
         for i, (name, mechanism, eps) in enumerate(rows)
     )
-    body = _BODY.format(
-        prior=prior, ledger=ledger_lines, k=int(k), total=float(total), releases=int(releases)
-    )
-    return python_script(
-        "Pufferfish Lab, Plan & compose: the page's numbers, recomputed with puffer_core.",
-        [
-            f"Prior: {description}",
-            "It prints the ledger (one CSV row per release), its totals, and the planner's answer.",
-            "The mathematics: docs/math.md §3 (calibration) and §4 (composition) in the repository.",
-        ],
-        stem,
-        [
-            "import csv",
-            f"from puffer_core import {names}, Accountant, calibrate, compose, group_dp, influence_curve,"
-            " make_mechanism, plan",
-        ],
-        body,
+    return fill(
+        "plan",
+        doc={"Prior": description},
+        values={
+            "LEDGER": Code(f"[\n{ledger}]" if rows else "[]"),
+            "K": int(k),
+            "TOTAL": float(total),
+            "RELEASES": int(releases),
+        },
+        blocks={"prior": prior},
+        imports=names.split(", "),
     )

@@ -17,29 +17,35 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import streamlit as st
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
+from puffer_core.display import fmt
 from puffer_core.engine.gaussian import JITTER
+from puffer_core.priors.codecs import (
+    Choice,
+    DistributionText,
+    LabelsText,
+    Matrix,
+    MatrixText,
+    PairsText,
+    default_labels,
+)
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from puffer_core.priors.kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
+from puffer_core.priors.kinds import GAUSSIAN, MATRIX, PRIOR_KINDS, Params, PriorKind, chains_source, params_key
 
-from . import page_path
-from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
+from . import inputs, page_path
+from .report import Section
+from .state import CONCENTRATION, DRAW_SEED, DRAWS, UNCERTAINTY, number_input, settings, toggle
 
 if TYPE_CHECKING:
     from .data_picker import LoadedData
 
-Params = tuple[tuple[str, Any], ...]  # a kind's parameters, as a hashable key (see parameters_of)
-
-JITTER_NOTE = (
-    "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
-    " conditional distribution (docs/math.md §2.3).  Each a(b) is an upper bound for the exact kernel:"
-    f" the solver's nugget of {JITTER:g} is certified away, r is bounded between grid points, and a(b) is ∞"
-    " where double precision cannot certify the conditional variance (very long length scales)."
-)
+JITTER_NOTE = GAUSSIAN.note.replace("the solver's nugget", f"the solver's nugget of {JITTER:g}")
+CURVE_SOURCES = {"closed_form": "[C]'s closed form"}  # overlay curves that are not a prior kind's
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class CurrentCurve:
 
 def parameters_of(kind: PriorKind, values: dict[str, Any]) -> Params:
     """The kind's parameters out of the settings, as a hashable key for the cached curve."""
-    return tuple((p.key, values[p.key] if p.key in values else p.default) for p in kind.parameters)
+    return params_key(kind, values)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -67,8 +73,22 @@ def closed_form_curve(p: float, q: float, max_b: int, length: int) -> InfluenceC
     return binary_chain_curve(p, q, max_b, length)
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def overlay_curve(source: str, parameters: Params) -> InfluenceCurve:
+    """A curve drawn beside a prior's (:meth:`~puffer_core.priors.kinds.PriorKind.overlay_curves`): another
+    prior kind's curve, or [C]'s closed form for a binary chain."""
+    if source == "closed_form":
+        return closed_form_curve(**dict(parameters))
+    return kind_curve(source, parameters)
+
+
 def describe_prior(values: dict[str, Any]) -> str:
-    return PRIOR_KINDS[values["prior_kind"]].description(values)
+    """One line naming the prior in the settings, with the data it was fitted to while it is still the fit."""
+    text = PRIOR_KINDS[values["prior_kind"]].description(values)
+    fitted = values.get("fitted")
+    if values["prior_kind"] == "matrix" and fitted is not None and values["matrix"] == fitted["matrix"]:
+        return text.replace("Markov chain", f"Markov chain fitted to {fitted['name']}", 1)
+    return text
 
 
 def current_curve() -> CurrentCurve:
@@ -78,7 +98,7 @@ def current_curve() -> CurrentCurve:
     problems = kind.problems(values)
     if problems:
         raise ValueError("; ".join(problems))
-    return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), kind.description(values))
+    return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), describe_prior(values))
 
 
 def prior_summary() -> CurrentCurve | None:
@@ -105,32 +125,81 @@ def set_matrix(matrix: Matrix, labels: tuple[str, ...], initial: tuple[float, ..
 
 
 def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None, smoothing: float = DEFAULT_SMOOTHING) -> None:
-    """Make ``prior`` (e.g. fitted to data, docs/math.md §6) the K-state chain of the settings, with its T.
+    """Make ``prior`` (e.g. fitted to data, docs/math.md §6) the K-state chain of the settings, with its T,
+    and the prior in use on every page.
 
-    ``origin``: the data ``prior`` was fitted to (with ``smoothing``); while the chain stays as
-    fitted, the pages offer its prior uncertainty (:func:`fitted_data`), drawn around the same fit.
+    ``origin``: the data ``prior`` was fitted to (with ``smoothing``); while the chain stays as fitted, the
+    pages offer its prior uncertainty (:func:`fitted_data`), drawn around the same fit, and the link names
+    the data.
     """
     values = settings()
     params = MATRIX.read(prior)
     values["length"] = params["length"]
+    values["prior_kind"] = "matrix"
     set_matrix(params["matrix"], tuple(params["labels"]), params["initial"])
     values["fitted"] = None
+    values["fitted_data"] = None
     if origin is not None:
+        values["fitted"] = _origin(origin, params["matrix"], tuple(params["labels"]), smoothing)
+        user = origin.columns.get("user")
+        values["fitted_data"] = (
+            ("builtin", origin.dataset, str(user)) if origin.dataset is not None else ("upload", origin.name)
+        )
+
+
+def keep_uncertainty(draws: int, seed: int, concentration: float | None) -> None:
+    """Show the prior uncertainty of the fitted chain in the settings with these draws (e.g. Simulate's)."""
+    settings().update(uncertainty=True, draws=int(draws), draw_seed=int(seed), concentration=concentration)
+
+
+def _origin(
+    data: LoadedData, matrix: Matrix, labels: tuple[str, ...], smoothing: float = DEFAULT_SMOOTHING
+) -> dict[str, Any]:
+    return {
+        "fingerprint": data.fingerprint,
+        "columns": tuple(data.columns.items()),
+        "name": data.description,
+        "matrix": matrix,
+        "labels": labels,
+        "smoothing": float(smoothing),
+    }
+
+
+def _from_link() -> None:
+    """A link named the data its chain was fitted to: a built-in dataset is loaded (once) and, when the chain in
+    the link is its fit, becomes the chain's origin; an uploaded file is waited for under its name."""
+    values = settings()
+    named = values["fitted_data"]
+    if named is None or values["fitted"] is not None or values["prior_kind"] != "matrix":
+        return
+    from .data_picker import builtin_data, fitted_prior  # the data picker is only needed here
+
+    matrix, labels = values["matrix"], tuple(values["labels"])
+    if named[0] == "upload":
         values["fitted"] = {
-            "fingerprint": origin.fingerprint,
-            "columns": tuple(origin.columns.items()),
-            "name": origin.name,
-            "matrix": params["matrix"],
-            "labels": tuple(params["labels"]),
-            "smoothing": float(smoothing),
+            "fingerprint": None, "columns": None, "name": named[1], "matrix": matrix, "labels": labels,
+            "smoothing": DEFAULT_SMOOTHING,
         }
+        return
+    try:
+        data = builtin_data(named[1], named[2])
+    except (KeyError, ValueError):
+        values["fitted_data"] = None
+        return
+    fit = MATRIX.read(fitted_prior(data))
+    if fit is not None and fit["matrix"] == matrix and tuple(fit["labels"]) == labels:
+        values["fitted"] = _origin(data, matrix, labels)
+        st.session_state.setdefault("dataset", data)
 
 
 def fitted_data() -> LoadedData | None:
     """The data the chain in the settings was fitted to, while it is still as fitted and loaded; else None."""
+    _from_link()
     values = settings()
     fitted = values.get("fitted")
     data = st.session_state.get("dataset")
+    if fitted is not None and fitted["fingerprint"] is None and data is not None:  # the file a link named
+        _adopt(fitted, data)
     if (
         fitted is None
         or values["prior_kind"] != "matrix"
@@ -143,6 +212,15 @@ def fitted_data() -> LoadedData | None:
     ):
         return None
     return data
+
+
+def _adopt(fitted: dict[str, Any], data: LoadedData) -> None:
+    """A file loaded under the name a link gave becomes the chain's origin when the chain is its fit."""
+    from .data_picker import fitted_prior
+
+    fit = MATRIX.read(fitted_prior(data)) if data.name == fitted["name"] else None
+    if fit is not None and fit["matrix"] == fitted["matrix"] and tuple(fit["labels"]) == fitted["labels"]:
+        fitted.update(fingerprint=data.fingerprint, columns=tuple(data.columns.items()), name=data.description)
 
 
 def why_no_uncertainty() -> str:
@@ -158,6 +236,11 @@ def why_no_uncertainty() -> str:
         return "The matrix was edited after it was fitted to data, so its prior uncertainty no longer applies."
     if values["initial"] is not None:
         return "A fitted chain starts in its stationary distribution: with an initial distribution it is not the fit."
+    if fitted["fingerprint"] is None:
+        return (
+            f"This chain was fitted to the file {fitted['name']}, which came with the link only by its name: load"
+            " that file (preset 'Fitted from data', then upload it) to see its prior uncertainty."
+        )
     return f"The data this chain was fitted to ({fitted['name']}) is no longer loaded; load it again to see its spread."
 
 
@@ -226,9 +309,10 @@ def uncertainty(data: LoadedData) -> Uncertainty:
 def uncertainty_controls(container: Any, key: str, label: str) -> bool:
     """The prior-uncertainty switch with M, α₀ and the seed (shared by the pages); whether it is on."""
     values = settings()
-    values["uncertainty"] = container.toggle(
+    on = toggle(
+        container,
         label,
-        value=bool(values["uncertainty"]),
+        UNCERTAINTY,
         key=f"{key}_on",
         help=(
             "The fit is an estimate: each row of the transition matrix was seen a finite number of times."
@@ -236,35 +320,72 @@ def uncertainty_controls(container: Any, key: str, label: str) -> bool:
             " takes the worst member for every window H, so it holds whichever of them is right."
         ),
     )
-    if not values["uncertainty"]:
+    if not on:
         return False
     cols = container.columns(3)
-    number_input(cols[0], "Draws M", DRAWS, step=5, key=f"{key}_draws", help="More draws: a wider Θ, slower.")
+    number_input(cols[0], "Draws M", DRAWS, key=f"{key}_draws", help="More draws: a wider Θ, slower.")
     k = len(values["matrix"])
     current = values["concentration"] if values["concentration"] is not None else 1.0 / k
-    low, high = CONCENTRATION.codec.low, CONCENTRATION.codec.high
-    alpha = cols[1].number_input(
+    alpha = inputs.number(
+        cols[1],
         "Dirichlet α₀",
-        low,
-        high,
-        float(min(max(current, low), high)),
+        CONCENTRATION.codec,
+        current,
+        follow=True,
         step=0.05,
         format="%.4g",
         key=f"{key}_alpha",
         help=f"Added to every transition count before drawing; the default is 1/K = {1 / k:.4g}.",
     )
-    values["concentration"] = None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha)
-    number_input(cols[2], "Seed", DRAW_SEED, step=1, key=f"{key}_seed", help="The same seed gives the same draws.")
+    if alpha is not None:
+        values["concentration"] = None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha)
+    number_input(cols[2], "Seed", DRAW_SEED, key=f"{key}_seed", help="The same seed gives the same draws.")
     return True
 
 
+# --------------------------------------------------------------------------- the prior in a report
+
+REPORT_MATRIX_STATES = 60  # a larger matrix is in the script, not in the report's table
+
+
+def prior_settings(kind: str, params: Params) -> dict[str, str]:
+    """The prior's parameters in words, for a report's settings: the controls' labels, numbers as the page
+    prints them, the matrix by its size (its entries are a table of their own: :func:`prior_sections`)."""
+    record = PRIOR_KINDS[kind]
+    values = record.defaults | dict(params)
+    out = {"kind of prior": record.label}
+    for parameter in record.parameters:
+        value, codec, name = values[parameter.key], parameter.codec, parameter.label or parameter.key
+        if isinstance(codec, MatrixText):
+            where = "below" if len(value) <= REPORT_MATRIX_STATES else "in the script"
+            out[name] = f"{len(value)} × {len(value)}, the table “Transition matrix” {where}"
+        elif isinstance(codec, LabelsText):
+            if value is not None and tuple(value) != default_labels(len(value)):
+                out[name] = ", ".join(value)
+        elif isinstance(codec, DistributionText):
+            out[name] = "the stationary distribution" if value is None else ", ".join(fmt(float(x)) for x in value)
+        elif isinstance(codec, PairsText):
+            out[name] = "; ".join(f"({p:g}, {q:g})" for p, q in value)
+        elif isinstance(codec, Choice):
+            out[name] = codec.label(value)
+        else:
+            out[name] = str(int(value)) if getattr(codec, "whole", False) else f"{float(value):g}"
+    return out
+
+
+def prior_sections(kind: str, params: Params) -> list[Section]:
+    """A report's section with the prior's transition matrix (a K-state chain up to 60 states), else none."""
+    values = PRIOR_KINDS[kind].defaults | dict(params)
+    matrix = values.get("matrix")
+    if kind != "matrix" or matrix is None or len(matrix) > REPORT_MATRIX_STATES:
+        return []
+    labels = list(values["labels"] or default_labels(len(matrix)))
+    frame = pd.DataFrame(matrix, columns=labels)
+    frame.insert(0, "from \\ to", labels)
+    return [Section("Transition matrix", "Rows are the current state, columns the next one.", table=frame)]
+
+
 # --------------------------------------------------------------------------- the prior as Python
-
-
-def _rows(matrix: Any) -> str:
-    """A matrix as a Python literal that reads back to exactly the same floats, one row per line."""
-    lines = ",\n".join("    [" + ", ".join(repr(float(x)) for x in row) + "]" for row in matrix)
-    return "[\n" + lines + ",\n]"
 
 
 def prior_source(
@@ -272,48 +393,9 @@ def prior_source(
 ) -> tuple[str, str]:
     """A prior as Python building it with puffer_core, for the scripts every page exports: (names to import, code).
 
-    ``params`` are the kind's parameters (:func:`parameters_of`); the code assigns ``name`` — one
-    prior, or the list Θ — exactly as :data:`~puffer_core.priors.kinds.PRIOR_KINDS` builds it, with
-    every float written as ``repr`` (it reads back to the same float).  ``members``: the priors of a
-    robust Θ (a fitted chain and its posterior draws), written out entry by entry (a chain normalises
-    its rows again when it is built, which can move an entry by one unit in the last place).
+    ``params`` are the kind's parameters (:func:`parameters_of`); the code is the kind's own
+    (:meth:`~puffer_core.priors.kinds.PriorKind.code`).  ``members``: the priors of a robust Θ (a
+    fitted chain and its posterior draws), written out entry by entry.
     """
-    values = PRIOR_KINDS[kind].defaults | dict(params)
-    length = int(values.get("length", 0))
-    if members is not None:
-        blocks = ",\n".join(_rows(m.transition) for m in members)
-        code = (
-            f"LABELS = {list(members[0].labels)!r}\n"
-            f"# Θ: the fitted chain first, then {len(members) - 1} draws from its posterior (docs/math.md §12)\n"
-            f"THETA = [\n{blocks},\n]\n"
-            f"{name} = [MarkovChainPrior(matrix, length={members[0].length}, labels=LABELS) for matrix in THETA]\n"
-        )
-        return "MarkovChainPrior", code
-    if kind == "binary":
-        code = (
-            f"p, q = {float(values['p'])!r}, {float(values['q'])!r}  # chances to stay in state 0 and in state 1\n"
-            f"{name} = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length})\n"
-        )
-        return "MarkovChainPrior", code
-    if kind == "theta":
-        pairs = ", ".join(f"({float(p)!r}, {float(q)!r})" for p, q in values["theta"])
-        code = (
-            f"THETA = [{pairs}]  # (p, q) of each binary chain in Θ\n"
-            f"{name} = [MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={length}) for p, q in THETA]\n"
-        )
-        return "MarkovChainPrior", code
-    if kind == "matrix":
-        labels = values["labels"]
-        initial = None if values["initial"] is None else [float(x) for x in values["initial"]]
-        code = (
-            f"LABELS = {None if labels is None else list(labels)!r}  # None: 0, 1, …\n"
-            f"MATRIX = {_rows(values['matrix'])}\n"
-            f"INITIAL = {initial!r}  # None: the stationary distribution\n"
-            f"{name} = MarkovChainPrior(MATRIX, initial=INITIAL, length={length}, labels=LABELS)\n"
-        )
-        return "MarkovChainPrior", code
-    code = (
-        f"{name} = GaussianProcessPrior(n={int(values['n'])}, length_scale={float(values['length_scale'])!r},"
-        f" kernel={values['kernel']!r}, gamma={float(values['gamma'])!r}, delta={float(values['delta'])!r})\n"
-    )
-    return "GaussianProcessPrior", code
+    names, code = chains_source(members, name) if members is not None else PRIOR_KINDS[kind].code(dict(params), name)
+    return ", ".join(names), code

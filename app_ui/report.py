@@ -12,7 +12,7 @@ when a button is clicked, not on every rerun.
 from __future__ import annotations
 
 import html
-import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -55,11 +55,27 @@ def _library_version() -> str:
 
 
 def _value(value: Any) -> str:
+    """A setting or a cell in words: 6 significant digits, ∞, yes/no, lists as "0.5, 1, 2", rows of a
+    matrix separated by ";", a mapping as "user: user_id; time: ts" (never a raw JSON list)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return "∞" if value == float("inf") else f"{value:.6g}"
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_value(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        separator = "; " if any(isinstance(item, (list, tuple)) for item in value) else ", "
+        return separator.join(_value(item) for item in value) if value else "none"
     return str(value)
+
+
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w*])")  # *All b*, not b* = 7
+
+
+def plain(text: str) -> str:
+    """A note of the page for a static report: its fact without what to do with the app's controls (which a
+    report does not have), and without markdown emphasis."""
+    return _EMPHASIS.sub(r"\1", getattr(text, "fact", str(text)).replace("**", ""))
 
 
 def _settings_table(settings: Mapping[str, Any]) -> str:
@@ -95,20 +111,20 @@ def html_report(title: str, summary: str, settings: Mapping[str, Any], sections:
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="meta">Pufferfish Lab ({html.escape(_library_version())}), {stamp}. '
         "The mathematics: docs/math.md in the project's repository.</p>",
-        f"<p>{html.escape(summary)}</p>",
+        f"<p>{html.escape(plain(summary))}</p>",
         "<h2>Settings</h2>",
         _settings_table(settings),
     ]
     for section in sections:
         parts.append(f"<h2>{html.escape(section.heading)}</h2>")
         if section.text:
-            parts.append(f"<p>{html.escape(section.text)}</p>")
+            parts.append(f"<p>{html.escape(plain(section.text))}</p>")
         if section.figure is not None:
             # Streamlit's default plotly template holds placeholder colours its front end fills in;
             # a report is read without Streamlit, so it gets a real template.
             figure = go.Figure(section.figure).update_layout(template="plotly_white")
             parts.append(figure.to_html(full_html=False, include_plotlyjs=False, config={"responsive": True}))
-        parts += [f'<p class="note">{html.escape(note)}</p>' for note in section.notes]
+        parts += [f'<p class="note">{html.escape(plain(note))}</p>' for note in section.notes]
         if section.table is not None:
             parts.append(_table(section.table))
     parts.append("</body></html>")

@@ -15,8 +15,10 @@ import streamlit as st
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
+from puffer_core.priors.codecs import Number
 from puffer_core.simulation.run import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
 
+from . import inputs
 from . import simulate_text as words
 
 MAX_TRIALS_UI = 5000
@@ -39,16 +41,14 @@ def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool =
     )
     k = 3
     if query == "topk":
-        k = int(
-            c2.number_input(
-                "k (how many top states per group)",
-                1,
-                seqs.n_states,
-                min(3, seqs.n_states),
-                key="w_sim_k",
-                persist_state="session",
+        kept = st.session_state.get("w_sim_k")
+        if kept is not None and kept > seqs.n_states:  # a k chosen for other data: this one has fewer states
+            st.session_state["w_sim_k"] = min(3, seqs.n_states)
+            c2.caption(
+                f"k was {int(kept)}; these data have {seqs.n_states} states, so k starts again from"
+                f" {min(3, seqs.n_states)}."
             )
-        )
+        k = _box(c2, "k (how many top states per group)", 1, seqs.n_states, min(3, seqs.n_states), "w_sim_k")
     mechanisms = st.multiselect(
         "Mechanisms",
         list(mechanisms_for(query)),
@@ -65,30 +65,26 @@ def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool =
         persist_state="session",
         help="The guarantees to compare, separated by commas; each must be positive.",
     )
-    releases = int(
-        c2.number_input(
-            "Releases",
-            1,
-            MAX_RELEASES,
-            1,
-            key="w_sim_releases",
-            persist_state="session",
-            help="How many times the query is published (e.g. 12 for monthly).",
-        )
+    releases = _box(
+        c2,
+        "Releases",
+        1,
+        MAX_RELEASES,
+        1,
+        "w_sim_releases",
+        help="How many times the query is published (e.g. 12 for monthly).",
     )
-    trials = int(
-        c3.number_input(
-            "Trials",
-            2,
-            MAX_TRIALS_UI,
-            200,
-            step=50,
-            key="w_sim_trials",
-            persist_state="session",
-            help="Independent repetitions; intervals are mean ± 1.96·sd/√trials.",
-        )
+    trials = _box(
+        c3,
+        "Trials",
+        2,
+        MAX_TRIALS_UI,
+        200,
+        "w_sim_trials",
+        step=50,
+        help="Independent repetitions; intervals are mean ± 1.96·sd/√trials.",
     )
-    seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, key="w_sim_seed", persist_state="session"))
+    seed = _box(c4, "Seed", 0, 2**31 - 1, 0, "w_sim_seed")
     grid = words.parse_grid(grid_text)  # checked as typed, before anything runs
     for problem in grid.problems:
         st.error(f"The ε_puffer grid cannot be used: {problem}.")
@@ -125,7 +121,7 @@ def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool =
            " each user's sequence."),
     ) and can_postprocess
     robust = _uncertainty_settings(seqs.n_states)
-    if grid.problems:
+    if grid.problems or inputs.invalid_inputs():  # a value out of range is said under its box
         return None
     if not mechanisms:
         st.error("Choose at least one mechanism.")
@@ -157,34 +153,40 @@ def _uncertainty_settings(n_states: int) -> dict[str, Any]:
     if not robust:
         return {"robust": False}
     c1, c2, c3 = st.columns(3)
-    draws = int(
-        c1.number_input(
-            "Posterior draws M",
-            1,
-            MAX_DRAWS_UI,
-            DEFAULT_DRAWS,
-            key="w_sim_draws",
-            persist_state="session",
-            help="Θ = the fit and M draws; more draws cover more of the posterior and take longer.",
-        )
+    draws = _box(
+        c1,
+        "Posterior draws M",
+        1,
+        MAX_DRAWS_UI,
+        DEFAULT_DRAWS,
+        "w_sim_draws",
+        help="Θ = the fit and M draws; more draws cover more of the posterior and take longer.",
     )
-    concentration = c2.number_input(
+    concentration = inputs.number(
+        c2,
         "Dirichlet α₀ per count",
-        min_value=0.0001,
-        max_value=100.0,
-        value=None,
+        Number(0.0001, 100.0),
+        None,
+        optional=True,
         format="%.4g",
         placeholder=f"1/K = {1 / n_states:.3g}",
         key="w_sim_alpha",
         persist_state="session",
         help="Added to every transition count before drawing a row; empty: 1/K.",
     )
-    prior_seed = int(
-        c3.number_input("Draw seed", 0, 2**31 - 1, 0, key="w_sim_prior_seed", persist_state="session")
-    )
+    prior_seed = _box(c3, "Draw seed", 0, 2**31 - 1, 0, "w_sim_prior_seed")
     return {
         "robust": True,
         "draws": draws,
         "concentration": None if concentration is None else float(concentration),
         "prior_seed": prior_seed,
     }
+
+
+def _box(container: Any, label: str, low: int, high: int, value: int, key: str, **kwargs: Any) -> int:
+    """A whole number from ``low`` to ``high``, kept for the session; a value out of range is said under the
+    box (:func:`app_ui.inputs.number`) and the form then returns None, so nothing runs with another value."""
+    typed = inputs.number(
+        container, label, Number(low, high, whole=True), value, key=key, persist_state="session", **kwargs
+    )
+    return value if typed is None else int(typed)

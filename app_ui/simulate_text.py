@@ -22,8 +22,10 @@ from puffer_core.simulation.explain import Explanation, Finding, base_name
 from puffer_core.simulation.run import SimulationResult
 
 from .data_picker import LoadedData
+from .smoothing_views import drivers_sentence
 from .state import EPS_RANGE
-from .tables import fmt
+from .tables import fmt, join_words
+from .templates import Code, fill
 
 PAPER_FIRST = "pufferfish_exponential"  # what [C] §7's experiments rank first on top-k
 QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
@@ -80,17 +82,18 @@ def parse_grid(text: str) -> Grid:
         else:
             values.append(value)
     if not_positive:
-        problems.append(f"every ε_puffer must be positive (above 0); {_join(not_positive)} {_is(not_positive)} not")
+        listed = join_words(not_positive)
+        problems.append(f"every ε_puffer must be positive (above 0); {listed} {_is(not_positive)} not")
     if out_of_range:
         problems.append(
             f"every ε_puffer must be between {EPS_RANGE.low:g} and {EPS_RANGE.high:g};"
-            f" {_join(out_of_range)} {_is(out_of_range)} not"
+            f" {join_words(out_of_range)} {_is(out_of_range)} not"
         )
     unique = tuple(dict.fromkeys(values))
     notes = ()
     if len(unique) < len(values):
         twice = [f"{v:g}" for v in unique if values.count(v) > 1]
-        notes = (f"{_join(twice)} typed more than once: each is used once.",)
+        notes = (f"{join_words(twice)} typed more than once: each is used once.",)
     return Grid(unique if not problems else (), tuple(problems), notes)
 
 
@@ -98,13 +101,8 @@ def _is(items: Sequence[str]) -> str:
     return "is" if len(items) == 1 else "are"
 
 
-def _join(items: Sequence[str]) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _eps_list(values: Sequence[float]) -> str:
-    return _join([f"{v:g}" for v in sorted(values)])
+    return join_words([f"{v:g}" for v in sorted(values)])
 
 
 def label(name: str) -> str:
@@ -242,44 +240,6 @@ def _drivers(explanation: Explanation) -> list[str]:
     return [drivers_sentence(found[0].numbers)]
 
 
-def drivers_sentence(n: dict[str, Any]) -> str:
-    """a(1) and the transitions behind it, in words (the numbers of an ``a1_drivers`` finding)."""
-    a1 = n["a_1"]
-    secret, other = n["pair"]
-    where = {"interior": "an entry inside a sequence", "first": "the first entry", "last": "the last entry"}.get(
-        n["where"], "an entry"
-    )
-    parts = []
-    for term in n["terms"]:
-        num, den = term["numerator"], term["denominator"]
-        side = "the entry before" if term["side"] == "left" else "the entry after"
-        parts.append(
-            f"{side}: {num['name']} ({_seen(num)}, probability {fmt(num['probability'], 3)}) against"
-            f" {den['name']} ({_seen(den)}, probability {fmt(den['probability'], 3)}), log ratio"
-            f" {fmt(term['value'], 3)}"
-        )
-    detail = "; ".join(parts)
-    if n["unseen"]:
-        tau = n.get("smoothing")
-        held = f"the smoothing τ = {tau:g} the fit gives them" if tau else "the small value the fit gives them"
-        return (
-            f"**a(1) = {fmt(a1, 3)} comes from transitions never observed in the data**"
-            f" ({_join(n['unseen'])}): at {where}, telling {secret} from {other} — {detail}. Those transitions hold"
-            f" {held} (docs/math.md §6), so a(1) reflects the smoothing more than the data"
-            f" ({fmt(100 * n['unseen_share'], 2)}% of it); a larger τ or the Dirichlet posterior lowers it."
-        )
-    return f"**What drives a(1) = {fmt(a1, 3)}**: at {where}, telling {secret} from {other} — {detail}."
-
-
-def _seen(transition: dict[str, Any]) -> str:
-    count = transition.get("count")
-    if count is None:
-        return "count unknown"
-    if count == 0:
-        return "never observed in the data"
-    return f"seen {count:,} time{'s' if count != 1 else ''}"
-
-
 def _short(explanation: Explanation) -> list[str]:
     found = explanation.find("short_sequences")
     if not found:
@@ -292,7 +252,7 @@ def _short(explanation: Explanation) -> list[str]:
             f"below {f.eps_puffer:g} only from b = {b}" if b is not None else f"never below {f.eps_puffer:g} for b < T"
         )
     text = (
-        f"**The sequences are short** (at most T = {t} entries per user): a(b) falls {_join(parts)},"
+        f"**The sequences are short** (at most T = {t} entries per user): a(b) falls {join_words(parts)},"
         " so most of a sequence must be hidden before the leak drops under the budget."
     )
     longer = [(f.eps_puffer, f.numbers.get("break_even_length")) for f in found]
@@ -466,46 +426,43 @@ def prior_words(chosen: dict[str, Any]) -> str:
 
 
 def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int) -> str:
-    """A Python program that recomputes the page's simulation with puffer_core and prints its numbers as CSV.
+    """The page as a Python program (``app_ui/scripts/simulate.py`` filled in) recomputing its simulation.
 
     It prints ``## metrics``, ``## ledger`` and ``## best`` blocks (and, with a robust Θ,
-    ``## metrics with the fitted prior only``), each a CSV table with full-precision numbers.
+    ``## metrics with the fitted prior only``), each a CSV table with full-precision numbers, then the
+    page's table of ``metric`` in ``release`` as the page prints it.
     """
-    imports = []
+    imports = ["load_sequences"]
     builtin = loaded.builtin
     if builtin is not None:
         how = f"{builtin.title}. {builtin.source}"
-        imports.append("from puffer_core.data import load_dataset")
-        load = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
+        data = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
         run = "python simulate.py"
+        imports = ["load_dataset"]
     else:
         repair = loaded.repair
         how = f"the file you uploaded, {loaded.name} (the app kept no copy: put the file next to this script)"
-        imports = ["import sys", "", "from puffer_core.data import load_sequences"]
         options = {
             **loaded.columns,
             "drop_missing": bool(repair and repair.drop_missing),
             "drop_duplicates": bool(repair and repair.drop_duplicates),
         }
-        load = (
+        data = (
             f"DATA = sys.argv[1] if len(sys.argv) > 1 else {loaded.name!r}\n"
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run = f"python simulate.py [path to {loaded.name}]"
-    imports += [
-        "from puffer_core.priors.fitting import transition_counts",
-        "from puffer_core.simulation import explain_simulation, simulate",
-    ]
+    imports += ["transition_counts"]
     tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
     if chosen.get("robust"):
-        imports.append("from puffer_core.priors import fit_prior_set")
+        imports.append("fit_prior_set")
         prior = (
             f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
             f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
             f" concentration={chosen['concentration']!r}, smoothing={tau!r})\n"
         )
     else:
-        imports.append("from puffer_core.priors import fit_markov_chain")
+        imports.append("fit_markov_chain")
         prior = (
             "# the Markov chain fitted on the data (docs/math.md §6)\n"
             f"prior = fit_markov_chain(data, smoothing={tau!r})\n"
@@ -523,47 +480,24 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
         "postprocess": bool(chosen.get("postprocess", False)),
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
-    compare = ""
-    if chosen.get("robust"):
-        compare = (
-            "\n# what the robust set changed: the same simulation with the fitted prior alone\n"
-            "fitted = simulate(data, prior=prior[0], **SETTINGS)\n"
-            'print("## metrics with the fitted prior only")\n'
-            'print(fitted.metrics.to_csv(index=False), end="")\n'
-        )
-    header = "\n".join(imports)
-    return f'''"""Pufferfish Lab — Simulate, as a script: recomputes the page's numbers with puffer_core.
-
-Data: {how}
-Prior: {prior_words(chosen)}.
-Run: {run}
-Prints CSV blocks, each after a "## name" line: the metrics (mean and 95% interval per mechanism,
-ε_puffer, release and metric), the privacy ledger, and the best mechanism per ε_puffer for
-{metric} in release {release}.  The same seed gives the same numbers as the page.
-"""
-
-{header}
-
-{load}
-{prior}
-SETTINGS = dict(
-{lines})
-result = simulate(data, prior=prior, **SETTINGS)
-
-print("## metrics")
-print(result.metrics.to_csv(index=False), end="")
-print("## ledger")
-print(result.ledger.to_csv(index=False), end="")
-print("## best")
-explanation = explain_simulation(
-    result, metric={metric!r}, release={release}, prior=prior, counts=transition_counts(data), smoothing={tau!r}
-)
-print(explanation.winners_frame().to_csv(index=False), end="")
-{compare}'''
+    return fill(
+        "simulate",
+        doc={"Data": how, "Prior": f"{prior_words(chosen)}.", "Run": run},
+        values={
+            "SETTINGS": Code(f"dict(\n{lines})"),
+            "METRIC": metric,
+            "RELEASE": int(release),
+            "COMPARE": bool(chosen.get("robust")),
+            "SMOOTHING": float(tau),
+        },
+        blocks={"data": data, "prior": prior},
+        imports=imports,
+    )
 
 
-def parse_script_output(text: str) -> dict[str, pd.DataFrame]:
-    """The CSV blocks printed by :func:`script`'s program, by name (for tests and for reading it back)."""
+def parse_script_output(text: str, as_text: bool = False) -> dict[str, pd.DataFrame]:
+    """The CSV blocks printed by :func:`script`'s program, by name (for tests and for reading it back);
+    ``as_text``: every cell as the text printed (to compare with what the page shows)."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
@@ -571,4 +505,5 @@ def parse_script_output(text: str) -> dict[str, pd.DataFrame]:
             current = blocks.setdefault(line[3:].strip(), [])
         elif current is not None:
             current.append(line)
-    return {name: pd.read_csv(io.StringIO("\n".join(lines))) for name, lines in blocks.items()}
+    kind = str if as_text else None
+    return {name: pd.read_csv(io.StringIO("\n".join(lines)), dtype=kind) for name, lines in blocks.items()}

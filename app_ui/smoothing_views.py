@@ -33,9 +33,8 @@ from puffer_core.simulation.fitted import (
 )
 
 from .data_picker import LoadedData, fitted_prior
-from .simulate_text import drivers_sentence
 from .state import settings
-from .tables import Shown, fmt, right_aligned, shown, static_table
+from .tables import Shown, fmt, join_words, right_aligned, shown, static_table
 
 ALTERNATIVE_DRAWS = 20
 
@@ -241,3 +240,41 @@ def smoothing_panel(data: LoadedData, tau: float, key: str, drivers: bool = True
 def effect_frame(view: SmoothingView) -> pd.DataFrame:
     """The table of the smoothing's effect, numbers only (for a report)."""
     return view.effect.frame()
+
+
+def drivers_sentence(n: dict[str, Any]) -> str:
+    """a(1) and the transitions behind it, in words (the numbers of an ``a1_drivers`` finding)."""
+    a1 = n["a_1"]
+    secret, other = n["pair"]
+    where = {"interior": "an entry inside a sequence", "first": "the first entry", "last": "the last entry"}.get(
+        n["where"], "an entry"
+    )
+    parts = []
+    for term in n["terms"]:
+        num, den = term["numerator"], term["denominator"]
+        side = "the entry before" if term["side"] == "left" else "the entry after"
+        parts.append(
+            f"{side}: {num['name']} ({_seen(num)}, probability {fmt(num['probability'], 3)}) against"
+            f" {den['name']} ({_seen(den)}, probability {fmt(den['probability'], 3)}), log ratio"
+            f" {fmt(term['value'], 3)}"
+        )
+    detail = "; ".join(parts)
+    if n["unseen"]:
+        tau = n.get("smoothing")
+        held = f"the smoothing τ = {tau:g} the fit gives them" if tau else "the small value the fit gives them"
+        return (
+            f"**a(1) = {fmt(a1, 3)} comes from transitions never observed in the data**"
+            f" ({join_words(n['unseen'])}): at {where}, telling {secret} from {other} — {detail}."
+            f" Those transitions hold {held} (docs/math.md §6), so a(1) reflects the smoothing more than the data"
+            f" ({fmt(100 * n['unseen_share'], 2)}% of it); a larger τ or the Dirichlet posterior lowers it."
+        )
+    return f"**What drives a(1) = {fmt(a1, 3)}**: at {where}, telling {secret} from {other} — {detail}."
+
+
+def _seen(transition: dict[str, Any]) -> str:
+    count = transition.get("count")
+    if count is None:
+        return "count unknown"
+    if count == 0:
+        return "never observed in the data"
+    return f"seen {count:,} time{'s' if count != 1 else ''}"

@@ -1,16 +1,19 @@
 """The Streams and attack pages' settings, declared as Parameters: they travel in the link, checked by their codecs.
 
-Each :class:`~puffer_core.priors.kinds.Parameter` has its key in the settings, its default, its
+Each :class:`~puffer_core.priors.codecs.Parameter` has its key in the settings, its default, its
 short name in the link and its codec (range included), as the ledger's do; :mod:`app_ui.state`
-registers them.  The ε schedule table is written in the link as ``1-50:0.1;51-end:0.3``.
+registers their groups (STREAM_GROUP, ATTACK_GROUP) in ``streamlit_app.py``.
+The ε schedule table is written in the link as ``1-50:0.1;51-end:0.3``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from puffer_core.priors.kinds import MAX_STATES, Choice, Flag, MatrixText, Number, Parameter
+from puffer_core.priors.codecs import MAX_STATES, Choice, Flag, MatrixText, Number, Parameter
 from puffer_core.tightness.releases import RELEASES, stream_releases
+
+from .state import ParameterGroup
 
 MAX_STEP_EPS = 10.0  # the largest ε_t a schedule row may hold
 MAX_SEGMENTS = 100  # rows of the schedule table a link may carry
@@ -106,3 +109,5 @@ ATTACK_SEED = Parameter("attack_seed", 0, "aseed", Number(0, 2**31 - 1, whole=Tr
 ATTACK_DRAWS = Parameter("attack_draws", 200, "adraws", Number(10, 5_000, whole=True))
 
 ATTACK_PARAMETERS: tuple[Parameter, ...] = (ATTACK_RELEASE, ATTACK_EPS, ATTACK_K, ATTACK_SEED, ATTACK_DRAWS)
+STREAM_GROUP = ParameterGroup("streams", STREAM_PARAMETERS)  # registered by streamlit_app.py: in every link
+ATTACK_GROUP = ParameterGroup("attack", ATTACK_PARAMETERS)

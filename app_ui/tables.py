@@ -9,8 +9,7 @@ sends the table again.  :func:`show_table` draws a table that scrolls inside its
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,15 +17,13 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from puffer_core.display import fmt
 
-def fmt(value: float, digits: int = 4) -> str:
-    """A number for a table or a metric: ∞ for +inf, 4 significant digits otherwise."""
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    if value == 0:
-        return "0"
-    return f"{value:.{digits}g}"
 
+def join_words(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: a list in a sentence."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 def display_table(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy with every float column as text: ∞ shown as ∞, 4 significant digits, empty where NaN."""
@@ -75,11 +72,13 @@ def static_table(table: pd.DataFrame | Shown | Styler) -> None:
 def csv_download(frame: pd.DataFrame, file_name: str, label: str, key: str) -> None:
     """A download button for a table (``inf`` written as inf), without rerunning the page.
 
-    The CSV is written when the button is clicked, not on every rerun.
+    The CSV is written when the button is clicked, not on every rerun, in UTF-8 with a byte-order mark:
+    Excel then reads ε, Θ and ∞ as they are (without it, it guesses a Windows code page and garbles them).
+    Every reader of the app's own CSVs (the ledger's, a dataset's) skips the mark.
     """
     st.download_button(
         label,
-        lambda: frame.to_csv(index=False).encode("utf-8"),
+        lambda: frame.to_csv(index=False).encode("utf-8-sig"),
         file_name=file_name,
         mime="text/csv",
         key=key,

@@ -36,7 +36,7 @@ COLD_START_BUDGET_S = 5.0
 
 
 def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     for name, value in (query or {}).items():
         at.query_params[name] = value
     at.run()

@@ -55,7 +55,7 @@ from .mechanisms import (
     pufferfish_exponential,
     pufferfish_laplace,
 )
-from .priors.fitting import fit_markov_chain, split_by_time, split_by_users
+from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
 from .simulation.explain import Explanation, Finding, Winner, explain_simulation
@@ -193,5 +193,6 @@ __all__ = [
     "tpl_refusal",
     "tpl_supremum",
     "tradeoff_curve",
+    "transition_counts",
     "translation_bound",
 ]

@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -49,78 +47,46 @@ from .accounting.calibration import Calibration, calibrate, group_dp
 from .accounting.composition import cumulative, group_dp_cumulative, naive_sum, plan
 from .engine.curve import InfluenceCurve
 from .engine.influence import influence_curve
-from .priors.kinds import BINARY, GAUSSIAN, KERNEL_LABELS, MATRIX, PRIOR_KINDS, kind_of
+from .priors.codecs import Choice, DistributionText, MatrixText, Number, Parameter
+from .priors.kinds import MATRIX, PRIOR_KINDS, kind_of
 from .priors.models import GaussianProcessPrior, MarkovChainPrior
 
 __all__ = ["CompositionPlanner", "InfluenceExplorer", "format_matrix", "parse_initial", "parse_matrix"]
 
-KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (puffer_core.priors.kinds)
-# the notebook recomputes on every change, without a cache: smaller limits and a smaller Gaussian than the app's
-CHAIN_MAX_LENGTH = 500  # exact curves up to b = T take a few seconds at T = 500
-GAUSSIAN_MAX_N = 150  # a Gaussian curve at n = 150 takes a few seconds
-GAUSSIAN_START = {"n": 40, "length_scale": 2.0}
-MAX_STATES = 30
+KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (one prior each, not a set Θ)
+# where the notebook starts a kind away from the app's defaults (a Gaussian curve is recomputed on every change)
+STARTS: dict[str, Any] = {"n": 40, "length_scale": 2.0}
 MAX_RELEASES = 200
 INF_HEADROOM = 1.15  # +inf values are drawn this factor above the largest finite value shown
 
 DEFAULT_MATRIX = "0.8, 0.2, 0\n0.1, 0.8, 0.1\n0, 0.3, 0.7"
 _WIDE = {"description_width": "initial"}
 _ERROR_STYLE = "color:#b00020"
+MATRIX_CODEC = MatrixText()
+INITIAL_CODEC = DistributionText()
 
 # Control indices of the a(b) figure's traces.
 _CURVE, _INFINITE, _LINE, _OPTIMUM = range(4)
 
 
-def _number(cell: str, where: str) -> float:
-    """A decimal or a fraction such as ``1/3``; the message names the cell on failure."""
-    try:
-        return float(Fraction(cell))
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(
-            f"{where}: {cell!r} is not a number (use decimals such as 0.25 or fractions such as 1/4)"
-        ) from None
-
-
-def _cells(line: str) -> list[str]:
-    return [c for c in re.split(r"[,;\s]+", line.strip()) if c]
-
-
 def parse_matrix(text: str) -> np.ndarray:
-    """A transition matrix typed as CSV: one row per line, entries separated by commas or spaces.
+    """A transition matrix typed as text: one row per line (or rows separated by ;), entries separated by
+    commas or spaces, each a decimal or a fraction such as 1/4 (the K-state prior's own codec reads it).
 
     Raises ValueError with a message naming the offending row and entry.  The probabilities
     themselves (non-negative, rows summing to 1) are checked by :class:`MarkovChainPrior`.
     """
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        raise ValueError("the transition matrix is empty: type one row per line, entries separated by commas")
-    rows = [
-        [_number(cell, f"row {i}, entry {j}") for j, cell in enumerate(_cells(line), start=1)]
-        for i, line in enumerate(lines, start=1)
-    ]
-    widths = [len(r) for r in rows]
-    if len(set(widths)) != 1:
-        raise ValueError(f"every row needs the same number of entries; the rows have {widths} entries")
-    if len(rows) != widths[0]:
-        raise ValueError(
-            f"the transition matrix must be square: {len(rows)} rows of {widths[0]} entries"
-            f" (one row and one column per state)"
-        )
-    if len(rows) > MAX_STATES:
-        raise ValueError(f"{len(rows)} states is more than the explorer's limit of {MAX_STATES}")
-    return np.array(rows, dtype=float)
+    return np.array(MATRIX_CODEC.parse(text), dtype=float)
 
 
 def parse_initial(text: str) -> np.ndarray | None:
     """An initial distribution typed as one line of numbers; blank means the stationary one."""
-    cells = _cells(text)
-    if not cells:
-        return None
-    return np.array([_number(cell, f"initial distribution, entry {j}") for j, cell in enumerate(cells, start=1)])
+    values = INITIAL_CODEC.parse(text)
+    return None if values is None else np.array(values, dtype=float)
 
 
 def format_matrix(matrix: np.ndarray) -> str:
-    """The CSV text :func:`parse_matrix` reads back to exactly ``matrix``."""
+    """The text :func:`parse_matrix` reads back to exactly ``matrix``."""
     return "\n".join(", ".join(repr(float(v)) for v in row) for row in np.asarray(matrix))
 
 
@@ -128,11 +94,46 @@ def _initial_text(initial: object) -> str:
     return "" if initial is None else ", ".join(repr(float(v)) for v in np.asarray(initial))
 
 
-# text controls: parameter → (text → value, value → text)
-_TEXT: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
-    "matrix": (lambda text: parse_matrix(text), lambda matrix: format_matrix(np.asarray(matrix))),
-    "initial": (lambda text: parse_initial(text), _initial_text),
+# text controls: codec type → (text → value, value → text)
+_TEXT: dict[type, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+    MatrixText: (parse_matrix, lambda matrix: format_matrix(np.asarray(matrix))),
+    DistributionText: (parse_initial, _initial_text),
 }
+
+
+def _control(parameter: Parameter) -> widgets.Widget | None:
+    """The control a parameter's codec calls for, within the codec's range (None: the notebook has none)."""
+    codec = parameter.codec
+    label = parameter.label or parameter.key
+    start = STARTS.get(parameter.key, parameter.default)
+    if isinstance(codec, Number):
+        whole = codec.whole
+        if parameter.slider:
+            kind = widgets.IntSlider if whole else widgets.FloatSlider
+            options = {} if whole else {"readout_format": ".3f"}
+            step = parameter.step or (1 if whole else 0.01)
+            return kind(
+                value=start, min=codec.low, max=codec.high, step=step, description=label, style=_WIDE, **options
+            )
+        kind = widgets.BoundedIntText if whole else widgets.BoundedFloatText
+        step = parameter.step or (1 if whole else 0.1)
+        return kind(value=start, min=codec.low, max=codec.high, step=step, description=label, style=_WIDE)
+    if isinstance(codec, Choice):
+        options = [(codec.label(option), option) for option in codec.options]
+        return widgets.Dropdown(options=options, value=start, description=label, style=_WIDE)
+    if isinstance(codec, MatrixText):
+        return widgets.Textarea(
+            value=DEFAULT_MATRIX,
+            description=f"{label.lower()} (one row per line)",
+            continuous_update=False,
+            layout=widgets.Layout(width="480px", height="120px"),
+            style=_WIDE,
+        )
+    if isinstance(codec, DistributionText):
+        return widgets.Text(
+            value="", placeholder="blank = stationary", description=label.lower(), continuous_update=False, style=_WIDE
+        )
+    return None
 
 
 def _fmt(value: float) -> str:
@@ -165,10 +166,13 @@ def _style(figure: go.Figure, x_title: str, y_title: str, height: int) -> None:
     )
 
 
-def _eps_slider(value: float, description: str) -> widgets.FloatLogSlider:
-    """An ε_puffer control from 0.01 to 100 on a log scale."""
-    return widgets.FloatLogSlider(
-        value=value, base=10, min=-2, max=2, step=0.01, description=description, readout_format=".3g", style=_WIDE
+EPS = Number(0.01, 100.0)
+
+
+def _eps_box(value: float, description: str) -> widgets.BoundedFloatText:
+    """An ε_puffer control from 0.01 to 100 that keeps the value typed exactly (a log slider turned 2 into 1.995)."""
+    return widgets.BoundedFloatText(
+        value=value, min=EPS.low, max=EPS.high, step=0.1, description=description, style=_WIDE
     )
 
 
@@ -194,56 +198,24 @@ class InfluenceExplorer:
                 "InfluenceExplorer takes one MarkovChainPrior or GaussianProcessPrior (or nothing);"
                 f" got {type(prior).__name__}"
             )
-        binary, gaussian = BINARY.defaults, {**GAUSSIAN.defaults, **GAUSSIAN_START}
         self.kind = widgets.ToggleButtons(
             options=[(PRIOR_KINDS[kind].label, kind) for kind in KINDS], value="binary", description="Prior"
         )
-        self.p = widgets.FloatSlider(
-            value=binary["p"], min=0.0, max=1.0, step=0.01, description="p = Pr(0 → 0)", readout_format=".3f",
-            style=_WIDE,
-        )
-        self.q = widgets.FloatSlider(
-            value=binary["q"], min=0.0, max=1.0, step=0.01, description="q = Pr(1 → 1)", readout_format=".3f",
-            style=_WIDE,
-        )
-        self.matrix = widgets.Textarea(
-            value=DEFAULT_MATRIX,
-            description="transition matrix (one row per line)",
-            continuous_update=False,
-            layout=widgets.Layout(width="480px", height="120px"),
-            style=_WIDE,
-        )
-        self.initial = widgets.Text(
-            value="",
-            placeholder="blank = stationary",
-            description="initial distribution",
-            continuous_update=False,
-            style=_WIDE,
-        )
-        self.length = widgets.BoundedIntText(
-            value=binary["length"], min=1, max=CHAIN_MAX_LENGTH, description="length T (entries per user)",
-            style=_WIDE,
-        )
-        self.n = widgets.BoundedIntText(
-            value=gaussian["n"], min=1, max=GAUSSIAN_MAX_N, description="coordinates n", style=_WIDE
-        )
-        self.length_scale = widgets.BoundedFloatText(
-            value=gaussian["length_scale"], min=0.01, max=1000.0, step=0.1, description="length scale ℓ", style=_WIDE
-        )
-        self.kernel = widgets.Dropdown(
-            options=[(label, name) for name, label in KERNEL_LABELS.items()],
-            value=gaussian["kernel"],
-            description="kernel",
-            style=_WIDE,
-        )
-        self.gamma = widgets.BoundedFloatText(
-            value=gaussian["gamma"], min=0.01, max=1000.0, step=0.5, description="γ (range ±γ)", style=_WIDE
-        )
-        self.delta = widgets.BoundedFloatText(
-            value=gaussian["delta"], min=1e-4, max=1000.0, step=0.05, description="δ (secret interval width)",
-            style=_WIDE,
-        )
-        self.eps_puffer = _eps_slider(1.0, "target ε_puffer")
+        # each kind's controls under the names of its parameters, built from their codecs (puffer_core.priors.kinds);
+        # a parameter two kinds share (the length T) is one control; each is also an attribute (.p, .matrix, …)
+        shared: dict[str, widgets.Widget] = {}
+        self._controls: dict[str, dict[str, Any]] = {}
+        for name in KINDS:
+            self._controls[name] = {}
+            for parameter in PRIOR_KINDS[name].parameters:
+                if parameter.key not in shared:
+                    control = _control(parameter)
+                    if control is None:
+                        continue
+                    shared[parameter.key] = control
+                    setattr(self, parameter.key, control)
+                self._controls[name][parameter.key] = shared[parameter.key]
+        self.eps_puffer = _eps_box(1.0, "target ε_puffer")
         self.message = widgets.HTML()
         self.result = widgets.HTML()
         self.figure = go.Figure()
@@ -252,26 +224,15 @@ class InfluenceExplorer:
         self.error: str | None = None
         self._set_up_figure()
 
-        # each kind's controls under the names of its parameters (puffer_core.priors.kinds)
-        self._controls: dict[str, dict[str, Any]] = {
-            "binary": {"p": self.p, "q": self.q, "length": self.length},
-            "matrix": {"matrix": self.matrix, "initial": self.initial, "length": self.length},
-            "gaussian": {
-                "n": self.n,
-                "length_scale": self.length_scale,
-                "kernel": self.kernel,
-                "gamma": self.gamma,
-                "delta": self.delta,
-            },
-        }
         if prior is not None:
             self._show_prior(prior)
-        note = widgets.HTML(
-            "<small>Gaussian a(b) follows [C]'s approximation: it ignores how truncation to"
-            " [−γ, γ]ⁿ reshapes the conditional (docs/math.md §2.3).</small>"
-        )
         self._panels = {
-            kind: widgets.VBox([*controls.values(), *([note] if kind == "gaussian" else [])])
+            kind: widgets.VBox(
+                [
+                    *controls.values(),
+                    *([widgets.HTML(f"<small>{PRIOR_KINDS[kind].note}</small>")] * bool(PRIOR_KINDS[kind].note)),
+                ]
+            )
             for kind, controls in self._controls.items()
         }
         self._show_panel()
@@ -318,10 +279,11 @@ class InfluenceExplorer:
         self.kind.value = kind.name
 
     def _set_controls(self, kind: str, params: dict[str, Any]) -> None:
+        codecs = {p.key: type(p.codec) for p in PRIOR_KINDS[kind].parameters}
         for key, control in self._controls[kind].items():
             value = params[key]
-            if key in _TEXT:
-                control.value = _TEXT[key][1](value)
+            if codecs[key] in _TEXT:
+                control.value = _TEXT[codecs[key]][1](value)
                 continue
             if hasattr(control, "max") and not isinstance(value, str):
                 control.max = max(control.max, value)  # widen the bounds so the given prior is not clipped
@@ -330,8 +292,9 @@ class InfluenceExplorer:
 
     def _build_prior(self) -> MarkovChainPrior | GaussianProcessPrior:
         kind = self.kind.value
+        codecs = {p.key: type(p.codec) for p in PRIOR_KINDS[kind].parameters}
         params = {
-            key: _TEXT[key][0](control.value) if key in _TEXT else control.value
+            key: _TEXT[codecs[key]][0](control.value) if codecs[key] in _TEXT else control.value
             for key, control in self._controls[kind].items()
         }
         return PRIOR_KINDS[kind].prior(params)
@@ -488,7 +451,7 @@ class CompositionPlanner:
         self.releases = widgets.IntSlider(
             value=releases, min=1, max=MAX_RELEASES, description="releases k", style=_WIDE
         )
-        self.budget = _eps_slider(budget, "total ε_puffer E")
+        self.budget = _eps_box(budget, "total ε_puffer E")
         self.summary = widgets.HTML()
         self.table_view = widgets.HTML(layout=widgets.Layout(max_height="240px", overflow="auto"))
         self.figure = go.Figure()

@@ -94,6 +94,51 @@ def test_no_import_cycle_inside_the_library() -> None:
     assert not cycles, "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
 
 
+# the app_ui modules every page may use; the others belong to one page (or one guided path) each
+SHARED_APP_MODULES = {
+    "__init__",
+    "state",
+    "inputs",
+    "priors",
+    "prior_controls",
+    "matrix_editor",
+    "data_picker",
+    "charts",
+    "tables",
+    "report",
+    "memo",
+    "docs",
+    "warm",
+    "templates",
+    "steps",
+    "smoothing_views",  # the fit's smoothing τ: under the "Fitted from data" preset and on Simulate
+}
+
+
+def test_shared_app_modules_import_no_page_module() -> None:
+    app_ui = ROOT / "app_ui"
+    page_modules = {p.stem for p in app_ui.glob("*.py")} - SHARED_APP_MODULES
+    for name in SHARED_APP_MODULES - {"warm"}:  # warm imports every module on purpose, to load them at start
+        path = app_ui / f"{name}.py"
+        if not path.exists():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
+        imported |= {
+            f"app_ui.{a.name}"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.level == 1 and not n.module
+            for a in n.names
+        }
+        imported |= {
+            n.module.removeprefix("app_ui.")
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("app_ui.")
+        }
+        bad = {m.removeprefix("app_ui.") for m in imported} & page_modules
+        assert not bad, f"app_ui/{name}.py imports the page module(s) {sorted(bad)}: pages use shared modules, not back"
+
+
 def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
     """An empirical lower bound or an exact truth that shared code with a bound would prove nothing about it."""
     modules = _modules()

@@ -16,13 +16,15 @@ import subprocess
 import sysconfig
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-import nbformat
 import pytest
 
-pytest.importorskip("ipykernel")
-pytest.importorskip("ipywidgets")
-nbclient = pytest.importorskip("nbclient")
+# Checked, not imported, when the suite is collected: importing nbformat builds jsonschema's format checkers
+# (dozens of grammars, ~4 s of CPU in every pytest process); the tests import it when they run.
+for _needed in ("ipykernel", "ipywidgets", "nbclient", "nbformat"):
+    if importlib.util.find_spec(_needed) is None:
+        pytest.skip(f"{_needed} is not installed (pip install -r requirements-notebook.txt)", allow_module_level=True)
 
 REPO = Path(__file__).resolve().parents[1]
 TOUR = REPO / "notebooks" / "tour.ipynb"
@@ -31,7 +33,9 @@ NOTEBOOK_REQUIREMENTS = REPO / "requirements-notebook.txt"
 INSTALL_LINE = "python -m pip install -r requirements-notebook.txt"
 
 
-def read_tour() -> nbformat.NotebookNode:
+def read_tour() -> Any:
+    import nbformat
+
     notebook = nbformat.read(TOUR, as_version=4)
     nbformat.validate(notebook)
     return notebook
@@ -69,6 +73,8 @@ def test_tour_executes_top_to_bottom(monkeypatch: pytest.MonkeyPatch) -> None:
     # the kernel is a child process: make the repository importable whatever its working directory
     paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    import nbclient
+
     notebook = read_tour()
     client = nbclient.NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}
@@ -142,6 +148,8 @@ def executed_by_jupyter(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_jupyter_runs_the_tour(executed_by_jupyter: Path) -> None:
+    import nbformat
+
     notebook = nbformat.read(executed_by_jupyter, as_version=4)
     outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
     assert not [out for out in outputs if out.output_type == "error"]

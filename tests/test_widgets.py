@@ -82,6 +82,8 @@ def test_binary_controls_recompute_curve_and_optimal_b() -> None:
 def test_eps_puffer_recalibrates_without_recomputing_the_curve() -> None:
     explorer = InfluenceExplorer()
     curve = explorer.curve
+    explorer.eps_puffer.value = 2.0
+    assert explorer.eps_puffer.value == 2.0 and explorer.calibration.eps_puffer == 2.0  # a log slider made it 1.995
     explorer.eps_puffer.value = 3.0
     assert explorer.curve is curve
     assert_explorer_shows(explorer, curve, 3.0)

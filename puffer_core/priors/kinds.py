@@ -1,11 +1,15 @@
 """Kinds of attacker prior, one record each: what the app and the widgets offer (docs/math.md §1, §2).
 
 A :class:`PriorKind` says everything a front end needs about one kind of prior: its name and
-label, its parameters (each with a default, a short name for links and a :class:`Codec` that
-writes it as text and reads it back within its range), how to build the prior from them, how
-to describe it, what can be wrong with a half-edited value (:meth:`PriorKind.problems`) and how
-to read the parameters back from a prior.  :data:`PRIOR_KINDS` is the registry; adding a kind of
-prior is adding one record (and its controls in each front end).
+label, its parameters (each a :class:`~puffer_core.priors.codecs.Parameter`: a default, a short
+name for links, a codec that writes it as text and reads it back within its range, and the hints
+for drawing its control), how to build the prior from them, how to describe it, how to write it
+as Python (:meth:`PriorKind.code`, for every exported script), what can be wrong with a
+half-edited value (:meth:`PriorKind.problems`), what to draw beside its curve
+(:attr:`PriorKind.overlays`) and how to read the parameters back from a prior.
+:data:`PRIOR_KINDS` is the registry: adding a kind of prior is adding one record, and the app's
+controls, link, description, cached curve, overlays and scripts, and the notebook's controls,
+follow from it.
 
 The transition-matrix helpers the editors use — :func:`normalise_rows` and the presets
 :func:`sticky_matrix`, :func:`cyclic_matrix`, :func:`random_matrix` — are here too; the row
@@ -16,12 +20,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..validation import row_problems
+from ..validation import check_distribution, row_problems
+from .codecs import (
+    PROBABILITY,
+    Choice,
+    DistributionText,
+    Flag,
+    LabelsText,
+    Matrix,
+    MatrixText,
+    Number,
+    PairsText,
+    Parameter,
+    PositiveNumbers,
+    default_labels,
+)
 from .models import (
     KERNELS,
     ROW_TOLERANCE,
@@ -31,10 +49,8 @@ from .models import (
 )
 
 Prior = MarkovChainPrior | list[MarkovChainPrior] | GaussianProcessPrior
-Matrix = tuple[tuple[float, ...], ...]
+Params = tuple[tuple[str, Any], ...]  # a kind's parameters as a hashable key: ((key, value), …)
 
-MAX_STATES = 20  # states of a matrix in a link
-MAX_THETA = 20  # priors in a set Θ in a link
 MAX_CHAIN_LENGTH = 10_000
 MAX_GP_N = 200
 
@@ -42,192 +58,7 @@ KERNEL_LABELS: dict[str, str] = {
     "squared_exponential": "squared exponential  exp(−(j−k)²/ℓ)",
     "exponential": "exponential  exp(−|j−k|/ℓ)",
 }
-
-
-# --------------------------------------------------------------------------- codecs: values as text
-
-
-class Codec(Protocol):
-    """How one parameter is written as text (e.g. in a link) and read back, checked."""
-
-    def parse(self, text: str) -> Any:
-        """The value; ValueError with a short reason ("between 0 and 1") when the text is not usable."""
-        ...
-
-    def encode(self, value: Any) -> str: ...
-
-
-def _finite(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError("not a number") from None
-    if not math.isfinite(value):
-        raise ValueError("not a finite number")
-    return value
-
-
-def _number_text(value: float) -> str:
-    """The shortest text that reads back to exactly ``value``."""
-    return f"{value:g}" if float(f"{value:g}") == value else repr(float(value))
-
-
-@dataclass(frozen=True)
-class Number:
-    """A real number in [low, high]; a whole one with ``whole``."""
-
-    low: float
-    high: float
-    whole: bool = False
-
-    def parse(self, text: str) -> float | int:
-        value = _finite(text.strip())
-        if self.whole and value != int(value):
-            raise ValueError("a whole number")
-        if not self.low <= value <= self.high:
-            raise ValueError(f"between {self.low:g} and {self.high:g}")
-        return int(value) if self.whole else value
-
-    def encode(self, value: float) -> str:
-        return str(int(value)) if self.whole else _number_text(float(value))
-
-
-PROBABILITY = Number(0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class Flag:
-    """True or False, written 1 or 0."""
-
-    def parse(self, text: str) -> bool:
-        text = text.strip()
-        if text not in ("0", "1", "true", "false"):
-            raise ValueError("0 or 1")
-        return text in ("1", "true")
-
-    def encode(self, value: bool) -> str:
-        return "1" if value else "0"
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One of ``options``; ``aliases`` are other spellings accepted when reading."""
-
-    options: tuple[str, ...]
-    aliases: Mapping[str, str] = field(default_factory=dict)
-
-    def parse(self, text: str) -> str:
-        value = self.aliases.get(text.strip(), text.strip())
-        if value not in self.options:
-            raise ValueError(f"one of {', '.join(self.options)}")
-        return value
-
-    def encode(self, value: str) -> str:
-        return value
-
-
-@dataclass(frozen=True)
-class PositiveNumbers:
-    """A set of positive numbers, written 0.5,1,2 and read back sorted."""
-
-    def parse(self, text: str) -> tuple[float, ...]:
-        if not text.strip():
-            return ()
-        values = {_finite(x) for x in text.split(",")}
-        if any(v <= 0 for v in values):
-            raise ValueError("positive numbers")
-        return tuple(sorted(values))
-
-    def encode(self, value: Sequence[float]) -> str:
-        return ",".join(f"{x:g}" for x in value)
-
-
-@dataclass(frozen=True)
-class MatrixText:
-    """A square matrix of 2 to ``max_states`` states, rows separated by ; and entries by ,.
-
-    The entries are only required to be finite numbers: whether the rows are probabilities is
-    the prior's check (:meth:`PriorKind.problems`), so that an editor can show it row by row.
-    """
-
-    max_states: int = MAX_STATES
-
-    def parse(self, text: str) -> Matrix:
-        rows = tuple(tuple(_finite(x) for x in row.split(",")) for row in text.strip().split(";"))
-        if not 2 <= len(rows) <= self.max_states or any(len(r) != len(rows) for r in rows):
-            raise ValueError(f"a square matrix with 2 to {self.max_states} states, rows separated by ;")
-        return rows
-
-    def encode(self, value: Matrix) -> str:
-        return ";".join(",".join(repr(float(x)) for x in row) for row in value)
-
-
-@dataclass(frozen=True)
-class LabelsText:
-    """Distinct, non-empty state labels separated by |."""
-
-    def parse(self, text: str) -> tuple[str, ...]:
-        labels = tuple(s.strip() for s in text.strip().split("|"))
-        if len(set(labels)) != len(labels) or any(not s for s in labels):
-            raise ValueError("distinct, non-empty labels separated by |")
-        return labels
-
-    def encode(self, value: Sequence[str]) -> str:
-        return "|".join(value)
-
-
-@dataclass(frozen=True)
-class DistributionText:
-    """A probability vector written 0.5,0.25,0.25 (the empty text: none, i.e. the stationary one).
-
-    The entries are only required to be finite numbers: whether they form a distribution over
-    the chain's states is the prior's check (:meth:`PriorKind.problems`), with the states' names.
-    """
-
-    max_states: int = MAX_STATES
-
-    def parse(self, text: str) -> tuple[float, ...] | None:
-        if not text.strip():
-            return None
-        values = tuple(_finite(x) for x in text.strip().split(","))
-        if not 2 <= len(values) <= self.max_states:
-            raise ValueError(f"2 to {self.max_states} numbers separated by ,")
-        return values
-
-    def encode(self, value: Sequence[float] | None) -> str:
-        return "" if value is None else ",".join(_number_text(float(x)) for x in value)
-
-
-@dataclass(frozen=True)
-class PairsText:
-    """1 to ``max_pairs`` pairs of probabilities p,q separated by ;."""
-
-    max_pairs: int = MAX_THETA
-
-    def parse(self, text: str) -> tuple[tuple[float, float], ...]:
-        pairs = []
-        for item in text.strip().split(";"):
-            parts = item.split(",")
-            if len(parts) != 2:
-                raise ValueError("pairs p,q separated by ;")
-            pairs.append((PROBABILITY.parse(parts[0]), PROBABILITY.parse(parts[1])))
-        if not 1 <= len(pairs) <= self.max_pairs:
-            raise ValueError(f"1 to {self.max_pairs} pairs")
-        return tuple(pairs)
-
-    def encode(self, value: Sequence[tuple[float, float]]) -> str:
-        return ";".join(f"{p!r},{q!r}" for p, q in value)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One setting: its key (the keyword the builder takes), its default, and — when it can be
-    shared in a link — its short name there and how it is written as text."""
-
-    key: str
-    default: Any
-    url: str | None = None
-    codec: Codec | None = None
+FIGURE3_LENGTH_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0)  # [C] Figure 3(b)
 
 
 # --------------------------------------------------------------------------- transition matrices
@@ -328,9 +159,40 @@ def _as_rows(matrix: object) -> Matrix:
 
 
 @dataclass(frozen=True)
+class OverlayCurve:
+    """A curve drawn beside a prior's own: its label, where it comes from and how it is drawn.
+
+    ``source`` is the name of a prior kind (``params`` are then that kind's parameters) or
+    ``"closed_form"`` ([C]'s closed form for a binary chain, ``params`` its p, q, max_b and length);
+    ``style``: "member" (a member of a set Θ), "reference" (a formula to compare with) or
+    "alternative" (the same prior with another parameter).
+    """
+
+    label: str
+    source: str
+    params: Params
+    style: str
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Something drawn beside a kind's curve: always (``parameter`` None) or when a view option asks for it.
+
+    ``curves(params, option)`` gives the curves to draw for the kind's parameters and the option's value;
+    ``note`` says what they are, under the chart.
+    """
+
+    parameter: Parameter | None
+    curves: Callable[[Mapping[str, Any], Any], list[OverlayCurve]]
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class PriorKind:
-    """One kind of prior: see the module docstring.  ``build``, ``describe`` and ``legend`` take the
-    parameters as keywords; ``read`` gives the parameters of a prior of this kind, or None."""
+    """One kind of prior: see the module docstring.  ``build``, ``describe``, ``legend``, ``check`` and
+    ``source`` take the parameters as keywords (``source`` also ``name``, the variable it assigns); ``read``
+    gives the parameters of a prior of this kind, or None; ``tidy`` mends parameters read from a link that
+    do not fit together, saying what it dropped."""
 
     name: str
     label: str
@@ -339,11 +201,21 @@ class PriorKind:
     describe: Callable[..., str]
     legend: Callable[..., str]
     read: Callable[[object], dict[str, Any] | None]
+    source: Callable[..., tuple[tuple[str, ...], str]]
     check: Callable[..., list[str]] = lambda **_: []
+    tidy: Callable[[dict[str, Any]], list[str]] = lambda params: []
+    formula: str = ""  # the prior in LaTeX, shown above its controls
+    note: str = ""  # what a reader of its curve should know, shown under its controls
+    overlays: tuple[Overlay, ...] = ()
 
     @property
     def defaults(self) -> dict[str, Any]:
         return {p.key: p.default for p in self.parameters}
+
+    @property
+    def options(self) -> tuple[Parameter, ...]:
+        """The view options its overlays take (e.g. the binary chain's closed form), shared in links with it."""
+        return tuple(o.parameter for o in self.overlays if o.parameter is not None)
 
     def problems(self, params: Mapping[str, Any]) -> list[str]:
         """What makes these parameters unusable, one message each (empty: they build a prior)."""
@@ -366,12 +238,51 @@ class PriorKind:
         """A short name for a legend, e.g. "p = 0.9, q = 0.8"."""
         return self.legend(**self._own(params))
 
+    def code(self, params: Mapping[str, Any], name: str = "prior") -> tuple[tuple[str, ...], str]:
+        """The prior as Python building it with puffer_core: (names to import from puffer_core, code).
+
+        The code assigns ``name`` — one prior, or the list Θ — exactly as :meth:`prior` builds it,
+        every float written as ``repr`` (it reads back to the same float).
+        """
+        return self.source(**self._own(params), name=name)
+
+    def overlay_curves(self, params: Mapping[str, Any], options: Mapping[str, Any]) -> list[OverlayCurve]:
+        """The curves to draw beside this prior's, for its parameters and the view options' values."""
+        own = self._own(params)
+        out = []
+        for overlay in self.overlays:
+            value = None if overlay.parameter is None else options.get(overlay.parameter.key, overlay.parameter.default)
+            out += overlay.curves(own, value)
+        return out
+
+    def notes(self, options: Mapping[str, Any]) -> list[str]:
+        """What the overlays drawn for these options are, one sentence each."""
+        out = []
+        for overlay in self.overlays:
+            on = overlay.parameter is None or options.get(overlay.parameter.key, overlay.parameter.default)
+            if overlay.note and on:
+                out.append(overlay.note)
+        return out
+
     def _own(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """This kind's parameters out of ``params`` (which may hold other settings too), defaults filled in."""
         return {p.key: params.get(p.key, p.default) for p in self.parameters}
 
 
-LENGTH = Parameter("length", 100, "T", Number(2, MAX_CHAIN_LENGTH, whole=True))
+def params_key(kind: PriorKind, values: Mapping[str, Any]) -> Params:
+    """The kind's parameters out of ``values`` (defaults filled in), as a hashable key."""
+    return tuple((p.key, values[p.key] if p.key in values else p.default) for p in kind.parameters)
+
+
+LENGTH = Parameter(
+    "length",
+    100,
+    "T",
+    Number(2, MAX_CHAIN_LENGTH, whole=True),
+    label="Sequence length T (entries per user)",
+    help="a(b) = 0 once b ≥ T: the window H then covers the whole sequence (group DP).",
+    step=1,
+)
 
 
 def _read_binary(prior: object) -> dict[str, Any] | None:
@@ -411,8 +322,9 @@ def _read_theta(prior: object) -> dict[str, Any] | None:
 def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = None) -> list[str]:
     """What keeps ``initial`` from being a distribution over the chain's states (empty: nothing).
 
-    States are named by ``labels`` when given, counted from 1 otherwise (as in
-    :func:`~puffer_core.validation.row_problems`); ``labels`` also gives the number of states.
+    The check is :func:`puffer_core.validation.check_distribution`; what it finds is said with the
+    states' names (``labels``; counted from 1 without them, as in :func:`~puffer_core.validation.row_problems`),
+    and ``labels`` also gives the number of states.
     """
     if labels is not None and len(initial) != len(labels):
         return [f"the initial distribution needs {len(labels)} entries (one per state); got {len(initial)}"]
@@ -422,6 +334,12 @@ def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = N
             values.append(float(x))  # type: ignore[arg-type]
         except (TypeError, ValueError):
             values.append(math.nan)
+    try:
+        check_distribution(values, "the initial distribution", ROW_TOLERANCE)
+    except ValueError as exc:
+        message = str(exc)
+    else:
+        return []
 
     def states(positions: list[int]) -> str:
         if labels is None:
@@ -434,10 +352,7 @@ def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = N
     negative = [j for j, v in enumerate(values) if v < 0]
     if negative:
         return [f"the initial distribution is negative for {states(negative)}; probabilities cannot be negative"]
-    total = math.fsum(values)
-    if abs(total - 1.0) > ROW_TOLERANCE:
-        return [f"the initial distribution sums to {total:.6g}; it must sum to 1"]
-    return []
+    return [message.replace("probabilities must sum to 1", "it must sum to 1")]
 
 
 def _matrix_problems(
@@ -458,56 +373,219 @@ def _matrix_problems(
     return []
 
 
+def _tidy_matrix(params: dict[str, Any]) -> list[str]:
+    """Labels and an initial distribution that do not fit the matrix's size are dropped, and said so."""
+    notes = []
+    states = len(params["matrix"])
+    if params.get("labels") is not None and len(params["labels"]) != states:
+        notes.append(f"`labels` ({len(params['labels'])} labels for {states} states)")
+        params["labels"] = None
+    if params.get("labels") is None:
+        params["labels"] = default_labels(states)
+    if params.get("initial") is not None and len(params["initial"]) != states:
+        notes.append(f"`init` ({len(params['initial'])} numbers for {states} states)")
+        params["initial"] = None
+    return notes
+
+
 def _theta_problems(theta: Sequence[tuple[float, float]], length: int) -> list[str]:
     return [] if theta else ["the set Θ is empty; add at least one prior (a row p, q)"]
 
 
+def matrix_literal(matrix: Any) -> str:
+    """A matrix as a Python literal that reads back to exactly the same floats, one row per line."""
+    lines = ",\n".join("    [" + ", ".join(repr(float(x)) for x in row) + "]" for row in matrix)
+    return "[\n" + lines + ",\n]"
+
+
+def _binary_source(p: float, q: float, length: int, name: str) -> tuple[tuple[str, ...], str]:
+    code = (
+        f"p, q = {float(p)!r}, {float(q)!r}  # chances to stay in state 0 and in state 1\n"
+        f"{name} = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={int(length)})\n"
+    )
+    return ("MarkovChainPrior",), code
+
+
+def _matrix_source(
+    matrix: Matrix, labels: Sequence[str] | None, length: int, initial: Sequence[float] | None, name: str
+) -> tuple[tuple[str, ...], str]:
+    labels = None if labels is None or tuple(labels) == default_labels(len(matrix)) else list(labels)
+    start = None if initial is None else [float(x) for x in initial]
+    code = (
+        f"LABELS = {labels!r}  # None: 0, 1, …\n"
+        f"MATRIX = {matrix_literal(matrix)}\n"
+        f"INITIAL = {start!r}  # None: the stationary distribution\n"
+        f"{name} = MarkovChainPrior(MATRIX, initial=INITIAL, length={int(length)}, labels=LABELS)\n"
+    )
+    return ("MarkovChainPrior",), code
+
+
+def _theta_source(theta: Sequence[tuple[float, float]], length: int, name: str) -> tuple[tuple[str, ...], str]:
+    pairs = ", ".join(f"({float(p)!r}, {float(q)!r})" for p, q in theta)
+    code = (
+        f"THETA = [{pairs}]  # (p, q) of each binary chain in Θ\n"
+        f"{name} = [MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length={int(length)}) for p, q in THETA]\n"
+    )
+    return ("MarkovChainPrior",), code
+
+
+def _gaussian_source(
+    kernel: str, length_scale: float, n: int, gamma: float, delta: float, name: str
+) -> tuple[tuple[str, ...], str]:
+    code = (
+        f"{name} = GaussianProcessPrior(n={int(n)}, length_scale={float(length_scale)!r},"
+        f" kernel={kernel!r}, gamma={float(gamma)!r}, delta={float(delta)!r})\n"
+    )
+    return ("GaussianProcessPrior",), code
+
+
+def chains_source(members: Sequence[MarkovChainPrior], name: str = "prior") -> tuple[tuple[str, ...], str]:
+    """A set Θ of chains (a fitted chain and its posterior draws, say) as Python, entry by entry.
+
+    Each matrix is written out in full (a chain normalises its rows again when it is built, which can
+    move an entry by one unit in the last place).
+    """
+    blocks = ",\n".join(matrix_literal(m.transition) for m in members)
+    code = (
+        f"LABELS = {list(members[0].labels)!r}\n"
+        f"# Θ: the fitted chain first, then {len(members) - 1} draws from its posterior (docs/math.md §12)\n"
+        f"THETA = [\n{blocks},\n]\n"
+        f"{name} = [MarkovChainPrior(matrix, length={members[0].length}, labels=LABELS) for matrix in THETA]\n"
+    )
+    return ("MarkovChainPrior",), code
+
+
+def _members(params: Mapping[str, Any], _: object) -> list[OverlayCurve]:
+    return [
+        OverlayCurve(f"θ: p = {p:g}, q = {q:g}", "binary", (("p", p), ("q", q), ("length", params["length"])), "member")
+        for p, q in params["theta"]
+    ]
+
+
+def _closed_form(params: Mapping[str, Any], on: object) -> list[OverlayCurve]:
+    max_b = (params["length"] - 1) // 2
+    if not on or max_b < 1 or params["p"] + params["q"] >= 2:
+        return []
+    source = (
+        ("p", float(params["p"])),
+        ("q", float(params["q"])),
+        ("max_b", int(max_b)),
+        ("length", int(params["length"])),
+    )
+    return [OverlayCurve("closed form [C] Ex. 3", "closed_form", source, "reference")]
+
+
+def _length_scales(params: Mapping[str, Any], scales: object) -> list[OverlayCurve]:
+    return [
+        OverlayCurve(f"ℓ = {ell:g}", "gaussian", tuple({**params, "length_scale": float(ell)}.items()), "alternative")
+        for ell in scales or ()
+        if ell != params["length_scale"]
+    ]
+
+
+CLOSED_FORM = Parameter(
+    "closed_form",
+    False,
+    "cf",
+    Flag(),
+    label="Overlay the closed form ([C] Ex. 3)",
+    help="Exact when p + q > 1 and T ≥ 2b + 1 (docs/math.md §2.2); drawn for b ≤ (T − 1)/2.",
+)
+OVERLAY = Parameter(
+    "overlay",
+    (),
+    "overlay",
+    PositiveNumbers(options=FIGURE3_LENGTH_SCALES),
+    label="Also draw these length scales",
+    help="Pick all five to redraw [C] Figure 3(b) (γ = 5, δ = 0.1).",
+)
+JITTER_NOTE = (
+    "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
+    " conditional distribution (docs/math.md §2.3).  Each a(b) is an upper bound for the exact kernel:"
+    " the solver's nugget is certified away, r is bounded between grid points, and a(b) is ∞"
+    " where double precision cannot certify the conditional variance (very long length scales)."
+)
+
 BINARY = PriorKind(
     name="binary",
     label="Binary chain (p, q)",
-    parameters=(Parameter("p", 0.9, "p", PROBABILITY), Parameter("q", 0.8, "q", PROBABILITY), LENGTH),
+    parameters=(
+        Parameter("p", 0.9, "p", PROBABILITY, label="p = Pr(stay in state 0)", step=0.01, slider=True),
+        Parameter("q", 0.8, "q", PROBABILITY, label="q = Pr(stay in state 1)", step=0.01, slider=True),
+        LENGTH,
+    ),
     build=lambda p, q, length: MarkovChainPrior(binary_transition(p, q), length=length),
     describe=lambda p, q, length: f"binary chain p = {p:g}, q = {q:g}, T = {length}",
     legend=lambda p, q, length: f"p = {p:g}, q = {q:g}",
     read=_read_binary,
+    source=_binary_source,
+    formula=r"P = \begin{pmatrix} p & 1-p \\ 1-q & q \end{pmatrix}",
+    overlays=(Overlay(CLOSED_FORM, _closed_form),),
 )
 MATRIX = PriorKind(
     name="matrix",
     label="K-state Markov chain",
     parameters=(
-        Parameter("matrix", ((0.8, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.1, 0.8)), "P", MatrixText()),
-        Parameter("labels", None, "labels", LabelsText()),  # None: "0", "1", …
+        Parameter(
+            "matrix",
+            ((0.8, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.1, 0.8)),
+            "P",
+            MatrixText(),
+            label="Transition matrix",
+            help="Rows are the current state, columns the next one; every row sums to 1.",
+        ),
+        Parameter("labels", None, "labels", LabelsText(), label="State names", with_="matrix"),  # None: 0, 1, …
         LENGTH,
-        Parameter("initial", None, "init", DistributionText()),  # None: the stationary distribution
+        Parameter(  # None: the stationary distribution
+            "initial", None, "init", DistributionText(), label="Initial distribution", with_="matrix"
+        ),
     ),
     build=lambda matrix, labels, length, initial: MarkovChainPrior(matrix, initial, length, labels),
     describe=lambda matrix, labels, length, initial: f"{len(matrix)}-state Markov chain, T = {length}",
     legend=lambda matrix, labels, length, initial: f"{len(matrix)}-state chain",
     read=_read_matrix,
+    source=_matrix_source,
     check=_matrix_problems,
+    tidy=_tidy_matrix,
 )
 THETA = PriorKind(
     name="theta",
     label="Set of priors Θ",
-    parameters=(Parameter("theta", ((0.8, 0.8), (0.9, 0.7), (0.7, 0.9)), "theta", PairsText()), LENGTH),
+    parameters=(
+        Parameter(
+            "theta",
+            ((0.8, 0.8), (0.9, 0.7), (0.7, 0.9)),
+            "theta",
+            PairsText(),
+            label="The binary chains (p, q) in Θ",
+            help=(
+                "Each row is one binary chain P = [[p, 1−p], [1−q, q]] the attacker may believe. Θ's curve takes"
+                " the worst prior for every window H (the sup over θ is inside the min over H, docs/math.md §2.1)."
+            ),
+        ),
+        LENGTH,
+    ),
     build=lambda theta, length: [MarkovChainPrior(binary_transition(p, q), length=length) for p, q in theta],
     describe=lambda theta, length: (
-        f"Θ of {len(theta)} binary chains (p, q) ∈ {{{', '.join(f'({p:g}, {q:g})' for p, q in theta)}}},"
-        f" T = {length}"
+        f"Θ of {len(theta)} binary chains (p, q) ∈ {{{', '.join(f'({p:g}, {q:g})' for p, q in theta)}}}, T = {length}"
     ),
     legend=lambda theta, length: "Θ (worst prior for each H)",
     read=_read_theta,
+    source=_theta_source,
     check=_theta_problems,
+    overlays=(
+        Overlay(None, _members, "Dotted: the members of Θ on their own. Θ's curve is at least as high as each."),
+    ),
 )
 GAUSSIAN = PriorKind(
     name="gaussian",
     label="Gaussian process",
     parameters=(
-        Parameter("kernel", "squared_exponential", "kernel", Choice(KERNELS)),
-        Parameter("length_scale", 1.0, "ell", Number(0.1, 20.0)),
-        Parameter("n", 50, "n", Number(3, MAX_GP_N, whole=True)),
-        Parameter("gamma", 5.0, "gamma", Number(0.5, 20.0)),
-        Parameter("delta", 0.1, "delta", Number(0.01, 5.0)),
+        Parameter("kernel", "squared_exponential", "kernel", Choice(KERNELS, labels=KERNEL_LABELS), label="Kernel"),
+        Parameter("length_scale", 1.0, "ell", Number(0.1, 20.0), label="Length scale ℓ", step=0.1, format="%.2f"),
+        Parameter("n", 50, "n", Number(3, MAX_GP_N, whole=True), label="Coordinates n", slider=True),
+        Parameter("gamma", 5.0, "gamma", Number(0.5, 20.0), label="Truncation γ", step=0.5),
+        Parameter("delta", 0.1, "delta", Number(0.01, 5.0), label="Secret width δ", step=0.01),
     ),
     build=lambda kernel, length_scale, n, gamma, delta: GaussianProcessPrior(n, length_scale, kernel, gamma, delta),
     describe=lambda kernel, length_scale, n, gamma, delta: (
@@ -516,10 +594,15 @@ GAUSSIAN = PriorKind(
     ),
     legend=lambda kernel, length_scale, n, gamma, delta: f"ℓ = {length_scale:g}",
     read=_read_gaussian,
+    source=_gaussian_source,
+    note=JITTER_NOTE,
+    overlays=(Overlay(OVERLAY, _length_scales),),
 )
 
 PRIOR_KINDS: dict[str, PriorKind] = {kind.name: kind for kind in (BINARY, MATRIX, THETA, GAUSSIAN)}
-KIND_CODEC = Choice(tuple(PRIOR_KINDS), {"gp": "gaussian"})  # how the kind itself is written in a link
+KIND_CODEC = Choice(  # how the kind itself is written in a link
+    tuple(PRIOR_KINDS), {"gp": "gaussian"}, {name: kind.label for name, kind in PRIOR_KINDS.items()}
+)
 # the editors' presets for a K-state matrix: name → (k, stay probability or seed) → matrix
 MATRIX_PRESETS: dict[str, Callable[[int, float], Matrix]] = {
     "Sticky": sticky_matrix,

@@ -50,6 +50,7 @@ _FRONT_SECONDS_PER_K3 = 2.5e-8
 _FRONT_OVERHEAD_SECONDS = 5e-3
 _CONVERGED = 1e-12  # relative distance to π below which a non-stationary step uses the stationary front
 _INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never a huge truncated number)
+_SUBNORMAL = 1e-300  # added to every small-α leakage: rounding below the normal range, far below any ε shown
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,7 +196,9 @@ class _Front:
         c = np.expm1(alpha)[:, None]
         top = np.log1p(c * self.q[None, :])
         bottom = np.log1p(c * self.d[None, :])
-        values = (top - bottom + _ROUNDING * (top + bottom)).max(axis=1)
+        # the relative bound on rounding, and an absolute one for values below the normal range (a subnormal
+        # log1p keeps only a few digits: 2.7e-311 → 4.70560489606e-311, below the true 4.705604896063895e-311)
+        values = (top - bottom + _ROUNDING * (top + bottom) + _SUBNORMAL).max(axis=1)
         return np.minimum(values, alpha)
 
     @cached_property

@@ -23,7 +23,19 @@ def test_home_says_what_it_is_for_and_links_every_page() -> None:
     assert not problems(at)
     assert at.title[0].value == "Pufferfish Lab"
     links = {link.proto.page for link in at.get("page_link")}
-    assert links == {"curves", "calibrate", "plan", "simulate", "classroom", "stream", "attack", "about"}
+    assert links == {
+        "analyst",
+        "lesson",
+        "curves",
+        "calibrate",
+        "plan",
+        "simulate",
+        "classroom",
+        "stream",
+        "attack",
+        "about",
+    }
+    assert [h.value for h in at.subheader] == ["Start here", "Tools", "Learn"]  # as the navigation groups them
     intro = at.markdown[0].value
     assert intro.count(". ") + 1 == 3  # three sentences
 
@@ -61,7 +73,7 @@ def test_infinite_values_are_shown_as_infinity() -> None:
 
 def test_closed_form_overlay_and_log_scale() -> None:
     at = open_page(CURVES)
-    at.checkbox(key="w_cf").check().run()
+    at.checkbox(key="w_closed_form").check().run()
     at.toggle(key="w_log").set_value(True).run()
     assert not problems(at)
     assert "closed form [C] Ex. 3" in tables(at)[0].columns
@@ -102,8 +114,9 @@ def test_a_bad_matrix_edit_gives_row_errors_and_normalise_fixes_it() -> None:
     at.run()
     assert not problems(at)
     messages = errors(at)
-    assert any("Row '0' sums to 0.7" in m for m in messages)
-    assert any("No curve for this prior" in m for m in messages)
+    assert sum("Row '0' sums to 0.7" in m for m in messages) == 1  # said once, under the grid
+    assert not any("No curve for this prior" in m for m in messages)
+    assert any("No curve until the prior is fixed" in i.value for i in at.info)
     at.button(key="w_normalise").click().run()
     assert not problems(at)
     assert not errors(at)
@@ -430,3 +443,32 @@ def test_prior_uncertainty_refused_up_front_when_too_large() -> None:
     assert not problems(at)
     assert at.number_input(key="w_unc_draws").value == 200
     assert any("over the limit" in m and "use at most" in m for m in errors(at))
+
+
+def test_a_large_matrix_is_read_as_a_heatmap_and_edited_in_one_grid() -> None:
+    """A 40-state chain (a compressed link): a heatmap with every value on hover, the grid in an expander, one part."""
+    import numpy as np
+
+    from puffer_core.priors.codecs import MatrixText
+
+    matrix = np.random.default_rng(2).dirichlet(np.ones(40) * 0.2, size=40)
+    at = open_page(CURVES, {"prior": "matrix", "P": MatrixText().encode(tuple(map(tuple, matrix))), "T": "30"})
+    assert not problems(at) and not errors(at)
+    charts = [json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")]
+    spec = next(d for d in charts if d.get("type") == "heatmap")
+    assert len(spec["customdata"]) == 40 and "text" not in spec  # too many cells to print: values on hover
+    assert not any("Shown in" in c.value for c in at.caption)  # not cut into parts of many columns
+    assert any("cell by cell" in e.label for e in at.expander)
+
+
+def test_probabilities_in_heatmap_cells_are_short() -> None:
+    from app_ui.charts import probability_text
+
+    assert [probability_text(v) for v in (0.0, 1.0, 0.123456, 0.0123, 1e-05, 0.000123)] == [
+        "0",
+        "1",
+        "0.12",
+        "0.012",
+        "1e-5",
+        "1e-4",
+    ]

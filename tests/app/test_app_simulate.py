@@ -519,6 +519,7 @@ def test_prior_uncertainty_calibrates_with_the_robust_set_and_shows_what_changed
     assert "**Prior uncertainty: what the robust set Θ changed**" in text
     assert "Θ is the fit and 5 posterior draws" in text and "Θ's a(b) is furthest above the fit's at b =" in text
     changes = next(t.value for t in at.table if "ε_DP per entry: fitted → Θ" in t.value.columns)
+
     # listed: exactly the mechanisms and ε_puffer whose ε_DP or Acc@1 moved (found here from the two runs)
     def numbers(result: object) -> dict[tuple[str, str], tuple[float, float]]:
         ledger = result.ledger[result.ledger["release"] == 1]
@@ -550,7 +551,7 @@ def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     return captured
 
 
-def _run_script(script: str, folder: Path, *args: str) -> dict[str, pd.DataFrame]:
+def _run_script(script: str, folder: Path, *args: str, as_text: bool = False) -> dict[str, pd.DataFrame]:
     import os
     import subprocess
     import sys
@@ -565,7 +566,7 @@ def _run_script(script: str, folder: Path, *args: str) -> dict[str, pd.DataFrame
         [sys.executable, str(path), *args], cwd=folder, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return parse_script_output(done.stdout)
+    return parse_script_output(done.stdout, as_text=as_text)
 
 
 def _same_metrics(printed: pd.DataFrame, result_metrics: pd.DataFrame) -> None:
@@ -584,6 +585,7 @@ def test_report_and_script_of_seattle_recompute_the_page(monkeypatch: pytest.Mon
     html, script = captured[-1]
     result = at.session_state["sim_result"][1]
     blocks = _run_script(script, tmp_path)
+    as_printed = _run_script(script, tmp_path, as_text=True)
     _same_metrics(blocks["metrics"], result.metrics)
     assert blocks["ledger"]["eps_dp"].tolist() == result.ledger["eps_dp"].tolist()
     # the numbers the page shows, as it shows them
@@ -594,10 +596,19 @@ def test_report_and_script_of_seattle_recompute_the_page(monkeypatch: pytest.Mon
         assert shown[label].tolist() == [fmt(v) for v in column["mean"]]
     best = next(t.value for t in at.table if "best on these data" in t.value.columns)
     assert blocks["best"]["best"].tolist() == best["best on these data"].tolist()
+    table = as_printed["Acc@1 by ε_puffer and mechanism (release 1)"]  # exactly what the page prints
+    assert table.columns.tolist() == shown.columns.tolist() and table.to_numpy().tolist() == shown.to_numpy().tolist()
     # the report: every setting, the results table, the note, the charts, offline
-    for text in ("Seattle weather (real, NOAA 2012–2015), one sequence per month", "Public domain", "seed", "trials",
-                 "[0.5, 1.0, 2.0, 3.0, 4.0, 5.0]", "Best mechanism per ε_puffer on these data",
-                 "Pufferfish exponential falls back to group DP", "<td>0.5</td>"):
+    for text in (
+        "Seattle weather (real, NOAA 2012–2015), one sequence per month",
+        "Public domain",
+        "seed",
+        "trials",
+        "0.5, 1, 2, 3, 4, 5",
+        "Best mechanism per ε_puffer on these data",
+        "Pufferfish exponential falls back to group DP",
+        "<td>0.5</td>",
+    ):
         assert text in html, text
     assert html.count('class="plotly-graph-div"') >= 4 and "<script src=" not in html
 

@@ -55,6 +55,10 @@ def chart(at, index: int = 0) -> dict[str, list[str]]:
     return {d["name"]: d["customdata"] for d in spec["data"] if "customdata" in d and "name" in d}
 
 
+def _script(at) -> str:  # noqa: ANN001 - the page's script (the Share button's link is code too)
+    return next(c.value for c in at.code if c.language == "python")
+
+
 def run_script(code: str, tmp_path: Path, name: str) -> str:
     path = tmp_path / f"{name}.py"
     path.write_text(code, encoding="utf-8")
@@ -250,7 +254,7 @@ def test_stream_script_prints_the_page_numbers(tmp_path: Path) -> None:
     at = open_page(STREAM, {"p": "0.9", "q": "0.8", "T": "8"})
     at.radio(key="w_stream_mode").set_value("table").run()
     assert not errors(at)
-    named, steps = parse_script_output(run_script(at.code[0].value, tmp_path, "stream"))
+    named, steps = parse_script_output(run_script(_script(at), tmp_path, "stream"))
     assert metric(at, "Max TPL over t") == fmt(float(named["bound_tpl"]))
     assert metric(at, "[C] bound") == fmt(float(named["bound_c_bound"]))
     assert metric(at, "Exact leakage") == fmt(float(named["exact"]))
@@ -269,12 +273,12 @@ def test_stream_script_prints_the_page_numbers(tmp_path: Path) -> None:
 
 def test_stream_script_for_constant_eps_and_a_gaussian_prior(tmp_path: Path) -> None:
     at = open_page(STREAM)
-    named, steps = parse_script_output(run_script(at.code[0].value, tmp_path, "stream"))
+    named, steps = parse_script_output(run_script(_script(at), tmp_path, "stream"))
     assert float(named["sup_tpl"]) == pytest.approx(tpl_supremum(DEFAULT, 0.3), rel=1e-12)
     assert named["divergence_eps"] == "inf" and len(steps) == 100
     assert all(math.isnan(v) for v in steps["exact"])
     gauss = open_page(STREAM, {"prior": "gaussian", "n": "10", "ell": "1"})
-    named, steps = parse_script_output(run_script(gauss.code[0].value, tmp_path, "gauss"))
+    named, steps = parse_script_output(run_script(_script(gauss), tmp_path, "gauss"))
     assert metric(gauss, "[C] bound") == fmt(float(named["bound_c_bound"]))
     assert named["bound_tpl"] == "nan" and all(math.isnan(v) for v in steps["tpl"])
 
@@ -420,7 +424,7 @@ def test_attack_script_reruns_the_attacks_with_their_seed(tmp_path: Path) -> Non
     at = open_page(ATTACK)
     run_attack(at, only=("binary6", "sticky3", "sticky5"), seed=5, draws=40)
     table = static_tables(at)[0]
-    printed = parse_attack_output(run_script(at.code[0].value, tmp_path, "attack"))
+    printed = parse_attack_output(run_script(_script(at), tmp_path, "attack"))
     assert len(printed) == 3
     for row, (_, shown) in zip(printed, table.iterrows()):
         assert fmt(row["lower"]) == shown["attack"]
@@ -447,6 +451,6 @@ def test_a_stream_whose_tpl_is_out_of_reach_shows_the_c_bound_and_says_why(
     assert "TPL (temporal leakage)" not in chart(at)
     assert metric(at, "ε per step under TPL") == "—"
     # the script runs in a fresh process with the real work limit: it computes TPL, and the same [C] bound
-    named, steps = parse_script_output(run_script(at.code[0].value, tmp_path, "refused"))
+    named, steps = parse_script_output(run_script(_script(at), tmp_path, "refused"))
     assert float(named["bound_c_bound"]) == translation.eps_puffer
     assert 0.3 < float(named["bound_tpl"]) < float(named["bound_group_dp"])

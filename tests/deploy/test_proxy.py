@@ -103,7 +103,7 @@ def test_an_upload_reaches_the_process_of_its_websocket(deployment: Deployment) 
             run = await session.rerun({"w_load_preset": True})
             assert not run.exceptions and not run.errors
             assert run.metrics()["Sequence length T"] == "13"
-            assert "**Prior in use:** 2-state Markov chain, T = 13" in run.texts(SIDEBAR)
+            assert "**Prior in use:** 2-state Markov chain fitted to weather.csv, T = 13" in run.texts(SIDEBAR)
 
     run_async(scenario())
 

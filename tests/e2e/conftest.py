@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import HEIGHT, WIDTHS, snap_widths
+from tests.e2e.pages import HEIGHT, PATIENCE, WIDTHS, snap_widths
 from tests.servers import ROOT, unavailable
 
 SCREENSHOTS = ROOT / "screenshots"
@@ -65,7 +65,7 @@ def browser(chromium_path: str) -> Iterator[Any]:
 def page(browser: Any, app_url: str) -> Iterator[Any]:
     """A new tab in a new browser context (no cookies, nothing shared with other tests), 1400 × 1000."""
     context = browser.new_context(viewport={"width": WIDTHS[0], "height": HEIGHT})
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(PATIENCE)  # a ceiling for every wait on a condition
     tab = context.new_page()
     try:
         yield tab

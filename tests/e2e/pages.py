@@ -18,6 +18,9 @@ SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in ("", "0")
 WIDTHS = (1400, 390)  # a laptop and a phone: every page is looked at at both
 HEIGHT = 1000
 MAX_HEIGHT = 16_000  # a phone stacks the columns: its pages are long
+# How long a condition may take before a test fails: a ceiling, never a wait (every wait returns as soon as its
+# condition holds).  Two busy cores (the suite beside two CPU-bound processes) make a page several times slower.
+PATIENCE = 240_000
 MAIN = '[data-testid="stMain"]'
 SIDEBAR = '[data-testid="stSidebarUserContent"]'
 EXCEPTION = '[data-testid="stException"]'
@@ -34,9 +37,9 @@ TRACES = (
 
 def wait_idle(page: Any, settle: float = 0.4) -> None:
     """Wait until the script run has finished and the page had a moment to draw."""
-    page.wait_for_function(IDLE, timeout=60_000)
+    page.wait_for_function(IDLE, timeout=PATIENCE)
     time.sleep(settle)
-    page.wait_for_function(IDLE, timeout=60_000)
+    page.wait_for_function(IDLE, timeout=PATIENCE)
 
 
 def open_page(page: Any, app_url: str, path: str = "") -> None:

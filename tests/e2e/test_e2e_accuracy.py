@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 SEATTLE = "Seattle weather (real, NOAA 2012–2015)"
 
 
-FRAMED = ("stDataFrame", "stElementToolbar", "stTooltipHoverTarget", "stBaseButton-elementToolbar")
+FRAMED = ("stDataFrame", "stElementToolbar", "stTooltipHoverTarget", "stBaseButton-elementToolbar", "stExpanderDetails")
 
 
 def _clean(page: Any) -> None:

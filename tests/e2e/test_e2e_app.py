@@ -19,6 +19,7 @@ import pytest
 from puffer_core import MarkovChainPrior, influence_curve
 from tests.e2e.pages import (
     EXCEPTION,
+    PATIENCE,
     alerts,
     download,
     horizontal_overflow,
@@ -100,12 +101,12 @@ def _choose_upload(page: Any, app_url: str) -> None:
 def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screenshot_dir: Path) -> None:
     _choose_upload(page, app_url)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(DEMO_CSV))
-    page.get_by_text("2. What to release").wait_for(timeout=60_000)
+    page.get_by_text("2. What to release").wait_for(timeout=PATIENCE)
     wait_idle(page)
     users = page.locator('[data-testid="stMetric"]').filter(has_text="Users")
     assert "2,000" in users.inner_text()
     page.get_by_role("button", name="Run the simulation").click()
-    page.get_by_role("heading", name="Results").wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Results").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not page.locator(EXCEPTION).count()
     assert not alerts(page)
@@ -114,8 +115,9 @@ def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screensh
     report = json.loads(download(page, "Download the report (JSON)").read_text())
     assert report["data_source"] == "checkins.csv"
     assert report["simulation"]["trials"] == 200
-    results = download(page, "Download the results (CSV)").read_text().splitlines()
-    assert results[0].startswith("mechanism,label,eps_puffer,release,metric,mean,ci_low,ci_high")
+    results = download(page, "Download the results (CSV)").read_bytes()
+    assert results.startswith(b"\xef\xbb\xbf")  # UTF-8 with its mark: Excel reads ε as ε
+    assert results.decode("utf-8-sig").startswith("mechanism,label,eps_puffer,release,metric,mean,ci_low,ci_high")
     snap_widths(page, screenshot_dir, "simulate-upload-results")
 
 
@@ -124,7 +126,7 @@ def test_a_malformed_csv_shows_an_error(page: Any, app_url: str, screenshot_dir:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         {"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,2024-01-01,A\nu1,not a time,B\n"}
     )
-    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
     wait_idle(page)
     messages = alerts(page)
     assert any("cannot be read as times" in m for m in messages), messages
@@ -144,7 +146,7 @@ def test_a_shared_link_opened_first_on_a_fresh_server(browser: Any, tmp_path: Pa
             page = context.new_page()
             try:
                 page.goto(f"{base}/calibrate?p=0.7&eps=2")
-                page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+                page.wait_for_selector(".js-plotly-plot", timeout=PATIENCE)
                 wait_idle(page)
                 assert "Influence curves" in page.locator('[data-testid="stSidebarNav"]').inner_text()
                 assert "p = 0.7" in page.locator('[data-testid="stMain"]').inner_text()
@@ -197,9 +199,7 @@ def test_calibrate_report_and_script_downloads(page: Any, app_url: str, screensh
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr
     printed = dict(line.split(" = ", 1) for line in run.stdout.splitlines())
-    assert printed["optimal_b"] == shown["Optimal window b*"]
-    assert f"{float(printed['eps_dp']):.4g}" == shown["Per-entry ε_DP"]
-    assert f"{float(printed['certified_eps_puffer']):.4g}" == shown["Guaranteed ε_puffer"]
+    assert {label: printed[label] for label in shown} == shown  # exactly what the page shows
     report_page = page.context.new_page()  # the report itself renders its charts without a server
     try:
         report_page.goto(f"file://{_saved(report, tmp_path)}")
@@ -244,7 +244,7 @@ def test_prior_uncertainty_of_a_fitted_chain(page: Any, app_url: str, screenshot
     page.get_by_role("button", name="Load into the editor").click()
     wait_idle(page)
     page.get_by_text("Show the spread of the fit to").click()
-    page.get_by_text("The rows that drive the spread").wait_for(timeout=120_000)
+    page.get_by_text("The rows that drive the spread").wait_for(timeout=PATIENCE)
     wait_idle(page)
     names = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
     assert "robust Θ (fit + 20 draws)" in names and "5%–95% of the 20 draws' curves" in names
@@ -269,11 +269,11 @@ def test_a_negative_number_typed_in_the_matrix_is_kept_and_reported(page: Any, a
     for attempt in range(2):  # a busy machine can swallow the first double-click: type it again
         page.mouse.dblclick(box["x"] + box["width"] - 12, box["y"] + 35 + 17)  # edit row '0', last column '2'
         try:
-            page.wait_for_selector(".gdg-input", state="attached", timeout=10_000)  # the cell's editor is open
+            page.wait_for_selector(".gdg-input", state="attached", timeout=60_000)  # the cell's editor is open
             page.keyboard.press("Control+A")
             page.keyboard.type("-0.3", delay=80)
             page.keyboard.press("Enter")
-            error.wait_for(timeout=15_000)
+            error.wait_for(timeout=60_000)
             break
         except Exception:
             if attempt:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import cells, download, grid_overflow, open_page, sideways_at, snap_widths, wait_idle
+from tests.e2e.pages import PATIENCE, cells, download, grid_overflow, open_page, sideways_at, snap_widths, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -69,7 +69,7 @@ def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None
     for _ in range(right):
         page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
-    page.wait_for_selector(".gdg-input", state="attached", timeout=10_000)  # the cell's editor is open
+    page.wait_for_selector(".gdg-input", state="attached", timeout=60_000)  # the cell's editor is open
     page.keyboard.press("Control+a")
     page.keyboard.type(text, delay=40)
     page.keyboard.press("Enter")
@@ -85,7 +85,7 @@ def _edit_ledger(page: Any) -> None:
     k.fill("4")
     k.press("Enter")
     wait_idle(page)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PATIENCE / 1000
     while not any("top 4" in cell for cell in cells(page, 1)):  # the rerun for k = 4 has drawn the results
         assert time.monotonic() < deadline, "the results never showed k = 4"
         time.sleep(0.2)

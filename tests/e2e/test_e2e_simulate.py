@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import MAIN, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
+from tests.e2e.pages import MAIN, PATIENCE, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
 from tests.uploads import DIRTY
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +29,7 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     assert main.get_by_text("month (48 users)").is_visible()
     assert "one sequence per month (48 users)" in page.locator(SIDEBAR).inner_text()
     page.get_by_role("button", name="Run the simulation").click()
-    page.get_by_role("heading", name="Results").wait_for(timeout=120_000)
+    page.get_by_role("heading", name="Results").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not page.locator('[data-testid="stException"]').count()
     assert not alerts(page)
@@ -46,7 +46,7 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     releases.press("Enter")
     wait_idle(page)
     page.get_by_role("button", name="Run the simulation").click()
-    page.get_by_text("After 12 releases").wait_for(timeout=120_000)
+    page.get_by_text("After 12 releases").wait_for(timeout=PATIENCE)
     wait_idle(page)
     chart = main.locator(".stPlotlyChart").last
     chart.scroll_into_view_if_needed()
@@ -72,7 +72,7 @@ def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
     wait_idle(page)
     uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     uploader.set_input_files({"name": "dirty.csv", "mimeType": "text/csv", "buffer": DIRTY})
-    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert any("missing values" in m for m in alerts(page)), alerts(page)
     hint = main.get_by_text("To load the rest of the file")
@@ -82,7 +82,7 @@ def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
     wait_idle(page)
     assert any("repeat a (user, time) pair" in m for m in alerts(page)), alerts(page)
     main.locator("label").filter(has_text="Drop rows that repeat an earlier row exactly").click()
-    page.get_by_text("2. What to release").wait_for(timeout=30_000)
+    page.get_by_text("2. What to release").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not alerts(page)
     assert "Dropped 2 row(s) with an empty cell and 2 repeated row(s): 11 of 15 rows kept." in main.inner_text()
@@ -97,7 +97,7 @@ def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
     snap_widths(page, screenshot_dir, "simulate-repair")
 
     uploader.set_input_files({"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,x,A\n"})
-    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=30_000)
+    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
     wait_idle(page)
     sidebar = page.locator(SIDEBAR).inner_text()
     assert "none loaded; the file 'broken.csv' could not be used" in sidebar

@@ -13,7 +13,7 @@ import pytest
 from app_ui.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream.tpl import temporal_privacy_leakage
-from tests.e2e.pages import EXCEPTION, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
+from tests.e2e.pages import EXCEPTION, PATIENCE, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,7 @@ def test_stream_of_a_tiny_chain_shows_the_exact_leakage(page: Any, app_url: str,
 def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
     open_page(page, app_url, "attack")
     page.get_by_role("button", name="Run the attack").click()
-    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=PATIENCE)
     wait_idle(page)
     assert not page.locator(EXCEPTION).count() and not alerts(page)
     shown = traces(page)

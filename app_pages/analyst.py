@@ -1,0 +1,226 @@
+"""Guided: publish your data — the analyst's path, one step at a time (words in app_ui/analyst_path.py)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_ui import analyst_path as path
+from app_ui import inputs, page_path, state
+from app_ui.charts import show_figure, transition_heatmap
+from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior
+from app_ui.docs import show_math
+from app_ui.memo import session_memo
+from app_ui.priors import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
+from app_ui.steps import step_buttons, step_header
+from app_ui.tables import static_table
+from puffer_core import calibrate
+from puffer_core.display import fmt
+from puffer_core.priors.codecs import Number
+
+PATH = "analyst"
+TRIALS = Number(10, 2000, whole=True)
+values = state.settings()
+
+st.title("Publish your data, step by step")
+st.markdown(
+    "Six short steps from your data to a release you can defend, in plain words; each step has its"
+    " mathematics one click away. Everything you set here is what the other pages use too."
+)
+step = step_header(PATH, path.TITLES)
+last = len(path.TITLES) - 1
+
+
+def _fit(data: LoadedData) -> None:
+    """Next on step 1: the chain fitted to the data becomes the prior of every page."""
+    use_prior(fitted_prior(data), origin=data)
+
+
+def _chosen_data() -> LoadedData | None:
+    """The data the chain in the settings was fitted to (None: go back to step 1)."""
+    data = fitted_data()
+    if data is None:
+        st.warning("Choose your data first (step 1): the later steps use the chain fitted to it.")
+        step_buttons(PATH, step, last, ready=False)
+    return data
+
+
+def _prior(data: LoadedData):  # noqa: ANN202 - a chain, or Θ (a list of chains)
+    if values["uncertainty"]:
+        return list(uncertainty(data).spread.priors)
+    return fitted_prior(data)
+
+
+def _curve(data: LoadedData):  # noqa: ANN202 - the curve the calibration uses: Θ's when uncertainty is on
+    return uncertainty(data).spread.robust if values["uncertainty"] else current_curve().curve
+
+
+if step == 0:
+    st.markdown(path.WORDS["data"])
+    data = dataset_picker("guide")
+    if data is not None:
+        seqs = data.stats
+        st.success(
+            f"**{data.description}**: {seqs.n_users:,} users, {seqs.n_entries:,} entries, {seqs.n_states} states,"
+            f" sequences of up to {seqs.max_length:,} entries."
+        )
+    show_math(1)
+    step_buttons(
+        PATH,
+        step,
+        last,
+        ready=data is not None,
+        missing="Choose or upload data to go on.",
+        on_next=(lambda: _fit(data)) if data is not None else None,
+    )
+
+elif step == 1 and (data := _chosen_data()) is not None:
+    st.markdown(path.WORDS["belief"])
+    prior = fitted_prior(data)
+    heatmap = session_memo(
+        "guide_heatmap", data.fingerprint, lambda: transition_heatmap(prior.transition, prior.labels)
+    )
+    st.plotly_chart(heatmap, key="guide_heatmap", config={"displaylogo": False})
+    st.caption(
+        f"Row: the state now; column: the state next; colour: how likely ({prior.n_states} states, sequences of up"
+        f" to T = {prior.length} entries). Hover over a cell for its probability."
+    )
+    with st.container(border=True):
+        st.markdown(
+            "**Is the data enough to know these links?** A state seen rarely has links we only guess at. Allow"
+            " for that and every later step protects against the whole range of beliefs the data allows."
+        )
+        uncertainty_controls(st, "w_guide_unc", "Allow for the fit being an estimate (prior uncertainty)")
+    inputs.stop_if_invalid()
+    show_math(6, 12)
+    step_buttons(PATH, step, last)
+
+elif step == 2 and (data := _chosen_data()) is not None:
+    st.markdown(path.WORDS["target"])
+    left, right = st.columns(2, gap="large")
+    with left, st.container(border=True):
+        st.markdown("**I know how private each release must be**")
+        state.number_input(st, "ε_puffer of one release", state.EPS_PUFFER, key="w_guide_eps")
+    with right, st.container(border=True):
+        st.markdown("**I know how accurate it must be**")
+        st.markdown(
+            "The Calibrate page turns the error you can accept into the ε_puffer it allows; come back here with it."
+        )
+        st.page_link(page_path("calibrate"), label="Calibrate: from the accuracy", icon=":material/tune:")
+    inputs.stop_if_invalid()
+    curve = _curve(data)
+    cal = calibrate(curve, float(values["eps_puffer"]))
+    st.markdown(path.target_words(curve, cal))
+    show_math(2, 3)
+    step_buttons(PATH, step, last)
+
+elif step == 3 and (data := _chosen_data()) is not None:
+    st.markdown(path.WORDS["plan"])
+    state.number_input(
+        st.columns([1, 2])[0],
+        "Releases planned (e.g. 12 for a year of months)",
+        state.PLAN_RELEASES,
+        key="w_guide_releases",
+    )
+    inputs.stop_if_invalid()
+    curve = _curve(data)
+    plan = path.plan_numbers(curve, float(values["eps_puffer"]), int(values["plan_releases"]))
+    st.markdown(path.plan_words(plan))
+    figure, notes = path.plan_figure(curve, plan)
+    show_figure(figure, notes, key="guide_plan")
+    st.caption("A ledger of different releases, or a total budget to split:")
+    st.page_link(page_path("plan"), label="Plan & compose", icon=":material/event_note:")
+    show_math(4)
+    step_buttons(PATH, step, last)
+
+elif step == 4 and (data := _chosen_data()) is not None:
+    st.markdown(path.WORDS["trial"])
+    cols = st.columns([2, 1])
+    query = cols[0].radio(
+        "What you publish",
+        list(path.QUERIES),
+        format_func=path.QUERIES.get,
+        key="w_guide_query",
+        persist_state="session",
+    )
+    trials = inputs.number(
+        cols[1],
+        "Trials",
+        TRIALS,
+        100,
+        key="w_guide_trials",
+        step=50,
+        persist_state="session",
+        help="More trials: narrower intervals, a longer run.",
+    )
+    inputs.stop_if_invalid()
+    eps = float(values["eps_puffer"])
+    key = (
+        data.fingerprint,
+        tuple(data.columns.items()),
+        values["uncertainty"],
+        values["draws"],
+        values["draw_seed"],
+        values["concentration"],
+        query,
+        eps,
+        int(trials),
+    )
+    if st.button("Run the trial", type="primary", icon=":material/play_arrow:", key="w_guide_run"):
+        with st.spinner(f"Simulating {int(trials)} releases on the data…"):
+            table = path.trial_run(data, _prior(data), query, eps, int(trials))
+        st.session_state["guide_trial"] = (key, table, path.trial_words(query, table, min(3, data.stats.n_states)))
+    ran = st.session_state.get("guide_trial")
+    if ran is not None and ran[0] == key:
+        static_table(ran[1])
+        st.caption(ran[2])
+    elif ran is not None:
+        st.info("The settings changed since the last trial: run it again.")
+    st.caption("Every mechanism, several ε and several releases:")
+    st.page_link(page_path("simulate"), label="Simulate", icon=":material/science:")
+    show_math(7)
+    step_buttons(PATH, step, last)
+
+elif step == 5 and (data := _chosen_data()) is not None:
+    st.markdown(path.WORDS["report"])
+    curve = _curve(data)
+    eps, releases = float(values["eps_puffer"]), int(values["plan_releases"])
+    plan = path.plan_numbers(curve, eps, releases)
+    prior = fitted_prior(data)
+    trial = st.session_state.get("guide_trial")
+    spread = uncertainty(data).description() if values["uncertainty"] else None
+    facts = {
+        "data": f"{data.description}: {data.stats.n_users:,} users, {data.stats.n_entries:,} entries.",
+        "data_name": data.description,
+        "belief": f"The chain fitted to the data: {prior.n_states} states, T = {prior.length}."
+        + (f" {spread}." if spread else ""),
+        "prior": spread or f"the chain fitted to {data.description}",
+        "heatmap": transition_heatmap(prior.transition, prior.labels),
+        "target": path.target_words(curve, plan.each),
+        "plan": path.plan_words(plan),
+        "eps": eps,
+        "releases": releases,
+        "trial": None if trial is None else trial[1],
+        "trial_words": "" if trial is None else trial[2],
+    }
+    facts["plan_figure"], facts["plan_notes"] = path.plan_figure(curve, plan)
+    st.markdown(
+        f"- **Target:** ε_puffer = {eps:g} per release → per-entry ε_DP = {fmt(plan.each.eps_dp)}\n"
+        f"- **Plan:** {releases} releases → ε_puffer = {fmt(plan.composed)} together\n"
+        f"- **Trial run:** {'included' if trial is not None else 'not run (step 5)'}"
+    )
+    st.download_button(
+        "Download the report (HTML)",
+        lambda: path.report(facts).encode("utf-8"),
+        file_name="pufferfish-plan-report.html",
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/description:",
+        type="primary",
+        key="w_guide_report",
+    )
+    st.markdown("Each page behind a step has its own report and a script that recomputes it:")
+    for name in ("calibrate", "plan", "simulate"):
+        st.page_link(page_path(name), label=name.capitalize() if name != "plan" else "Plan & compose")
+    step_buttons(PATH, step, last)
+
+state.share(())

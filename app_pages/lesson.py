@@ -1,0 +1,64 @@
+"""Guided: a lesson — why correlated entries leak, and what to do about it (words in app_ui/lesson_path.py)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_ui import lesson_path as lesson
+from app_ui import page_path
+from app_ui.charts import show_figure
+from app_ui.docs import show_math
+from app_ui.steps import step_buttons, step_header
+from puffer_core import MarkovChainPrior, influence_curve
+
+PATH = "lesson"
+
+st.title("A lesson in five steps")
+st.markdown(
+    "For a class, or for yourself: what differential privacy protects, why correlated data leaks anyway, and"
+    " how Pufferfish privacy puts a number on it. Plain words first; the mathematics is one click away."
+)
+step = step_header(PATH, lesson.TITLES)
+last = len(lesson.TITLES) - 1
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve
+    return influence_curve(MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=lesson.HOURS))
+
+
+p = st.session_state.get("w_lesson_p", 0.9)
+q = st.session_state.get("w_lesson_q", 0.8)
+
+if step == 0:
+    st.markdown(lesson.WORDS["hour"])
+    cols = st.columns(2)
+    p = cols[0].slider("Ana stays home (probability)", 0.5, 0.99, 0.9, 0.01, key="w_lesson_p", persist_state="session")
+    q = cols[1].slider("Ana stays out (probability)", 0.5, 0.99, 0.8, 0.01, key="w_lesson_q", persist_state="session")
+    st.info(lesson.hour_words(_curve(p, q), p, q), icon=":material/lightbulb:")
+    show_math(1)
+elif step == 1:
+    st.markdown(lesson.WORDS["curve"])
+    figure, notes = lesson.curve_figure(_curve(p, q))
+    show_figure(figure, notes, key="lesson_curve")
+    show_math(2)
+elif step == 2:
+    st.markdown(lesson.WORDS["target"])
+    eps = st.slider("ε_puffer of one release", 0.1, 5.0, 1.0, 0.1, key="w_lesson_eps", persist_state="session")
+    st.success(lesson.target_words(_curve(p, q), eps))
+    show_math(3)
+elif step == 3:
+    st.markdown(lesson.WORDS["compose"])
+    eps = st.session_state.get("w_lesson_eps", 1.0)
+    releases = st.slider("Releases", 1, 36, 12, key="w_lesson_releases", persist_state="session")
+    figure, notes, words = lesson.compose_figure(_curve(p, q), eps, releases)
+    st.markdown(words)
+    show_figure(figure, notes, key="lesson_compose")
+    show_math(4)
+else:
+    st.markdown(lesson.WORDS["collapse"])
+    st.page_link(page_path("classroom"), label="Classroom: privacy collapse, run by run", icon=":material/co_present:")
+    st.page_link(page_path("curves"), label="Influence curves: any prior, any length", icon=":material/show_chart:")
+    show_math(8)
+
+step_buttons(PATH, step, last)

@@ -1,0 +1,48 @@
+"""Pufferfish Lab: the Streamlit app (served by ``streamlit run app.py``, which warms the server first).
+
+Page configuration, the settings every link may carry, navigation and the shared sidebar.  Each
+page in ``app_pages/`` is a thin view over :mod:`puffer_core`; what the pages share is in
+``app_ui/``.  ``app_pages/`` is not Streamlit's auto-discovered ``pages/`` folder, so every
+request — a link to ``/calibrate`` opened on a fresh server too — runs this script and its
+navigation first.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_ui import ASSETS, PAGES, inputs, page_path, state
+from app_ui.data_picker import LoadedData
+from app_ui.ledger import LEDGER_GROUP
+from app_ui.priors import describe_prior
+from app_ui.stream_settings import ATTACK_GROUP, STREAM_GROUP
+
+st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
+st.logo(str(ASSETS / "logo.svg"), size="large")
+inputs.begin_run()
+# the pages' own settings: read from every link, whichever page it opens
+state.register(LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
+
+sections: dict[str, list[st.Page]] = {}
+for page in PAGES.values():
+    sections.setdefault(page.section, []).append(
+        st.Page(page_path(page.name), title=page.title, icon=page.icon, url_path=page.name, default=page.name == "home")
+    )
+navigation = st.navigation(sections)
+shown = next((p for p in PAGES.values() if p.title == navigation.title), PAGES["home"])
+sidebar = st.sidebar.container()
+try:
+    navigation.run()
+except inputs.Halt:  # the page stopped early (a value out of range): the sidebar still says what it uses
+    pass
+with sidebar:
+    if shown.prior == "chosen":
+        st.caption(f"**Prior in use:** {describe_prior(state.settings())}")
+    elif shown.prior == "fitted":
+        st.caption("**Prior in use:** this page fits a Markov chain to the data it loads (section 1).")
+    data = st.session_state.get("dataset")
+    failed = st.session_state.get("dataset_failed")
+    if failed is not None:  # the last upload was refused: no data is loaded, whatever was loaded before
+        st.caption(f"**Data:** none loaded; the file '{failed}' could not be used.")
+    elif isinstance(data, LoadedData):
+        st.caption(f"**Data loaded:** {data.description} ({data.stats.n_users:,} users)")

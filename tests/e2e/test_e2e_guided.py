@@ -1,0 +1,110 @@
+"""End to end, in headless Chromium: the guided paths, as a new user walks them.
+
+The analyst's path goes from an upload to a report: the data → the attacker's belief (the chain fitted to it)
+→ a target ε_puffer → a plan of releases → a trial run → the report, whose numbers are checked against
+puffer_core called here.  With ``SCREENSHOTS=1`` every step is saved at 1400 px and 390 px.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from puffer_core import calibrate, compose, fit_markov_chain, influence_curve, load_sequences
+from puffer_core.display import fmt
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
+from tests.e2e.pages import EXCEPTION, MAIN, alerts, download, open_page, snap_widths, wait_idle
+from tests.servers import ROOT
+
+pytestmark = pytest.mark.e2e
+DEMO_CSV = ROOT / "assets" / "checkins.csv"
+
+
+def _next(page: Any, heading: str) -> None:
+    page.get_by_role("button", name="Next").click()
+    page.get_by_role("heading", name=heading).wait_for()
+    wait_idle(page)
+    assert not page.locator(EXCEPTION).count() and not alerts(page), heading
+
+
+def _number(page: Any, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True).and_(page.locator("input"))
+    box.fill(value)
+    box.press("Enter")
+    wait_idle(page)
+
+
+def test_the_analyst_path_from_upload_to_report(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "analyst")
+    main = page.locator(MAIN)
+    main.get_by_text("Upload a CSV or Parquet file").click()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(DEMO_CSV))
+    main.get_by_text("checkins.csv: 2,000 users").wait_for()
+    wait_idle(page)
+    snap_widths(page, screenshot_dir, "guided-1-data")
+
+    _next(page, "2. The attacker's belief")
+    assert page.locator(".js-plotly-plot").count() == 1  # the fitted chain, as a heatmap
+    assert (
+        "12-state Markov chain fitted to checkins.csv"
+        in page.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    )
+    snap_widths(page, screenshot_dir, "guided-2-belief")
+
+    _next(page, "3. Your target")
+    _number(page, "ε_puffer of one release", "2")
+    assert main.get_by_role("link", name="Calibrate: from the accuracy").is_visible()  # the other route
+    data = load_sequences(DEMO_CSV, user="user", time="time", state="state")
+    curve = influence_curve(fit_markov_chain(data, smoothing=DEFAULT_SMOOTHING))
+    each = calibrate(curve, 2.0)
+    assert f"ε_DP = {fmt(each.eps_dp)}" in main.inner_text()
+    snap_widths(page, screenshot_dir, "guided-3-target")
+
+    _next(page, "4. Your plan")
+    _number(page, "Releases planned (e.g. 12 for a year of months)", "6")
+    assert f"spend ε_puffer = {fmt(compose([each] * 6))} together" in main.inner_text()
+    snap_widths(page, screenshot_dir, "guided-4-plan")
+
+    _next(page, "5. A trial run")
+    _number(page, "Trials", "30")
+    page.get_by_role("button", name="Run the trial").click()
+    page.locator('[data-testid="stTable"]').wait_for()
+    wait_idle(page)
+    trial = page.locator('[data-testid="stTable"]').inner_text()
+    assert "Pufferfish exponential" in trial and "Group DP exponential" in trial
+    snap_widths(page, screenshot_dir, "guided-5-trial")
+
+    _next(page, "6. Your report")
+    report = download(page, "Download the report (HTML)").read_text(encoding="utf-8")
+    words = re.sub(r"<script.*?</script>", "", report, flags=re.S)
+    for text in (
+        "checkins.csv",
+        "The attacker&#x27;s belief",
+        "A trial run",
+        "Pufferfish exponential",
+        f"per-entry budget of ε_DP = {fmt(each.eps_dp)}",
+        f"spend ε_puffer = {fmt(compose([each] * 6))}",
+    ):
+        assert text in words, text
+    assert "**" not in words
+    snap_widths(page, screenshot_dir, "guided-6-report")
+
+
+def test_the_lesson_path(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "lesson")
+    assert "odds about 3 pm move by up to" in page.locator(MAIN).inner_text()
+    snap_widths(page, screenshot_dir, "lesson-1")
+    for heading in (
+        "2. Hide more, leak less",
+        "3. From a target to noise",
+        "4. Many releases",
+        "5. When privacy collapses",
+    ):
+        _next(page, heading)
+    page.get_by_text("The mathematics: docs/math.md §8").click()
+    page.get_by_text("Privacy collapse", exact=False).first.wait_for()
+    snap_widths(page, screenshot_dir, "lesson-5")
