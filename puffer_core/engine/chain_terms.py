@@ -245,15 +245,16 @@ def marginal_profile(
     return kept, support, eta
 
 
-def lifted_cutoff(
+def squarings(
     transition: np.ndarray, rows: np.ndarray, n: int, work: WorkCounter | None = None,
     spreads: list[tuple[int, float]] | None = None,
-) -> int | None:
-    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` over ``rows`` (None if none), by squaring and binary lifting.
+) -> tuple[list[np.ndarray], int | None]:
+    """(P, P², P⁴, …, P^span) up to the first power of two ``span`` with 2ρ(span) ≤ ``TAIL_TOL`` over ``rows``.
 
-    ρ is non-increasing when ``rows`` is closed under the chain's moves (module docstring), so
-    the squarings P^(2^j) find a power of two past the cutoff, and products of the saved
-    squarings walk back to the first such d: about 2·log₂(d) matrix products instead of d.
+    span is None when no power of two up to the first one ≥ n qualifies (then no d ≤ n does:
+    ρ is non-increasing when ``rows`` is closed under the chain's moves, see the module
+    docstring).  Otherwise the cutoff — the first such d — lies in (span/2, span];
+    :func:`walk_back` finds it.  ``spreads`` receives (2^j, ρ(2^j)) for every power computed.
     """
     k = transition.shape[0]
     powers = [np.asarray(transition, dtype=float)]
@@ -263,16 +264,24 @@ def lifted_cutoff(
         if spreads is not None:
             spreads.append((span, float(rho)))  # ρ(span): right ≤ ρ, left ≤ 2ρ at that distance
         if 2.0 * rho <= TAIL_TOL:
-            break
+            return powers, span
         if span >= n:
-            return None
+            return powers, None
         powers.append(powers[-1] @ powers[-1])
         span *= 2
         if work is not None:
             work.add(PRODUCT, float(k) ** 3)
-    if span == 1:
+
+
+def walk_back(powers: list[np.ndarray], rows: np.ndarray, n: int, work: WorkCounter | None = None) -> int | None:
+    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` (None if none), from the squarings of :func:`squarings`.
+
+    Binary lifting: the largest d < span with 2ρ(d) > TAIL_TOL is found bit by bit from the top,
+    each bit one product of saved squarings (log₂(span) products instead of span).
+    """
+    if len(powers) == 1:
         return 1
-    # the largest d < span with 2ρ(d) > TAIL_TOL, bit by bit from the top
+    k = powers[0].shape[0]
     below = np.eye(k)
     d = 0
     for j in range(len(powers) - 2, -1, -1):
@@ -283,6 +292,18 @@ def lifted_cutoff(
             below = trial
             d += 2**j
     return d + 1 if d + 1 <= n else None
+
+
+def lifted_cutoff(
+    transition: np.ndarray, rows: np.ndarray, n: int, work: WorkCounter | None = None,
+    spreads: list[tuple[int, float]] | None = None,
+) -> int | None:
+    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` over ``rows`` (None if none), by squaring and binary lifting.
+
+    About 2·log₂(d) matrix products instead of d (:func:`squarings`, then :func:`walk_back`).
+    """
+    powers, span = squarings(transition, rows, n, work, spreads)
+    return None if span is None else walk_back(powers, rows, n, work)
 
 
 def support_sequence(prior: MarkovChainPrior) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -321,8 +342,9 @@ class ChainProfile:
 
     - π (``None`` when the chain has several closed classes) and the supports of the marginals
       (:func:`support_sequence`); ``mass_rows`` their union (closed under the chain's moves);
-    - the cutoff D, bounded before any table is built (:func:`lifted_cutoff`) and imposed on
-      the tables (``ChainTerms.stop_at``), so that an estimate made from it is never exceeded;
+    - the cutoff D, bounded before any table is built (:func:`squarings`: a power of two past it;
+      :meth:`refine`: D itself, by binary lifting) and imposed on the tables
+      (``ChainTerms.stop_at``), so that an estimate made from it is never exceeded;
     - the far nodes: for a non-stationary prior with a stationary law, every node
       t ≥ t_c = max(s_f + D, t_η) (s_f: the first node whose marginal has the support of π;
       t_η: the first with η_t ≤ ``TAIL_TOL``, η_t = max_x |log p_t[x] − log π[x]|) has
@@ -332,10 +354,13 @@ class ChainProfile:
       η_t ≤ ρ(t − 1) (p_t[x] and π[x] both lie between the extremes of column x of P^(t−1)
       over ``mass_rows``), so t_η ≤ D + 1 and s_f ≤ D + 1: t_c ≤ 2D + 1 is known in advance.
 
-    ``need`` is the largest distance the caller can use (≤ T − 1).
+    ``need`` is the largest distance the caller can use (≤ T − 1).  With ``exact=False`` the
+    cutoff bound stays the power of two past it until :meth:`refine` (callers refine when the
+    work is long enough for a tighter estimate to matter).
     """
 
-    def __init__(self, prior: MarkovChainPrior, need: int, work: WorkCounter | None = None) -> None:
+    def __init__(self, prior: MarkovChainPrior, need: int, work: WorkCounter | None = None, exact: bool = True
+                 ) -> None:
         self.prior = prior
         self.T = prior.length
         self.K = prior.n_states
@@ -358,20 +383,39 @@ class ChainProfile:
         self.unique_supports = unique
         self._local_to_terms = np.array([self.terms.support_index(u) for u in unique], dtype=np.int64)
         self.spreads: list[tuple[int, float]] = []  # (d, ρ(d)) at powers of two d
-        self.D_bound = None if self.need < 1 else lifted_cutoff(
-            prior.transition, self.terms.mass_rows, self.need, work, self.spreads)
-        self.terms.stop_at = self.D_bound
+        self._powers: list[np.ndarray] = []  # the squarings, kept until the cutoff bound is refined
+        self.D_bound: int | None = None
+        if self.need >= 1:
+            self._powers, self.D_bound = squarings(
+                prior.transition, self.terms.mass_rows, self.need, work, self.spreads)
         pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
         self._inside_pi = np.all(unique <= pi_rows[None, :], axis=1) if len(unique) else np.zeros(0, dtype=bool)
         self._pi_id = -1
         if self.pi is not None:
             matches = np.flatnonzero(np.all(unique == pi_rows[None, :], axis=1)) if len(unique) else []
             self._pi_id = int(matches[0]) if len(matches) else -1
-        self.t_c_bound = self._far_start_bound()
         self.D = 0
         self.t_c = 1 if self.stationary else self.T + 1
         self.far_addition = 0.0
         self.marg = np.zeros((0, self.K))
+        self.t_c_bound = self._far_start_bound()
+        self.terms.stop_at = self.D_bound
+        if self._powers and (exact or self.D_bound is None or self.D_bound > self.need):
+            self.refine(work)
+
+    def refine(self, work: WorkCounter | None = None) -> None:
+        """Bring the cutoff bound from the power of two past it down to the cutoff itself (:func:`walk_back`).
+
+        Until then ``D_bound`` is that power of two (an upper bound within a factor 2): estimates made
+        from it are upper estimates.  Costs about log₂ D matrix products; a no-op once done.
+        """
+        if not self._powers:
+            return
+        if self.D_bound is not None:
+            self.D_bound = walk_back(self._powers, self.terms.mass_rows, self.need, work)
+            self.terms.stop_at = self.D_bound
+            self.t_c_bound = self._far_start_bound()
+        self._powers = []
 
     # ------------------------------------------------------------------ structure, before any table
 
@@ -454,6 +498,7 @@ class ChainProfile:
         With ``tables=False`` (MQM grows its tables on demand) the far nodes are located with the
         proven cutoff bound instead of the built tables.
         """
+        self._powers = []  # the squarings are no longer needed
         if tables:
             self.D = self.terms.ensure(self.need, self.table_distances(), progress, work)
             has_cutoff = self.terms.cutoff is not None

@@ -77,6 +77,9 @@ FAR_UNITS = 8.0
 START_UNITS = 12.0
 START_LATE_UNITS = 2.0
 EARLY_NODES = 9
+# Above this estimate the cutoff bound is refined from the power of two past it to the cutoff itself
+# (about log₂ D more matrix products, negligible next to such work; below it the estimate may be up to 2× high).
+REFINE_SECONDS = 1.0
 
 
 def _prepare(priors: list[MarkovChainPrior], n_eff: int, work: WorkCounter | None) -> list[ChainProfile]:
@@ -89,7 +92,7 @@ def _prepare(priors: list[MarkovChainPrior], n_eff: int, work: WorkCounter | Non
                          _states_advice(k, units))
     if early.seconds > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
         early.check()
-    return [ChainProfile(p, n_eff, work) for p in priors]
+    return [ChainProfile(p, n_eff, work, exact=False) for p in priors]
 
 
 def _states_advice(k: int, units: float) -> str:
@@ -190,7 +193,12 @@ def _plan(priors: list[MarkovChainPrior], max_b: int | None, work: WorkCounter |
     if n_eff < 1:
         return t_max, n_b, n_eff, None, WorkEstimate("this a(b) curve", {}, 0.0, "a chain of length 1: a(b) = 0")
     profiles = _prepare(priors, n_eff, work)
-    estimate = _with_advice(_estimate(profiles, n_eff, t_max), profiles, n_eff, t_max)
+    estimate = _estimate(profiles, n_eff, t_max)
+    if estimate.seconds > REFINE_SECONDS or not estimate.fits:  # worth log₂ D more products: the exact cutoff
+        for profile in profiles:
+            profile.refine(work)
+        estimate = _estimate(profiles, n_eff, t_max)
+    estimate = _with_advice(estimate, profiles, n_eff, t_max)
     return t_max, n_b, n_eff, profiles, estimate
 
 
