@@ -71,6 +71,16 @@ def ring(rng: np.random.Generator, k: int, moves: int = 3) -> np.ndarray:
     return m / m.sum(axis=1, keepdims=True)
 
 
+def banded(rng: np.random.Generator, k: int, width: int = 2) -> np.ndarray:
+    """A walk on a line of k places moving at most ``width`` places per step (no wrap-around): P^d has zeros
+    below ~k/width, and the two ends mix slowest."""
+    m = np.zeros((k, k))
+    for i in range(k):
+        lo, hi = max(0, i - width), min(k, i + width + 1)
+        m[i, lo:hi] = rng.random(hi - lo) + 0.1
+    return m / m.sum(axis=1, keepdims=True)
+
+
 def grid(rng: np.random.Generator, k: int) -> np.ndarray:
     """A random walk on a √k × √k city grid: stay or move to a neighbour (k must be a square)."""
     side = int(round(k**0.5))
@@ -106,7 +116,7 @@ def fitted(rng: np.random.Generator, k: int, users: int | None = None, steps: in
 
 
 KINDS = {"sticky": sticky, "dense": dense, "sparse": sparse, "near-periodic": near_periodic}
-FAMILIES = dict(KINDS, ring=ring, grid=grid, fitted=fitted)
+FAMILIES = dict(KINDS, banded=banded, ring=ring, grid=grid, fitted=fitted)
 
 
 # --------------------------------------------------------------------------- the baseline

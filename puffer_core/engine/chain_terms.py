@@ -35,7 +35,7 @@ import numpy as np
 
 from ..priors.models import TINY, MarkovChainPrior, check_no_underflow
 from ..work import MARGINAL, MAX_PLUS, MEMORY_LIMIT_BYTES, PRODUCT, Progress, WorkCounter, WorkEstimate
-from .kernels import column_log_range, log_or_neg, max_log_ratio, stream_marginals
+from .kernels import NEG, column_log_range, log_or_neg, max_log_ratio, stream_marginals
 
 TAIL_TOL = 1e-12  # a clamped term exceeds the exact one by at most this much
 TABLE_LIMIT_BYTES = MEMORY_LIMIT_BYTES  # term tables beyond this are refused up front
@@ -583,6 +583,44 @@ def shared_tables(profiles: list[ChainProfile], arena: np.ndarray | None = None)
         "depth": np.array([p.D for p in profiles], dtype=np.int64),
         "lengths": np.array([p.T for p in profiles], dtype=np.int64),
     }
+
+
+def node_arrays(profiles: list[ChainProfile], m: int, hpi: np.ndarray, work: WorkCounter | None = None
+                ) -> dict[str, np.ndarray]:
+    """The per-node arrays of the first m nodes that :func:`puffer_core.engine.kernels.start_zone` reads.
+
+    For prior i and node t (row t − 1): ``sid`` the support index of supp p_t (``hpi[i]``, supp π,
+    for a stationary prior); ``lm`` log p_t (``NEG`` for zeros and past the prior's end); ``dev``
+    log p_t − log π where both are positive (0 elsewhere); ``delta`` max − min of ``dev`` over those
+    states; ``bounded[t − 1]``: every support within reach of node t lies in supp π, for every
+    prior; ``moving[i]``: prior i is not stationary.
+    """
+    k = profiles[0].K
+    n_priors = len(profiles)
+    sid = np.zeros((n_priors, m), dtype=np.int64)
+    lm = np.full((n_priors, m, k), NEG)
+    dev = np.zeros((n_priors, m, k))
+    bounded = np.ones(m, dtype=bool)
+    delta = np.zeros((n_priors, m))
+    moving = np.array([not p.stationary for p in profiles])
+    for i, prof in enumerate(profiles):
+        n = min(m, prof.T)
+        bounded &= prof.bounded_nodes(m)
+        if prof.stationary:
+            sid[i, :n] = hpi[i]
+            lm[i, :n] = log_or_neg(prof.pi)[None, :]
+            continue
+        marg = profile_marginals(prof, n, work)
+        lm[i, :n] = log_or_neg(marg)
+        sid[i, :n] = prof.node_support(n)
+        if prof.pi is not None:
+            lp = log_or_neg(prof.pi)
+            inside = (marg > 0) & (prof.pi > 0)[None, :]
+            dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
+            hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
+            lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
+            delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
+    return {"sid": sid, "lm": lm, "dev": dev, "delta": delta, "bounded": bounded, "moving": moving}
 
 
 def attach_arena(profiles: list[ChainProfile]) -> np.ndarray | None:

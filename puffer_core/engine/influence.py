@@ -64,10 +64,10 @@ from ..work import (
     combine,
     one_blas_thread,
 )
-from .chain_terms import ChainProfile, attach_arena, profile_marginals, shared_tables
+from .chain_terms import ChainProfile, attach_arena, node_arrays, shared_tables
 from .curve import InfluenceCurve
 from .gaussian import gaussian_estimate, gaussian_influence_curve
-from .kernels import far_zone, log_or_neg, start_zone
+from .kernels import far_zone, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
 # Split-phase units per pair, prior and b (bounds, candidates, evaluations), measured on every
@@ -265,32 +265,10 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
             best, b0, b1, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add, far_valid, carried, units))
     if t_c > 1:
         m = start
-        sid = np.zeros((len(profiles), m), dtype=np.int64)
-        lm = np.full((len(profiles), m, k), -1e300)
-        dev = np.zeros((len(profiles), m, k))
-        bounded = np.ones(m, dtype=bool)
-        delta = np.zeros((len(profiles), m))
-        moving = np.array([not p.stationary for p in profiles])
-        for i, prof in enumerate(profiles):
-            n = min(m, prof.T)
-            bounded &= prof.bounded_nodes(m)
-            if prof.stationary:
-                sid[i, :n] = hpi[i]
-                lm[i, :n] = log_or_neg(prof.pi)[None, :]
-                continue
-            marg = profile_marginals(prof, n, work)
-            lm[i, :n] = log_or_neg(marg)
-            sid[i, :n] = prof.node_support(n)
-            if prof.pi is not None:
-                lp = log_or_neg(prof.pi)
-                inside = (marg > 0) & (prof.pi > 0)[None, :]
-                dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
-                hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
-                lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
-                delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
+        nodes = node_arrays(profiles, m, hpi, work)
         chunked("nodes near the start", lambda b0, b1: start_zone(
-            best, b0, b1, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
-            hpi, shift, valid, moving, dev, delta, bounded, units))
+            best, b0, b1, m + 1, t_max, k, tab, stride, nodes["sid"], nodes["lm"], depth, lengths,
+            hpi, shift, valid, nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"], units))
     return best
 
 
