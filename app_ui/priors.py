@@ -24,7 +24,7 @@ from puffer_core.data.sequences import Sequences
 from puffer_core.engine.gaussian import JITTER
 from puffer_core.priors.kinds import MATRIX, PRIOR_KINDS, Matrix, PriorKind
 
-from . import page_path
+from . import long_work, page_path
 from .state import CONCENTRATION, DRAW_SEED, DRAWS, number_input, settings
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ def parameters_of(kind: PriorKind, values: dict[str, Any]) -> Params:
 @st.cache_data(show_spinner=False, max_entries=512)
 def kind_curve(kind: str, parameters: Params) -> InfluenceCurve:
     """The exact a(b) curve of the prior of ``kind`` with these parameters (docs/math.md §2)."""
-    return influence_curve(PRIOR_KINDS[kind].prior(dict(parameters)))
+    done = long_work.finished_curve(kind, parameters)  # computed under a progress bar (current_curve)
+    return done if done is not None else influence_curve(PRIOR_KINDS[kind].prior(dict(parameters)))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -76,6 +77,7 @@ def current_curve() -> CurrentCurve:
     problems = kind.problems(values)
     if problems:
         raise ValueError("; ".join(problems))
+    long_work.prepare_curve(kind.name, parameters_of(kind, values))  # a long curve: estimate, progress, Cancel
     return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), kind.description(values))
 
 
