@@ -1,6 +1,6 @@
 """The work estimate against the measured CPU time, per family of priors (docs/math.md §2, §5).
 
-Run: python benchmarks/bench_estimates.py [--sizes 24:120,64:240,128:300] [--seeds 1] [--verbose]
+Run: python benchmarks/bench_estimates.py [--sizes 20:100,40:160,80:200] [--seeds 1] [--verbose]
 
 For random priors of every family (dense, sticky, sparse, banded, near-periodic, ring, grid,
 fitted with unseen transitions), each started in its stationary law, at a random distribution,
@@ -42,6 +42,9 @@ from puffer_core.work import WorkCounter, one_blas_thread  # noqa: E402
 
 STARTS = ("stationary", "random start", "one state", "Θ of 3")
 GAUSSIAN = [(n, ell) for n in (101, 400, 1000, 1600) for ell in (1.0, 3.0, 12.0)]
+# --large: the goal rows' chains and the slowest start at a larger size (several minutes more)
+LARGE = [("fitted", 300, 400, "stationary"), ("ring", 150, 400, "stationary"), ("grid", 225, 500, "stationary"),
+         ("fitted", 160, 300, "one state"), ("near-periodic", 120, 300, "random start")]
 
 
 def _square(k: int) -> int:
@@ -82,11 +85,12 @@ def _cell(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="24:120,64:240,128:300", help="K:T pairs, comma-separated")
+    parser.add_argument("--sizes", default="20:100,40:160,80:200", help="K:T pairs, comma-separated")
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--no-gaussian", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="print every case")
+    parser.add_argument("--large", action="store_true", help="also the goal rows' chains and larger slow starts")
     args = parser.parse_args()
     sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.sizes.split(",")]
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average on {os.cpu_count()} CPUs)")
@@ -112,6 +116,19 @@ def main() -> None:
                                       f" estimate {est:.3f} s, measured {cpu:.3f} s, ratio {ratio:.2f}")
                 worst = min(cases)
                 rows.append((family, engine, seconds, units, f"{worst[1]} ({worst[2]:.2f} s est. / {worst[3]:.2f} s)"))
+        if args.large:
+            seconds, units, cases = [], [], []
+            for family, k, length, start in LARGE:
+                priors = priors_of(family, k, length, start, 0)
+                est, cpu, est_units, done = measure("a(b)", priors)
+                seconds.append(est / max(cpu, 1e-4))
+                units.append(est_units / max(done, 1.0))
+                cases.append((seconds[-1], f"{family} {start} K={k} T={length}", est, cpu))
+                print(f"  {family} {start} K={k} T={length}: estimate {est:.2f} s, measured {cpu:.2f} s,"
+                      f" ratio {seconds[-1]:.2f}")
+            worst = min(cases)
+            rows.append(("large (goal rows, slow starts)", "a(b)", seconds, units,
+                         f"{worst[1]} ({worst[2]:.2f} s est. / {worst[3]:.2f} s)"))
         if not args.no_gaussian:
             seconds, units, cases = [], [], []
             for n, ell in GAUSSIAN:

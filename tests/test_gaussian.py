@@ -188,8 +188,14 @@ def test_ill_conditioned_kernels_are_reported_as_unbounded_not_too_small():
 
 
 def test_huge_records_are_refused_up_front():
+    """n = 5,000 with a long length scale: its arrays (the factor's own eigenvalue bound) exceed the memory limit."""
+    from puffer_core.engine.gaussian import gaussian_estimate
+
+    prior = GaussianProcessPrior(5000, 20.0)
     with pytest.raises(ValueError, match=r"coordinates is out of reach: it needs about .* use n ≤ [\d,]+"):
-        influence_curve(GaussianProcessPrior(5000, 3.0))
+        influence_curve(prior)
+    suggested = gaussian_estimate(prior).largest["n"]
+    assert gaussian_estimate(GaussianProcessPrior(suggested, 20.0)).fits
 
 
 def test_the_second_order_factor_equals_a_fresh_factorisation():

@@ -57,7 +57,18 @@ from scipy.special import erf, erfcx
 
 from ..priors.models import MAX_LENGTH, GaussianProcessPrior
 from ..validation import WORK_LIMIT_SECONDS, check_whole
-from ..work import GAUSSIAN, SECONDS_PER_UNIT, Progress, ProgressCallback, WorkCounter, WorkEstimate, one_blas_thread
+from ..work import (
+    GAUSSIAN,
+    MEMORY_LIMIT_BYTES,
+    PRODUCT,
+    SECONDS_PER_UNIT,
+    UNIT_KINDS,
+    Progress,
+    ProgressCallback,
+    WorkCounter,
+    WorkEstimate,
+    one_blas_thread,
+)
 from .curve import InfluenceCurve
 
 JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
@@ -445,15 +456,20 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> 
     orders = len(_orders(prior.n))
     m = min(prior.n if max_b is None else int(max_b), prior.n - 1)
     weak = symbol_minimum(prior) < 1e-6  # the factor's own bound needs two more products
-    # the first order: factor, inverse and residual product (and two more products when λ is weak); a second
-    # order (even n) reuses the factor (see _swapped): its residual product and O(n²) passes only
-    first = n**3 * (1 / 3 + 1 / 3 + 1 + (4 if weak else 0)) + 40 * n * n
-    second = n**3 * (1 + (4 if weak else 0)) + 60 * n * n
+    # multiply-adds of the linear algebra (BLAS): the first order's factor, inverse and residual product (and
+    # two full products when λ is weak); a second order (even n) reuses the factor (see _swapped)
+    extra = 2.0 if weak else 0.0
+    products = n**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + (orders - 1) * n**3 * (1 / 2 + extra)
     rows = m * (1 + 0.5 * (orders - 1))
-    units = {"gaussian": first + (orders - 1) * second + rows * R_POINTS * _SPREAD_FLOPS}
+    units = {
+        "product": products,
+        "gaussian": (40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS,  # array passes, r bounds
+        "overhead": 3000.0 + 40.0 * rows,  # the interpreter's share (microseconds)
+    }
     nbytes = 8.0 * n * n * (9 if weak else 6)
-    seconds = units["gaussian"] * SECONDS_PER_UNIT["gaussian"]
-    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(seconds, 1e-9)) ** (1 / 3)))
+    seconds = products * SECONDS_PER_UNIT["product"]
+    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(seconds, 1e-9)) ** (1 / 3),
+                             (MEMORY_LIMIT_BYTES / nbytes) ** 0.5))
     return WorkEstimate(
         f"a Gaussian-process curve with n = {prior.n:,} coordinates", units, nbytes,
         f"a Cholesky factorisation of {prior.n - 1}×{prior.n - 1}"
@@ -492,7 +508,7 @@ def gaussian_influence_curve(
     a = np.zeros(n_b)
     m = min(n_b, n - 1)
     orders = _orders(n)
-    per_order = (estimate.units["gaussian"] - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
+    per_order = (estimate.total_units - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
     with one_blas_thread():
         if m >= 1:
             values = []
@@ -513,7 +529,8 @@ def gaussian_influence_curve(
                 values.append(out)
             a[:m] = np.maximum(np.min(values, axis=0), 0.0)
     if work is not None:
-        work.add(GAUSSIAN, estimate.units["gaussian"])
+        for kind in (PRODUCT, GAUSSIAN):  # counted from the sizes, not measured: the estimate's own numbers
+            work.add(kind, estimate.units[UNIT_KINDS[kind]])
     report.finish()
     a = np.minimum.accumulate(a)
     certified = "" if np.all(np.isfinite(a)) else "; ∞ where double precision cannot certify the conditional variance"

@@ -75,8 +75,14 @@ MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only 
 # zone (the first nodes scan every pair, later ones walk lists sorted by their bounds).
 FAR_UNITS = 8.0
 START_UNITS = 12.0
-START_LATE_UNITS = 2.0
+START_LATE_UNITS = 3.0
 EARLY_NODES = 9
+SCATTERED_BYTES = 256e6  # tables of this size make a split unit twice as costly (cache misses), measured
+# Interpreter work (microseconds, unit "overhead") per call, per prior and per table distance: what tiny
+# inputs cost (measured with margin by benchmarks/bench_estimates.py).
+OVERHEAD_CALL = 3000.0
+OVERHEAD_PRIOR = 500.0
+OVERHEAD_DISTANCE = 60.0
 # Above this estimate the cutoff bound is refined from the power of two past it to the cutoff itself
 # (about log₂ D more matrix products, negligible next to such work; below it the estimate may be up to 2× high).
 REFINE_SECONDS = 1.0
@@ -135,7 +141,10 @@ def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstim
     if start:  # Θ: a prior's marginals are needed up to the latest far-node start of all priors
         units["marginal"] = units.get("marginal", 0.0) + sum(
             float(k) ** 2 * min(p.T, start) for p in profiles if not p.stationary)
-    units["split"] = far_units + start_units
+    # the split phase reads the tables at scattered rows: once they outgrow the caches each read costs more
+    units["split"] = (far_units + start_units) * (1.0 + min(1.0, arena / SCATTERED_BYTES))
+    # the interpreter's share: the call, each prior, each table distance and each chunk of b
+    units["overhead"] = OVERHEAD_CALL + sum(OVERHEAD_PRIOR + OVERHEAD_DISTANCE * p.table_distances() for p in profiles)
     distances = max(p.table_distances() for p in profiles)
     parts = [f"K = {k} states", f"{len(profiles)} prior{'s' if len(profiles) > 1 else ''}",
              f"left/right terms up to distance {distances}"]

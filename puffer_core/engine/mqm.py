@@ -537,10 +537,11 @@ def _estimate(profiles: list[ChainProfile], eps: float) -> WorkEstimate:
         # score arrays and the (T, d) node arrays, over rounds whose d add up to at most 3n (d² to 3n²)
         far = (6.0 + CELL_UNITS) * n * pairs + 36.0 * n * n + 72.0 * profile.T * n
         # each node visited one by one: its bound arrays, its rows and the cells its bounds cannot settle (on
-        # slowly converging chains about n²/25 per pair; see benchmarks/bench_estimates.py)
-        per_node = pairs * n * (2.0 + n / 25.0) + 16.0 * n * n + 4.0 * pairs
+        # slowly converging chains up to about n²/50 per pair; see benchmarks/bench_estimates.py)
+        per_node = pairs * n * (1.0 + n / 50.0) + 16.0 * n * n + 4.0 * pairs
         units = dict(tables.units)
         units["marginal"] = units.get("marginal", 0.0) + far + nodes * per_node
+        units["overhead"] = 1000.0 + 60.0 * n + 400.0 * nodes  # the interpreter's share (microseconds)
         pieces.append(WorkEstimate("", units, 2.0 * tables.nbytes + 8.0 * 2 * _CHUNK_CELLS, f"distance {n}"))
     k = profiles[0].K
     n = max(_needed_distances(p, eps) for p in profiles)
