@@ -119,14 +119,21 @@ def _zones(profiles: list[ChainProfile], n_eff: int, t_max: int, bound: bool) ->
 
 
 def _split_units(profiles: list[ChainProfile], n_eff: int, t_max: int) -> tuple[float, float]:
-    """(far-zone units, start-zone units) of the min over splits (FAR_UNITS, START_UNITS per pair and prior)."""
+    """(far-zone units, start-zone units) of the min over splits, per pair and b (module constants).
+
+    The first ``EARLY_NODES`` nodes of the start zone scan every pair with every prior.  Later nodes
+    take their candidates from each non-stationary prior's list while that prior is away from its
+    stationary law (before its own far-node start), and from one list of the stationary priors.
+    """
     n_b, _, start, far = _zones(profiles, n_eff, t_max, bound=True)
     pairs = float(profiles[0].K) ** 2
     n = len(profiles)
     far_units = FAR_UNITS * pairs * max(far, 1) * n_b if far else 0.0
-    nodes = START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * max(0, start - EARLY_NODES)
-    start_units = pairs * n * n_b * nodes
-    return far_units, start_units
+    late = sum(max(0, min(start, p.t_c_bound - 1, p.T) - EARLY_NODES) for p in profiles if not p.stationary)
+    if any(p.stationary for p in profiles):
+        late += max(0, start - EARLY_NODES)
+    nodes = n * START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * late
+    return far_units, pairs * n_b * nodes
 
 
 def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstimate:
