@@ -138,6 +138,7 @@ class ChainTerms:
             logs = log_or_neg(self._power)
             logs_t[:] = logs.T
             row = (d - 1) * self.stride
+            chunked = progress is not None and rows < k  # a distance takes long: report within it
             for j, size in enumerate(sizes):
                 out = self._buf[row + j].reshape(k, k)
                 for x in range(0, k, rows):
@@ -145,11 +146,14 @@ class ChainTerms:
                         max_log_ratio(logs[x : x + rows], logs_t, self._all, out[x : x + rows])
                     else:
                         max_log_ratio(logs_t[x : x + rows], logs, self.supports[j - 1], out[x : x + rows])
-                    steps = float(min(rows, k - x)) * size * k
-                    if work is not None:
-                        work.add(MAX_PLUS, steps)
-                    if progress is not None:
-                        progress.advance(f"left and right terms, distance {d} of {n}", steps)
+                    if chunked:
+                        done = float(min(rows, k - x)) * size * k
+                        progress.advance(f"left and right terms, distance {d} of {n}", done)
+            steps = float(k) * k * sum(sizes)
+            if work is not None:
+                work.add(MAX_PLUS, steps)
+            if progress is not None and not chunked:
+                progress.advance(f"left and right terms, distance {d} of {n}", steps)
             self.n = d
             spread = 2.0 * column_log_range(logs, self.mass_rows)
             if spread <= TAIL_TOL or (self.stop_at is not None and d >= self.stop_at):

@@ -260,7 +260,7 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
     def chunked(stage: str, run) -> None:
         """Run b = 1..n_b in chunks of ~0.05 s, reporting progress between them."""
         b = 1
-        size = 1
+        size = n_b if per_b * n_b * SECONDS_PER_UNIT["split"] < 0.05 else 1  # short work: one call
         while b <= n_b:
             last = min(n_b, b + size - 1)
             before = units[SPLIT]
