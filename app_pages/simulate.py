@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from app_ui import page_path
+from app_ui import long_work, page_path
 from app_ui import simulate_text as words
 from app_ui import simulate_views as views
 from app_ui.baseline_views import show_baselines
@@ -119,6 +119,7 @@ def _progress(bar: Any, what: str, start: float, stop: float) -> Any:
 
 def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, SimulationResult | None] | None:
     bar = st.progress(0.0, text="Starting…")
+    st.button("Cancel", key="w_sim_cancel", icon=":material/close:", help="Stops the run at once (any click does).")
     runs = [("", 0.0, 1.0)]
     if chosen["robust"]:
         runs = [("robust Θ: ", 0.0, 0.6), ("fitted prior alone: ", 0.6, 1.0)]
@@ -130,6 +131,7 @@ def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, 
         else:
             data_for_run = loaded.windows(chosen["releases"]) if windows else loaded.stats
         priors = [_prior(loaded, chosen)]
+        long_work.announce(priors[0])  # a long curve: its estimate (the bar shows its stages; Cancel stops it)
         if chosen["robust"]:
             priors.append(fitted_chain(loaded, chosen["smoothing"]))
         for prior, (what, start, stop) in zip(priors, runs):

@@ -37,7 +37,7 @@ from puffer_core.priors.codecs import (
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import GAUSSIAN, MATRIX, PRIOR_KINDS, Params, PriorKind, chains_source, params_key
 
-from . import inputs, page_path
+from . import inputs, long_work, page_path
 from .report import Section
 from .state import CONCENTRATION, DRAW_SEED, DRAWS, UNCERTAINTY, number_input, settings, toggle
 
@@ -64,7 +64,8 @@ def parameters_of(kind: PriorKind, values: dict[str, Any]) -> Params:
 @st.cache_data(show_spinner=False, max_entries=512)
 def kind_curve(kind: str, parameters: Params) -> InfluenceCurve:
     """The exact a(b) curve of the prior of ``kind`` with these parameters (docs/math.md §2)."""
-    return influence_curve(PRIOR_KINDS[kind].prior(dict(parameters)))
+    done = long_work.finished_curve(kind, parameters)  # computed under a progress bar (current_curve)
+    return done if done is not None else influence_curve(PRIOR_KINDS[kind].prior(dict(parameters)))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -98,6 +99,7 @@ def current_curve() -> CurrentCurve:
     problems = kind.problems(values)
     if problems:
         raise ValueError("; ".join(problems))
+    long_work.prepare_curve(kind.name, parameters_of(kind, values))  # a long curve: estimate, progress, Cancel
     return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), describe_prior(values))
 
 

@@ -1,6 +1,6 @@
 """The hard cases of exact a(b) curves and MQM, each in its own process (time and peak memory).
 
-Run: python benchmarks/bench_goals.py [--timeout 120] [--memory-gb 6] [case ...]
+Run: python benchmarks/bench_goals.py [--timeout 120] [--memory-gb 6] [--runs 3] [case ...]
 
 Every row runs in a fresh child process with an address-space limit (so a case that would
 exhaust memory fails with MemoryError instead of being killed), a timeout, and one BLAS
@@ -9,7 +9,13 @@ the median wall time of up to 5 warm runs (the first call, which may compile ker
 in memory, is reported separately), the child's peak resident memory, and for the stationary
 K = 78 rows the same curve built the straightforward numpy way (:func:`numpy_curve`, which
 shares no code with puffer_core) with the ratio of the two times.  The machine is shared:
-compare ratios measured in the same run, not absolute times across runs.
+compare ratios measured in the same run, not absolute times across runs.  The "met" column
+compares the warm CPU time (user + sys of the child) with the goal, and the load average is
+printed before and after.  All rows take a few minutes on a quiet machine.
+
+Rows of the table before the issue of fitted priors (K = 78 and 500, Θ, Gaussian n ≤ 1000, MQM)
+must be "no slower than before": ``benchmarks/bench_compare.py --base <old checkout>`` runs them
+in both checkouts, alternately.
 """
 
 from __future__ import annotations
@@ -71,6 +77,16 @@ def ring(rng: np.random.Generator, k: int, moves: int = 3) -> np.ndarray:
     return m / m.sum(axis=1, keepdims=True)
 
 
+def banded(rng: np.random.Generator, k: int, width: int = 2) -> np.ndarray:
+    """A walk on a line of k places moving at most ``width`` places per step (no wrap-around): P^d has zeros
+    below ~k/width, and the two ends mix slowest."""
+    m = np.zeros((k, k))
+    for i in range(k):
+        lo, hi = max(0, i - width), min(k, i + width + 1)
+        m[i, lo:hi] = rng.random(hi - lo) + 0.1
+    return m / m.sum(axis=1, keepdims=True)
+
+
 def grid(rng: np.random.Generator, k: int) -> np.ndarray:
     """A random walk on a √k × √k city grid: stay or move to a neighbour (k must be a square)."""
     side = int(round(k**0.5))
@@ -106,7 +122,7 @@ def fitted(rng: np.random.Generator, k: int, users: int | None = None, steps: in
 
 
 KINDS = {"sticky": sticky, "dense": dense, "sparse": sparse, "near-periodic": near_periodic}
-FAMILIES = dict(KINDS, ring=ring, grid=grid, fitted=fitted)
+FAMILIES = dict(KINDS, banded=banded, ring=ring, grid=grid, fitted=fitted)
 
 
 # --------------------------------------------------------------------------- the baseline
@@ -330,12 +346,13 @@ def main() -> None:
     parser.add_argument("cases", nargs="*", default=list(CASES))
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--memory-gb", type=float, default=6.0)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.runs, 20.0, args.memory_gb)
         return
+    print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average on {os.cpu_count()} CPUs)")
     print("| case | first call (s) | median warm (s) | warm CPU (s) | goal (s) | peak RSS (MB) | numpy build (s)"
           " | ratio | met |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -374,6 +391,7 @@ def main() -> None:
             f" | {base} | {ratio_text} | {'yes' if ok else 'NO'} |"
         )
         sys.stdout.flush()
+    print(f"load after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,12 @@ would exceed ``validation.WORK_LIMIT_SECONDS`` or ``MEMORY_LIMIT_BYTES``.
 **Work units.**  An estimate counts deterministic units of work by kind (:data:`UNIT_KINDS`),
 not seconds: the same input always gives the same count, on any machine.  Seconds are the
 units times :data:`SECONDS_PER_UNIT`, measured on one shared core with margin
-(``benchmarks/bench_estimates.py`` measures them and prints estimate against measured time per
-family).  An engine given a :class:`WorkCounter` adds the units it actually performs, so
-tests can check ``estimated units ≥ performed units`` without timing anything.
+(``benchmarks/bench_estimates.py`` prints estimate against measured CPU time per family).  An
+engine given a :class:`WorkCounter` adds the units it actually performs (all but "overhead",
+the interpreter's share, which is only estimated), so tests can check ``estimated units ≥
+performed units`` without timing anything.  Where the work depends on how well a pruning bound
+works (the split phase of a(b), MQM's quilt search), the estimate is an upper model calibrated
+on every family of chains, not a worst case.
 
 **Progress and cancel.**  An engine given ``progress`` calls ``progress(stage, fraction)``
 (see :class:`Progress`) at least every ~0.2 s of work on long computations.
@@ -29,16 +32,19 @@ import numpy as np
 from .validation import WORK_LIMIT_SECONDS, human_seconds
 
 # The kinds of work counted, and the index of each in WorkCounter.units / the kernels' work arrays.
-UNIT_KINDS = ("max-plus", "product", "split", "marginal", "gaussian")
-MAX_PLUS, PRODUCT, SPLIT, MARGINAL, GAUSSIAN = range(len(UNIT_KINDS))
+UNIT_KINDS = ("max-plus", "product", "split", "marginal", "gaussian", "overhead")
+MAX_PLUS, PRODUCT, SPLIT, MARGINAL, GAUSSIAN, OVERHEAD = range(len(UNIT_KINDS))
 
-# Seconds per unit on one shared core, with margin (benchmarks/bench_estimates.py measures them).
+# Seconds per unit of CPU time (user + sys) on one core of a busy shared 2-core machine (load 6–9), with
+# margin: python benchmarks/bench_estimates.py prints the estimate against the measured time per family.
 SECONDS_PER_UNIT: Mapping[str, float] = {
-    "max-plus": 1 / 2.5e9,  # one step max(out, a − d) of the pairwise max log-ratio kernel, memory included
-    "product": 1 / 4e9,  # one multiply-add of a matrix product (BLAS, one thread) or its elementwise passes
-    "split": 1 / 1.5e8,  # one prior's term at one split of one pair and node, or one pair's bound
-    "marginal": 1 / 4e8,  # one multiply-add of a marginal pass p_{t+1} = p_t·P, or one quilt-cell term
-    "gaussian": 1 / 2.5e9,  # one floating-point operation of the Gaussian-process linear algebra or bounds
+    "max-plus": 1 / 3e9,  # one step max(out, a − d) of the pairwise max log-ratio kernel, memory included
+    "product": 1 / 6e9,  # one multiply-add of a matrix product or factorisation (BLAS, one thread)
+    "split": 1 / 1e8,  # one prior's term at one split of one pair and node, or one pair's bound (tables read
+    # at scattered rows: about a memory access each once they outgrow the caches)
+    "marginal": 1 / 2e8,  # one multiply-add of a marginal pass p_{t+1} = p_t·P, or one quilt-array element
+    "gaussian": 1 / 2.5e9,  # one floating-point operation of the Gaussian-process array passes and r bounds
+    "overhead": 1e-6,  # one microsecond of interpreter work (calls, small arrays): what dominates tiny inputs
 }
 MEMORY_LIMIT_BYTES = 1_500_000_000  # work whose arrays would exceed this is refused up front
 

@@ -38,6 +38,22 @@ def test_log_interval_probability_matches_scipy_and_survives_the_far_tail():
     assert np.all(np.isfinite(log_interval_probability(np.array([300.0]), np.array([300.1]))))
 
 
+def test_log_interval_probability_against_40_digits_for_every_width_and_tail():
+    """Narrow intervals (hazard quadrature), wide ones (erfcx), both tails and around 0 (mpmath, no shared code)."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    widths = [1e-14, 1e-9, 1e-4, 0.03, 0.1, 0.19, 0.21, 0.5, 1.0, 1.25, 3.0]
+    starts = [-45.0, -7.0, -1.0, -0.1, 0.0, 0.05, 0.7, 2.0, 6.0, 19.0, 37.5]
+    lo = np.array([a for a in starts for _ in widths])
+    width = np.array([w for _ in starts for w in widths])
+    got = log_interval_probability(lo, lo + width, width)
+    for a, w, g in zip(lo, width, got):
+        q = mpmath.ncdf(mpmath.mpf(a) + mpmath.mpf(w)) - mpmath.ncdf(mpmath.mpf(a))
+        want = float(mpmath.log(q))
+        assert abs(g - want) <= 1e-13 * max(1.0, abs(want)), (a, w, g, want)
+
+
 def _direct(prior: GaussianProcessPrior, b: int) -> float:
     """§2.3 on a plain grid with scipy.stats.norm, for moderate values (no shared code)."""
     n = prior.n
@@ -122,6 +138,11 @@ def _spread_on_grid(m: float, var: float, gamma: float, delta: float) -> float:
         (31, 16.0, "squared_exponential", 22),
         (25, 3.0, "exponential", 1),
         (25, 30.0, "exponential", 6),
+        # even n: the second order (ties higher-first) is derived from the first's factor
+        (30, 4.0, "squared_exponential", 2),
+        (30, 4.0, "squared_exponential", 9),
+        (30, 16.0, "squared_exponential", 10),
+        (24, 3.0, "exponential", 4),
     ],
 )
 def test_gaussian_curve_is_never_below_the_exact_kernel(n, ell, kernel, b):
@@ -167,5 +188,31 @@ def test_ill_conditioned_kernels_are_reported_as_unbounded_not_too_small():
 
 
 def test_huge_records_are_refused_up_front():
+    """n = 5,000 with a long length scale: its arrays (the factor's own eigenvalue bound) exceed the memory limit."""
+    from puffer_core.engine.gaussian import gaussian_estimate
+
+    prior = GaussianProcessPrior(5000, 20.0)
     with pytest.raises(ValueError, match=r"coordinates is out of reach: it needs about .* use n ≤ [\d,]+"):
-        influence_curve(GaussianProcessPrior(5000, 3.0))
+        influence_curve(prior)
+    suggested = gaussian_estimate(prior).largest["n"]
+    assert gaussian_estimate(GaussianProcessPrior(suggested, 20.0)).fits
+
+
+def test_the_second_order_factor_equals_a_fresh_factorisation():
+    """Swapping tied coordinates by reflections gives the Cholesky factor (and inverse) of the permuted Σ (scipy)."""
+    from scipy.linalg import cholesky
+
+    from puffer_core.engine.gaussian import _factor, _orders, _swapped, _system
+
+    prior = GaussianProcessPrior(40, 5.0)
+    first, second = _orders(40)
+    s1, _ = _system(prior, first)
+    s2, _ = _system(prior, second)
+    chol, x = _factor(s1)
+    perm1, perm2 = first[:0:-1], second[:0:-1]
+    moved = np.flatnonzero(perm1 != perm2)
+    got, inv = _swapped(chol, x, moved[::2])
+    want = cholesky(s2 + 1e-10 * np.eye(39), lower=True)
+    np.testing.assert_allclose(got, want, atol=1e-10)
+    assert np.all(np.triu(got, 1) == 0) and np.all(np.diag(got) > 0)
+    np.testing.assert_allclose(inv @ got, np.eye(39), atol=1e-8)

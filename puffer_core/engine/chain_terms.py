@@ -35,7 +35,7 @@ import numpy as np
 
 from ..priors.models import TINY, MarkovChainPrior, check_no_underflow
 from ..work import MARGINAL, MAX_PLUS, MEMORY_LIMIT_BYTES, PRODUCT, Progress, WorkCounter, WorkEstimate
-from .kernels import column_log_range, log_or_neg, max_log_ratio, stream_marginals
+from .kernels import NEG, column_log_range, log_or_neg, max_log_ratio, stream_marginals
 
 TAIL_TOL = 1e-12  # a clamped term exceeds the exact one by at most this much
 TABLE_LIMIT_BYTES = MEMORY_LIMIT_BYTES  # term tables beyond this are refused up front
@@ -138,6 +138,7 @@ class ChainTerms:
             logs = log_or_neg(self._power)
             logs_t[:] = logs.T
             row = (d - 1) * self.stride
+            chunked = progress is not None and rows < k  # a distance takes long: report within it
             for j, size in enumerate(sizes):
                 out = self._buf[row + j].reshape(k, k)
                 for x in range(0, k, rows):
@@ -145,11 +146,14 @@ class ChainTerms:
                         max_log_ratio(logs[x : x + rows], logs_t, self._all, out[x : x + rows])
                     else:
                         max_log_ratio(logs_t[x : x + rows], logs, self.supports[j - 1], out[x : x + rows])
-                    steps = float(min(rows, k - x)) * size * k
-                    if work is not None:
-                        work.add(MAX_PLUS, steps)
-                    if progress is not None:
-                        progress.advance(f"left and right terms, distance {d} of {n}", steps)
+                    if chunked:
+                        done = float(min(rows, k - x)) * size * k
+                        progress.advance(f"left and right terms, distance {d} of {n}", done)
+            steps = float(k) * k * sum(sizes)
+            if work is not None:
+                work.add(MAX_PLUS, steps)
+            if progress is not None and not chunked:
+                progress.advance(f"left and right terms, distance {d} of {n}", steps)
             self.n = d
             spread = 2.0 * column_log_range(logs, self.mass_rows)
             if spread <= TAIL_TOL or (self.stop_at is not None and d >= self.stop_at):
@@ -245,15 +249,16 @@ def marginal_profile(
     return kept, support, eta
 
 
-def lifted_cutoff(
+def squarings(
     transition: np.ndarray, rows: np.ndarray, n: int, work: WorkCounter | None = None,
     spreads: list[tuple[int, float]] | None = None,
-) -> int | None:
-    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` over ``rows`` (None if none), by squaring and binary lifting.
+) -> tuple[list[np.ndarray], int | None]:
+    """(P, P², P⁴, …, P^span) up to the first power of two ``span`` with 2ρ(span) ≤ ``TAIL_TOL`` over ``rows``.
 
-    ρ is non-increasing when ``rows`` is closed under the chain's moves (module docstring), so
-    the squarings P^(2^j) find a power of two past the cutoff, and products of the saved
-    squarings walk back to the first such d: about 2·log₂(d) matrix products instead of d.
+    span is None when no power of two up to the first one ≥ n qualifies (then no d ≤ n does:
+    ρ is non-increasing when ``rows`` is closed under the chain's moves, see the module
+    docstring).  Otherwise the cutoff — the first such d — lies in (span/2, span];
+    :func:`walk_back` finds it.  ``spreads`` receives (2^j, ρ(2^j)) for every power computed.
     """
     k = transition.shape[0]
     powers = [np.asarray(transition, dtype=float)]
@@ -263,16 +268,24 @@ def lifted_cutoff(
         if spreads is not None:
             spreads.append((span, float(rho)))  # ρ(span): right ≤ ρ, left ≤ 2ρ at that distance
         if 2.0 * rho <= TAIL_TOL:
-            break
+            return powers, span
         if span >= n:
-            return None
+            return powers, None
         powers.append(powers[-1] @ powers[-1])
         span *= 2
         if work is not None:
             work.add(PRODUCT, float(k) ** 3)
-    if span == 1:
+
+
+def walk_back(powers: list[np.ndarray], rows: np.ndarray, n: int, work: WorkCounter | None = None) -> int | None:
+    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` (None if none), from the squarings of :func:`squarings`.
+
+    Binary lifting: the largest d < span with 2ρ(d) > TAIL_TOL is found bit by bit from the top,
+    each bit one product of saved squarings (log₂(span) products instead of span).
+    """
+    if len(powers) == 1:
         return 1
-    # the largest d < span with 2ρ(d) > TAIL_TOL, bit by bit from the top
+    k = powers[0].shape[0]
     below = np.eye(k)
     d = 0
     for j in range(len(powers) - 2, -1, -1):
@@ -283,6 +296,18 @@ def lifted_cutoff(
             below = trial
             d += 2**j
     return d + 1 if d + 1 <= n else None
+
+
+def lifted_cutoff(
+    transition: np.ndarray, rows: np.ndarray, n: int, work: WorkCounter | None = None,
+    spreads: list[tuple[int, float]] | None = None,
+) -> int | None:
+    """The first d ≤ n with 2ρ(d) ≤ ``TAIL_TOL`` over ``rows`` (None if none), by squaring and binary lifting.
+
+    About 2·log₂(d) matrix products instead of d (:func:`squarings`, then :func:`walk_back`).
+    """
+    powers, span = squarings(transition, rows, n, work, spreads)
+    return None if span is None else walk_back(powers, rows, n, work)
 
 
 def support_sequence(prior: MarkovChainPrior) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -321,8 +346,9 @@ class ChainProfile:
 
     - π (``None`` when the chain has several closed classes) and the supports of the marginals
       (:func:`support_sequence`); ``mass_rows`` their union (closed under the chain's moves);
-    - the cutoff D, bounded before any table is built (:func:`lifted_cutoff`) and imposed on
-      the tables (``ChainTerms.stop_at``), so that an estimate made from it is never exceeded;
+    - the cutoff D, bounded before any table is built (:func:`squarings`: a power of two past it;
+      :meth:`refine`: D itself, by binary lifting) and imposed on the tables
+      (``ChainTerms.stop_at``), so that an estimate made from it is never exceeded;
     - the far nodes: for a non-stationary prior with a stationary law, every node
       t ≥ t_c = max(s_f + D, t_η) (s_f: the first node whose marginal has the support of π;
       t_η: the first with η_t ≤ ``TAIL_TOL``, η_t = max_x |log p_t[x] − log π[x]|) has
@@ -332,10 +358,13 @@ class ChainProfile:
       η_t ≤ ρ(t − 1) (p_t[x] and π[x] both lie between the extremes of column x of P^(t−1)
       over ``mass_rows``), so t_η ≤ D + 1 and s_f ≤ D + 1: t_c ≤ 2D + 1 is known in advance.
 
-    ``need`` is the largest distance the caller can use (≤ T − 1).
+    ``need`` is the largest distance the caller can use (≤ T − 1).  With ``exact=False`` the
+    cutoff bound stays the power of two past it until :meth:`refine` (callers refine when the
+    work is long enough for a tighter estimate to matter).
     """
 
-    def __init__(self, prior: MarkovChainPrior, need: int, work: WorkCounter | None = None) -> None:
+    def __init__(self, prior: MarkovChainPrior, need: int, work: WorkCounter | None = None, exact: bool = True
+                 ) -> None:
         self.prior = prior
         self.T = prior.length
         self.K = prior.n_states
@@ -358,20 +387,39 @@ class ChainProfile:
         self.unique_supports = unique
         self._local_to_terms = np.array([self.terms.support_index(u) for u in unique], dtype=np.int64)
         self.spreads: list[tuple[int, float]] = []  # (d, ρ(d)) at powers of two d
-        self.D_bound = None if self.need < 1 else lifted_cutoff(
-            prior.transition, self.terms.mass_rows, self.need, work, self.spreads)
-        self.terms.stop_at = self.D_bound
+        self._powers: list[np.ndarray] = []  # the squarings, kept until the cutoff bound is refined
+        self.D_bound: int | None = None
+        if self.need >= 1:
+            self._powers, self.D_bound = squarings(
+                prior.transition, self.terms.mass_rows, self.need, work, self.spreads)
         pi_rows = np.zeros(self.K, dtype=bool) if self.pi is None else self.pi > 0
         self._inside_pi = np.all(unique <= pi_rows[None, :], axis=1) if len(unique) else np.zeros(0, dtype=bool)
         self._pi_id = -1
         if self.pi is not None:
             matches = np.flatnonzero(np.all(unique == pi_rows[None, :], axis=1)) if len(unique) else []
             self._pi_id = int(matches[0]) if len(matches) else -1
-        self.t_c_bound = self._far_start_bound()
         self.D = 0
         self.t_c = 1 if self.stationary else self.T + 1
         self.far_addition = 0.0
         self.marg = np.zeros((0, self.K))
+        self.t_c_bound = self._far_start_bound()
+        self.terms.stop_at = self.D_bound
+        if self._powers and (exact or self.D_bound is None or self.D_bound > self.need):
+            self.refine(work)
+
+    def refine(self, work: WorkCounter | None = None) -> None:
+        """Bring the cutoff bound from the power of two past it down to the cutoff itself (:func:`walk_back`).
+
+        Until then ``D_bound`` is that power of two (an upper bound within a factor 2): estimates made
+        from it are upper estimates.  Costs about log₂ D matrix products; a no-op once done.
+        """
+        if not self._powers:
+            return
+        if self.D_bound is not None:
+            self.D_bound = walk_back(self._powers, self.terms.mass_rows, self.need, work)
+            self.terms.stop_at = self.D_bound
+            self.t_c_bound = self._far_start_bound()
+        self._powers = []
 
     # ------------------------------------------------------------------ structure, before any table
 
@@ -454,6 +502,7 @@ class ChainProfile:
         With ``tables=False`` (MQM grows its tables on demand) the far nodes are located with the
         proven cutoff bound instead of the built tables.
         """
+        self._powers = []  # the squarings are no longer needed
         if tables:
             self.D = self.terms.ensure(self.need, self.table_distances(), progress, work)
             has_cutoff = self.terms.cutoff is not None
@@ -538,6 +587,44 @@ def shared_tables(profiles: list[ChainProfile], arena: np.ndarray | None = None)
         "depth": np.array([p.D for p in profiles], dtype=np.int64),
         "lengths": np.array([p.T for p in profiles], dtype=np.int64),
     }
+
+
+def node_arrays(profiles: list[ChainProfile], m: int, hpi: np.ndarray, work: WorkCounter | None = None
+                ) -> dict[str, np.ndarray]:
+    """The per-node arrays of the first m nodes that :func:`puffer_core.engine.kernels.start_zone` reads.
+
+    For prior i and node t (row t − 1): ``sid`` the support index of supp p_t (``hpi[i]``, supp π,
+    for a stationary prior); ``lm`` log p_t (``NEG`` for zeros and past the prior's end); ``dev``
+    log p_t − log π where both are positive (0 elsewhere); ``delta`` max − min of ``dev`` over those
+    states; ``bounded[t − 1]``: every support within reach of node t lies in supp π, for every
+    prior; ``moving[i]``: prior i is not stationary.
+    """
+    k = profiles[0].K
+    n_priors = len(profiles)
+    sid = np.zeros((n_priors, m), dtype=np.int64)
+    lm = np.full((n_priors, m, k), NEG)
+    dev = np.zeros((n_priors, m, k))
+    bounded = np.ones(m, dtype=bool)
+    delta = np.zeros((n_priors, m))
+    moving = np.array([not p.stationary for p in profiles])
+    for i, prof in enumerate(profiles):
+        n = min(m, prof.T)
+        bounded &= prof.bounded_nodes(m)
+        if prof.stationary:
+            sid[i, :n] = hpi[i]
+            lm[i, :n] = log_or_neg(prof.pi)[None, :]
+            continue
+        marg = profile_marginals(prof, n, work)
+        lm[i, :n] = log_or_neg(marg)
+        sid[i, :n] = prof.node_support(n)
+        if prof.pi is not None:
+            lp = log_or_neg(prof.pi)
+            inside = (marg > 0) & (prof.pi > 0)[None, :]
+            dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
+            hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
+            lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
+            delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
+    return {"sid": sid, "lm": lm, "dev": dev, "delta": delta, "bounded": bounded, "moving": moving}
 
 
 def attach_arena(profiles: list[ChainProfile]) -> np.ndarray | None:

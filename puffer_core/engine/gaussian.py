@@ -21,40 +21,54 @@ app states).  Every reported value is an upper bound on this quantity for the *e
 - **σ.** The spread is non-increasing in σ (a more concentrated conditional separates the
   secrets more; verified on a wide grid in the tests), so a lower bound on σ gives an upper
   bound on a(b).
-- **w and σ for the exact Σ.**  The solves use one Cholesky factorisation of Σ (rows in the
-  order farthest-first, so every L is a leading block) with a nugget ``JITTER`` for
-  stability; the results are then certified against the exact kernel by the residual
-  ρ = Σ_LL w̃ − Σ_{L,i*} (computed with a rounding allowance): w − w̃ = Σ_LL⁻¹ρ, so
-  ‖w − w̃‖₂ ≤ ‖ρ‖₂ / λ, with λ a proven lower bound on every eigenvalue of every principal
-  submatrix of Σ — the minimum of the kernel's Toeplitz symbol (squared exponential
-  exp(−d²/ℓ): the Jacobi theta product Π_m (1 − q^{2m})(1 − q^{2m−1})², q = e^{−1/ℓ};
-  exponential exp(−|d|/ℓ): (1 − ρ)/(1 + ρ), ρ = e^{−1/ℓ}).  This bounds M from above and
-  σ² = 1 − Σ_{i*,L} w from below.  Where σ² cannot be certified positive (ℓ so large that Σ is
-  singular to double precision) a(b) is reported as +inf.
+- **w and σ for the exact Σ.** The solves use one Cholesky factorisation of Σ (rows in the
+  order farthest-first, so every L is a leading block) with a nugget ``JITTER`` for stability,
+  and one triangular inverse (for even n the second order of ties is the first with adjacent
+  pairs swapped: its factor and inverse follow by reflections in O(n²)); the results are then
+  certified against the exact kernel by the residual ρ = Σ_LL w̃ − Σ_{L,i*} (computed with a
+  rounding allowance): w − w̃ = Σ_LL⁻¹ρ, so ‖w − w̃‖₂ ≤ ‖ρ‖₂ / λ, with λ a proven lower bound
+  on every eigenvalue of every principal submatrix of Σ — the minimum of the kernel's Toeplitz
+  symbol (squared exponential exp(−d²/ℓ): the Jacobi theta product Π_m (1 − q^{2m})(1 −
+  q^{2m−1})², q = e^{−1/ℓ}; exponential exp(−|d|/ℓ): (1 − ρ)/(1 + ρ), ρ = e^{−1/ℓ}). This
+  bounds M from above and σ² = 1 − Σ_{i*,L} w from below. Where σ² cannot be certified
+  positive (ℓ so large that Σ is singular to double precision) a(b) is reported as +inf.
 - **r.** g(r − μ) is concave in r and −log Pr(N(0,1) ∈ [r, r + δ]) convex, so on each cell of
   the r grid f lies below min(two tangents of the concave part) + chord of the convex part
   and above chord of the concave part + max(two tangents of the convex part).  These give
   rigorous bounds for max_r f and min_r f; cells whose bound could still matter are
   subdivided until the bound is within ``R_TOL`` of an attained value.
 
-Interval probabilities are computed in log space (``scipy.special.log_ndtr`` and a stable
-log of a difference), never clipped, so values of hundreds of nats are kept.  a(b) is made
+Interval probabilities are computed in log space (tails from ``scipy.special.erfcx``, narrow
+intervals by quadrature of the hazard, intervals around 0 from erf), never clipped and without
+cancellation, so values of hundreds of nats and widths δ down to 1e-200 are kept.  a(b) is made
 non-increasing by a running minimum over b (|H| ≤ b allows smaller H).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky
 from scipy.linalg.blas import dtrmm as trmm
 from scipy.linalg.lapack import dtrtri as trtri
-from scipy.special import erf, log_ndtr
+from scipy.special import erf, erfcx
 
 from ..priors.models import MAX_LENGTH, GaussianProcessPrior
 from ..validation import WORK_LIMIT_SECONDS, check_whole
-from ..work import GAUSSIAN, Progress, ProgressCallback, WorkCounter, WorkEstimate, one_blas_thread
+from ..work import (
+    GAUSSIAN,
+    MEMORY_LIMIT_BYTES,
+    PRODUCT,
+    SECONDS_PER_UNIT,
+    UNIT_KINDS,
+    Progress,
+    ProgressCallback,
+    WorkCounter,
+    WorkEstimate,
+    one_blas_thread,
+)
 from .curve import InfluenceCurve
 
 JITTER = 1e-10  # nugget for the factorisation only; the curve is certified for the exact kernel
@@ -63,36 +77,45 @@ R_TOL = 1e-7  # refinement stops once each bound is within R_TOL·spread + R_ABS
 R_ABS = 1e-6
 _U = np.finfo(float).eps / 2  # unit roundoff
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
+# Narrow intervals (standardised width ≤ _NARROW_WIDTH) take the log of the tail ratio as −∫ hazard by
+# 3-point Gauss–Legendre quadrature (relative error below 3e-15 there); wider ones from erfcx directly
+# (absolute error of the log ratio a few ulps, relative to a ratio of at least 0.04: below 2e-14).  Both
+# are checked against 40-digit values in the tests.
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(3)
+_NARROW_WIDTH = 0.05
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def _log1mexp(x: np.ndarray) -> np.ndarray:
     """log(1 − e^x) for x ≤ 0, stable."""
     x = np.minimum(x, -1e-300)
-    return np.where(x > -0.6931471805599453, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
-
-
-def _log_hazard(x: np.ndarray) -> np.ndarray:
-    """log of the hazard φ(x)/Q(x) of the standard normal (Q = 1 − Φ), accurate to relative rounding."""
-    return -0.5 * x * x - _LOG_SQRT_2PI - log_ndtr(-x)
+    with np.errstate(divide="ignore"):  # np.where evaluates both branches; the one kept is finite
+        return np.where(x > -0.6931471805599453, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
 
 
 def _upper_tail(lo: np.ndarray, width: np.ndarray) -> np.ndarray:
-    """log Pr(Z ∈ [lo, lo + width]) for lo ≥ 0: log Q(lo) + log(1 − Q(lo + width)/Q(lo)).
+    """log Pr(Z ∈ [lo, lo + width]) for lo ≥ 0: log Q(lo) + log(1 − Q(lo + width)/Q(lo)), Q = 1 − Φ.
 
-    The log ratio is −∫ hazard over the interval; for a narrow interval (|ratio| < 1) it is
-    taken by 8-point Gauss–Legendre quadrature of the smooth hazard, not as the difference of
-    two nearly equal log Q values (which loses every digit when the width is ~1e-12).
+    With Q(x) = ½·erfcx(x/√2)·e^(−x²/2), log Q(lo) = log(½·erfcx(lo/√2)) − lo²/2 keeps its relative
+    accuracy however far the tail, and the log ratio is log erfcx((lo + w)/√2) − log erfcx(lo/√2)
+    − w·(lo + w/2).  For a narrow interval that difference would cancel (every digit lost at a
+    width of 1e-12), so there the log ratio is −∫ hazard over the interval, by quadrature of the
+    smooth hazard φ(x)/Q(x) = √(2/π)/erfcx(x/√2).
     """
-    a = log_ndtr(-lo)
-    diff = log_ndtr(-(lo + width)) - a
-    narrow = diff > -1.0
+    at_lo = erfcx(lo * _SQRT_HALF)
+    log_q = np.log(0.5 * at_lo) - 0.5 * lo * lo
+    ratio = np.empty(lo.shape)
+    narrow = width <= _NARROW_WIDTH
     if np.any(narrow):
         lo_n, w_n = lo[narrow], width[narrow]
         x = lo_n[:, None] + 0.5 * w_n[:, None] * (1.0 + _GL_NODES[None, :])
-        integral = 0.5 * w_n * (np.exp(_log_hazard(x)) * _GL_WEIGHTS[None, :]).sum(axis=1)
-        diff[narrow] = -integral
-    return a + _log1mexp(diff)
+        ratio[narrow] = -0.5 * w_n * ((_SQRT_2_OVER_PI / erfcx(x * _SQRT_HALF)) @ _GL_WEIGHTS)
+    wide = ~narrow
+    if np.any(wide):
+        lo_w, w_w = lo[wide], width[wide]
+        ratio[wide] = np.log(erfcx((lo_w + w_w) * _SQRT_HALF) / at_lo[wide]) - w_w * (lo_w + 0.5 * w_w)
+    return log_q + _log1mexp(ratio)
 
 
 def log_interval_probability(lo: np.ndarray, hi: np.ndarray, width: np.ndarray | None = None) -> np.ndarray:
@@ -183,48 +206,116 @@ def _block_minimum(chol: np.ndarray, s_ll: np.ndarray, x: np.ndarray) -> np.ndar
         return np.where(np.isfinite(inv_norm), 1.0 / inv_norm**2 - f_norm, -np.inf) * (1 - 1e-12)
 
 
-def _certified(prior: GaussianProcessPrior, order: np.ndarray, lam: float | np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """(upper bound on γ‖w‖₁, lower bound on σ²) for b = 1..n−1, L = order[b:], exact kernel."""
+def _system(prior: GaussianProcessPrior, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Σ_LL, Σ_{L,i*}) with L = order[1:] farthest first: L for b is the leading n − b entries."""
     n = prior.n
-    centre = order[0]
-    perm = order[:0:-1]  # farthest first: L for b is the leading n − b entries
+    perm = order[:0:-1]
     lags = np.arange(n, dtype=float)
     kern = np.exp(-(lags**2) / prior.length_scale) if prior.kernel == "squared_exponential" else np.exp(
         -lags / prior.length_scale)
-    s_ll = kern[np.abs(perm[:, None] - perm[None, :])]  # Σ is Toeplitz: k(|j − k|)
-    c = kern[np.abs(perm - centre)]
+    return kern[np.abs(perm[:, None] - perm[None, :])], kern[np.abs(perm - order[0])]  # Σ is Toeplitz
+
+
+def _factor(s_ll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(chol, X ≈ chol⁻¹) of Σ_LL plus a nugget (``JITTER``, raised until the factorisation succeeds).
+
+    The leading blocks of chol and X are the factor of, and the inverse of the factor of, the
+    leading blocks of Σ_LL.  Nothing here needs to be exact: :func:`_certified` bounds the error
+    of what is derived from them against the exact kernel.
+    """
     nugget = JITTER
     while True:
         try:
-            chol = cholesky(s_ll + nugget * np.eye(n - 1), lower=True, check_finite=False)
+            chol = cholesky(s_ll + nugget * np.eye(s_ll.shape[0]), lower=True, check_finite=False)
             break
         except LinAlgError:
             nugget *= 100.0
-    x = np.tril(trtri(chol, lower=1)[0])  # chol⁻¹: its leading blocks are the inverses of chol's leading blocks
+    return chol, np.tril(trtri(chol, lower=1)[0])
+
+
+def _swapped(chol: np.ndarray, x: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The factor and its inverse after swapping positions (i, i + 1) for every i in ``first`` (disjoint pairs).
+
+    With P the swap, P·chol is lower triangular but for entry (i, i + 1); a reflection G of
+    columns i, i + 1 (G = Gᵀ = G⁻¹) restores it with a positive diagonal, so P·S·Pᵀ = (P·chol·G)(P·chol·G)ᵀ
+    and (P·chol·G)⁻¹ = G·X·Pᵀ: O(n²) instead of a new factorisation.
+    """
+    rows = np.arange(chol.shape[0])
+    swap = rows.copy()
+    swap[first], swap[first + 1] = first + 1, first
+    a = chol[swap]  # P·chol
+    top, diag = a[first, first], a[first, first + 1]  # row i of P·chol: (L[i+1, i], L[i+1, i+1])
+    r = np.hypot(top, diag)
+    cos, sin = top / r, diag / r
+    left, right = a[:, first].copy(), a[:, first + 1].copy()
+    a[:, first] = left * cos + right * sin
+    a[:, first + 1] = left * sin - right * cos
+    a[first, first + 1] = 0.0
+    inv = x[:, swap]  # X·Pᵀ
+    up, down = inv[first].copy(), inv[first + 1].copy()
+    inv[first] = cos[:, None] * up + sin[:, None] * down
+    inv[first + 1] = sin[:, None] * up - cos[:, None] * down
+    return a, np.tril(inv)
+
+
+def _certified(prior: GaussianProcessPrior, s_ll: np.ndarray, c: np.ndarray, chol: np.ndarray, x: np.ndarray,
+               lam: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(upper bound on γ‖w‖₁, lower bound on σ²) for b = 1..n−1, L the n − b leading entries, exact kernel.
+
+    w̃ is derived from the approximate factor; ρ = Σ_LL·w̃ − Σ_{L,i*} is computed from the exact
+    kernel with a rounding allowance, and ‖w − w̃‖₂ ≤ ‖ρ‖₂/λ (module docstring).
+    """
+    n = prior.n
     z = x @ c
     upper = np.triu(np.ones((n - 1, n - 1), dtype=bool))  # column j ↔ |L| = j + 1
     # w for |L| = j + 1 is chol_jᵀ⁻¹ z_j: w[i, j] = Σ_{i ≤ l ≤ j} x[l, i] z[l], a running sum over l
-    w = np.where(upper, np.cumsum((x * z[:, None]).T, axis=1), 0.0)
-    c_cols = np.where(upper, c[:, None], 0.0)
-    residual = np.where(upper, trmm(1.0, w, s_ll, side=1, lower=0), 0.0) - c_cols  # Σ_LL·w, w upper triangular
+    w = np.cumsum((x * z[:, None]).T, axis=1)
+    w[~upper] = 0.0
+    residual = trmm(1.0, w, s_ll, side=1, lower=0)  # Σ_LL·w, w upper triangular
+    residual -= c[:, None]
+    residual[~upper] = 0.0
     size = np.arange(1, n)
     gamma_k = (size + 2) * _U / (1 - (size + 2) * _U)
-    w2 = np.sqrt((w * w).sum(axis=0))
+    w2 = np.sqrt(np.einsum("ij,ij->j", w, w))
     c2 = np.sqrt(np.cumsum(c * c))
     rounding = gamma_k * (c2 + _row_sum(prior) * w2)  # |fl(ρ) − ρ| ≤ γ_k (|c| + |Σ||w̃|), in 2-norm
     if lam < 1e-6:  # the kernel's own bound is weak: bound each leading block from its factor too
         lam = np.maximum(lam, _block_minimum(chol, s_ll, x))
     with np.errstate(divide="ignore"):
-        err = np.where(lam > 0, (np.sqrt((residual * residual).sum(axis=0)) + rounding) * (1 + 1e-10) / lam, np.inf)
-    w1 = np.abs(w).sum(axis=0) * (1 + 2 * n * _U) + np.sqrt(size) * err
-    cw = (c_cols * w).sum(axis=0)
-    cw_abs = (np.abs(c_cols) * np.abs(w)).sum(axis=0)
+        norm = np.sqrt(np.einsum("ij,ij->j", residual, residual))
+        err = np.where(lam > 0, (norm + rounding) * (1 + 1e-10) / lam, np.inf)
+    del residual
+    w_abs = np.abs(w)
+    w1 = w_abs.sum(axis=0) * (1 + 2 * n * _U) + np.sqrt(size) * err
+    cw = c @ w
+    cw_abs = np.abs(c) @ w_abs
     with np.errstate(invalid="ignore"):
         var_lo = np.where(np.isfinite(err), 1.0 - cw - gamma_k * cw_abs - c2 * err - 4 * _U, -np.inf)
     # index b − 1: L = order[b:] has n − b entries, column n − b − 1
     cols = n - np.arange(1, n) - 1
     return prior.gamma * w1[cols], var_lo[cols]
+
+
+def _conditionals(prior: GaussianProcessPrior, orders: list[np.ndarray], lam: float
+                  ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(bound on γ‖w‖₁, bound on σ²) of each order in turn; the second order's factor from the first's."""
+    chol = x = before = None
+    for order in orders:
+        s_ll, c = _system(prior, order)
+        perm = order[:0:-1]
+        pairs = None
+        if before is not None and before[0] == order[0]:
+            moved = np.flatnonzero(perm != before)
+            pairs = moved[::2]
+            if moved.size % 2 or not (np.array_equal(moved[1::2], pairs + 1) and np.array_equal(
+                    perm[pairs], before[pairs + 1]) and np.array_equal(perm[pairs + 1], before[pairs])):
+                pairs = None
+        if pairs is None or chol is None or x is None:
+            chol, x = _factor(s_ll)
+        else:
+            chol, x = _swapped(chol, x, pairs)
+        yield _certified(prior, s_ll, c, chol, x, lam)
+        before = perm
 
 
 class _Side:
@@ -365,15 +456,24 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> 
     orders = len(_orders(prior.n))
     m = min(prior.n if max_b is None else int(max_b), prior.n - 1)
     weak = symbol_minimum(prior) < 1e-6  # the factor's own bound needs two more products
-    per_order = n**3 * (1 / 3 + 1 / 3 + 1 + (4 if weak else 0)) + 40 * n * n
+    # multiply-adds of the linear algebra (BLAS): the first order's factor, inverse and residual product (and
+    # two full products when λ is weak); a second order (even n) reuses the factor (see _swapped)
+    extra = 2.0 if weak else 0.0
+    products = n**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + (orders - 1) * n**3 * (1 / 2 + extra)
     rows = m * (1 + 0.5 * (orders - 1))
-    units = {"gaussian": orders * per_order + rows * R_POINTS * _SPREAD_FLOPS}
+    units = {
+        "product": products,
+        "gaussian": (40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS,  # array passes, r bounds
+        "overhead": 3000.0 + 40.0 * rows,  # the interpreter's share (microseconds)
+    }
     nbytes = 8.0 * n * n * (9 if weak else 6)
-    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(units["gaussian"] / 2.5e9, 1e-9)) ** (1 / 3)))
+    seconds = products * SECONDS_PER_UNIT["product"]
+    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(seconds, 1e-9)) ** (1 / 3),
+                             (MEMORY_LIMIT_BYTES / nbytes) ** 0.5))
     return WorkEstimate(
         f"a Gaussian-process curve with n = {prior.n:,} coordinates", units, nbytes,
-        f"{orders} Cholesky factorisation{'s' if orders > 1 else ''} of {prior.n - 1}×{prior.n - 1} with"
-        " certified residuals",
+        f"a Cholesky factorisation of {prior.n - 1}×{prior.n - 1}"
+        f"{' (and its reordering for the second order of ties)' if orders > 1 else ''} with certified residuals",
         f"use n ≤ {max(2, int(fits * 0.9)):,} (the curve only depends on the coordinates within the correlation"
         " range of the centre, so a shorter record with the same ℓ shows the same shape)",
         {"n": max(2, int(fits * 0.9))},
@@ -408,13 +508,12 @@ def gaussian_influence_curve(
     a = np.zeros(n_b)
     m = min(n_b, n - 1)
     orders = _orders(n)
-    per_order = (estimate.units["gaussian"] - m * R_POINTS * _SPREAD_FLOPS) / len(orders)
+    per_order = (estimate.total_units - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
     with one_blas_thread():
         if m >= 1:
             values = []
-            for i, order in enumerate(orders):
-                report.report(f"conditional laws, order {i + 1} of {len(orders)}", force=True)
-                mu, var = _certified(prior, order, lam)
+            report.report(f"conditional laws, order 1 of {len(orders)}", force=True)
+            for i, (mu, var) in enumerate(_conditionals(prior, orders, lam)):
                 report.advance(f"conditional laws, order {i + 1} of {len(orders)}", per_order)
                 mu, var = mu[:m], var[:m]
                 out = np.full(m, np.inf)
@@ -430,7 +529,8 @@ def gaussian_influence_curve(
                 values.append(out)
             a[:m] = np.maximum(np.min(values, axis=0), 0.0)
     if work is not None:
-        work.add(GAUSSIAN, estimate.units["gaussian"])
+        for kind in (PRODUCT, GAUSSIAN):  # counted from the sizes, not measured: the estimate's own numbers
+            work.add(kind, estimate.units[UNIT_KINDS[kind]])
     report.finish()
     a = np.minimum.accumulate(a)
     certified = "" if np.all(np.isfinite(a)) else "; ∞ where double precision cannot certify the conditional variance"

@@ -64,10 +64,10 @@ from ..work import (
     combine,
     one_blas_thread,
 )
-from .chain_terms import ChainProfile, attach_arena, profile_marginals, shared_tables
+from .chain_terms import ChainProfile, attach_arena, node_arrays, shared_tables
 from .curve import InfluenceCurve
 from .gaussian import gaussian_estimate, gaussian_influence_curve
-from .kernels import far_zone, log_or_neg, start_zone
+from .kernels import far_zone, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
 # Split-phase units per pair, prior and b (bounds, candidates, evaluations), measured on every
@@ -75,8 +75,17 @@ MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only 
 # zone (the first nodes scan every pair, later ones walk lists sorted by their bounds).
 FAR_UNITS = 8.0
 START_UNITS = 12.0
-START_LATE_UNITS = 2.0
+START_LATE_UNITS = 3.0
 EARLY_NODES = 9
+SCATTERED_BYTES = 256e6  # tables of this size make a split unit twice as costly (cache misses), measured
+# Interpreter work (microseconds, unit "overhead") per call, per prior and per table distance: what tiny
+# inputs cost (measured with margin by benchmarks/bench_estimates.py).
+OVERHEAD_CALL = 3000.0
+OVERHEAD_PRIOR = 500.0
+OVERHEAD_DISTANCE = 60.0
+# Above this estimate the cutoff bound is refined from the power of two past it to the cutoff itself
+# (about log₂ D more matrix products, negligible next to such work; below it the estimate may be up to 2× high).
+REFINE_SECONDS = 1.0
 
 
 def _prepare(priors: list[MarkovChainPrior], n_eff: int, work: WorkCounter | None) -> list[ChainProfile]:
@@ -89,7 +98,7 @@ def _prepare(priors: list[MarkovChainPrior], n_eff: int, work: WorkCounter | Non
                          _states_advice(k, units))
     if early.seconds > WORK_LIMIT_SECONDS:  # before any O(K³) work on the priors themselves
         early.check()
-    return [ChainProfile(p, n_eff, work) for p in priors]
+    return [ChainProfile(p, n_eff, work, exact=False) for p in priors]
 
 
 def _states_advice(k: int, units: float) -> str:
@@ -110,14 +119,21 @@ def _zones(profiles: list[ChainProfile], n_eff: int, t_max: int, bound: bool) ->
 
 
 def _split_units(profiles: list[ChainProfile], n_eff: int, t_max: int) -> tuple[float, float]:
-    """(far-zone units, start-zone units) of the min over splits (FAR_UNITS, START_UNITS per pair and prior)."""
+    """(far-zone units, start-zone units) of the min over splits, per pair and b (module constants).
+
+    The first ``EARLY_NODES`` nodes of the start zone scan every pair with every prior.  Later nodes
+    take their candidates from each non-stationary prior's list while that prior is away from its
+    stationary law (before its own far-node start), and from one list of the stationary priors.
+    """
     n_b, _, start, far = _zones(profiles, n_eff, t_max, bound=True)
     pairs = float(profiles[0].K) ** 2
     n = len(profiles)
     far_units = FAR_UNITS * pairs * max(far, 1) * n_b if far else 0.0
-    nodes = START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * max(0, start - EARLY_NODES)
-    start_units = pairs * n * n_b * nodes
-    return far_units, start_units
+    late = sum(max(0, min(start, p.t_c_bound - 1, p.T) - EARLY_NODES) for p in profiles if not p.stationary)
+    if any(p.stationary for p in profiles):
+        late += max(0, start - EARLY_NODES)
+    nodes = n * START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * late
+    return far_units, pairs * n_b * nodes
 
 
 def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstimate:
@@ -132,7 +148,10 @@ def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstim
     if start:  # Θ: a prior's marginals are needed up to the latest far-node start of all priors
         units["marginal"] = units.get("marginal", 0.0) + sum(
             float(k) ** 2 * min(p.T, start) for p in profiles if not p.stationary)
-    units["split"] = far_units + start_units
+    # the split phase reads the tables at scattered rows: once they outgrow the caches each read costs more
+    units["split"] = (far_units + start_units) * (1.0 + min(1.0, arena / SCATTERED_BYTES))
+    # the interpreter's share: the call, each prior, each table distance and each chunk of b
+    units["overhead"] = OVERHEAD_CALL + sum(OVERHEAD_PRIOR + OVERHEAD_DISTANCE * p.table_distances() for p in profiles)
     distances = max(p.table_distances() for p in profiles)
     parts = [f"K = {k} states", f"{len(profiles)} prior{'s' if len(profiles) > 1 else ''}",
              f"left/right terms up to distance {distances}"]
@@ -190,7 +209,12 @@ def _plan(priors: list[MarkovChainPrior], max_b: int | None, work: WorkCounter |
     if n_eff < 1:
         return t_max, n_b, n_eff, None, WorkEstimate("this a(b) curve", {}, 0.0, "a chain of length 1: a(b) = 0")
     profiles = _prepare(priors, n_eff, work)
-    estimate = _with_advice(_estimate(profiles, n_eff, t_max), profiles, n_eff, t_max)
+    estimate = _estimate(profiles, n_eff, t_max)
+    if estimate.seconds > REFINE_SECONDS or not estimate.fits:  # worth log₂ D more products: the exact cutoff
+        for profile in profiles:
+            profile.refine(work)
+        estimate = _estimate(profiles, n_eff, t_max)
+    estimate = _with_advice(estimate, profiles, n_eff, t_max)
     return t_max, n_b, n_eff, profiles, estimate
 
 
@@ -236,7 +260,7 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
     def chunked(stage: str, run) -> None:
         """Run b = 1..n_b in chunks of ~0.05 s, reporting progress between them."""
         b = 1
-        size = 1
+        size = n_b if per_b * n_b * SECONDS_PER_UNIT["split"] < 0.05 else 1  # short work: one call
         while b <= n_b:
             last = min(n_b, b + size - 1)
             before = units[SPLIT]
@@ -257,32 +281,10 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
             best, b0, b1, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add, far_valid, carried, units))
     if t_c > 1:
         m = start
-        sid = np.zeros((len(profiles), m), dtype=np.int64)
-        lm = np.full((len(profiles), m, k), -1e300)
-        dev = np.zeros((len(profiles), m, k))
-        bounded = np.ones(m, dtype=bool)
-        delta = np.zeros((len(profiles), m))
-        moving = np.array([not p.stationary for p in profiles])
-        for i, prof in enumerate(profiles):
-            n = min(m, prof.T)
-            bounded &= prof.bounded_nodes(m)
-            if prof.stationary:
-                sid[i, :n] = hpi[i]
-                lm[i, :n] = log_or_neg(prof.pi)[None, :]
-                continue
-            marg = profile_marginals(prof, n, work)
-            lm[i, :n] = log_or_neg(marg)
-            sid[i, :n] = prof.node_support(n)
-            if prof.pi is not None:
-                lp = log_or_neg(prof.pi)
-                inside = (marg > 0) & (prof.pi > 0)[None, :]
-                dev[i, :n] = np.where(inside, lm[i, :n] - lp[None, :], 0.0)
-                hi = np.where(inside, dev[i, :n], -np.inf).max(axis=1)
-                lo = np.where(inside, dev[i, :n], np.inf).min(axis=1)
-                delta[i, :n] = np.where(np.isfinite(hi) & np.isfinite(lo), hi - lo, 0.0)
+        nodes = node_arrays(profiles, m, hpi, work)
         chunked("nodes near the start", lambda b0, b1: start_zone(
-            best, b0, b1, m + 1, t_max, k, tab, stride, sid, lm, depth, lengths,
-            hpi, shift, valid, moving, dev, delta, bounded, units))
+            best, b0, b1, m + 1, t_max, k, tab, stride, nodes["sid"], nodes["lm"], depth, lengths,
+            hpi, shift, valid, nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"], units))
     return best
 
 

@@ -405,20 +405,19 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
     fewer right ones and priors), so only nodes in [max(t_lo, T_min − b), max(t_lo, b + 1)]
     are evaluated — a single interior node when T_min ≥ 2b + 1.
 
-    A pair is evaluated only when an upper bound on its value beats the best value found, pairs
-    by decreasing bound.  The bounds, each valid at every node of the range: the balanced
-    split; ``carried[p]``, the pair's bound from smaller b (a node's value is non-increasing in
-    b, since |H| ≤ b allows every smaller H; the caller starts it at +inf and passes it back
-    between calls); and, when the range holds several nodes, max over nodes of the smaller of
-    the two one-sided splits (no left L node: non-decreasing in t; no right L node:
-    non-increasing), found by binary search — only the nodes where both beat the best value
-    are then evaluated.  ``work[2]`` counts the prior-split terms and pair bounds evaluated.
+    A pair is evaluated only when an upper bound on its value beats the best value found (the pair
+    with the largest bound first, then the others in order). The bounds, each valid at every node
+    of the range: the balanced split; ``carried[p]``, the pair's bound from smaller b (a node's
+    value is non-increasing in b, since |H| ≤ b allows every smaller H; the caller starts it at
+    +inf and passes it back between calls); and, when the range holds several nodes, max over
+    nodes of the smaller of the two one-sided splits (no left L node: non-decreasing in t; no
+    right L node: non-increasing), found by binary search — only the nodes where both beat the
+    best value are then evaluated. ``work[2]`` counts the prior-split terms and pair bounds
+    evaluated.
     """
     n_pairs = valid.shape[1]
     n = T.shape[0]
     upper = np.empty(n_pairs)
-    cand = np.empty(n_pairs, dtype=np.int64)
-    cand_ub = np.empty(n_pairs)
     for b in range(b_from, b_to + 1):
         a = t_min - b
         c = b + 1
@@ -440,44 +439,33 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
         if carried[top] == -np.inf:
             continue
         bb = best[b - 1]
-        for pass_ in range(2):
-            count = 0
-            if pass_ == 0:
-                cand[0] = top
-                count = 1
-            else:
-                for p in range(n_pairs):
-                    if p != top and carried[p] > bb:
-                        cand[count] = p
-                        cand_ub[count] = -carried[p]
-                        count += 1
-                if count > 1:
-                    order = np.argsort(cand_ub[:count])
-                    cand[:count] = cand[:count][order]
-            for j in range(count):
-                p = cand[j]
-                if carried[p] <= bb:
+        # the pair with the largest bound first (it usually sets the best value), then the others
+        for j in range(n_pairs + 1):
+            p = top if j == 0 else j - 1
+            if j > 0 and p == top:
+                continue
+            if carried[p] <= bb:
+                continue
+            first, last = lo, hi
+            if hi > lo:
+                cross = _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add)
+                work[2] += 4 * n * (1 + int(np.log2(hi - lo + 1)))
+                if cross < carried[p]:
+                    carried[p] = cross
+                if cross <= bb:
                     continue
-                first, last = lo, hi
-                if hi > lo:
-                    cross = _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add)
-                    work[2] += 4 * n * (1 + int(np.log2(hi - lo + 1)))
-                    if cross < carried[p]:
-                        carried[p] = cross
-                    if cross <= bb:
-                        continue
-                    first = max(lo, _first_left_above(lo, hi, bb, b, p, tab, stride, D, T, valid))
-                    last = min(hi, _last_right_above(lo, hi, bb, b, p, t_max, tab, stride, hpi, D, valid, shift, add))
-                for t in range(last, first - 1, -1):
-                    v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid, work)
-                    if v > bb:
-                        bb = v
-                    if bb >= carried[p]:
-                        break
-                # every node's value is now ≤ bb: evaluated ones by far_node (exact, or some split
-                # ≤ the threshold), the others by the bounds
-                if bb < carried[p]:
-                    carried[p] = bb
+                first = max(lo, _first_left_above(lo, hi, bb, b, p, tab, stride, D, T, valid))
+                last = min(hi, _last_right_above(lo, hi, bb, b, p, t_max, tab, stride, hpi, D, valid, shift, add))
+            for t in range(last, first - 1, -1):
+                v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid, work)
+                if v > bb:
+                    bb = v
+                if bb >= carried[p]:
+                    break
+            # every node's value is now ≤ bb: evaluated ones by far_node (exact, or some split
+            # ≤ the threshold), the others by the bounds
+            if bb < carried[p]:
+                carried[p] = bb
         best[b - 1] = bb
 
 

@@ -71,9 +71,9 @@ from .chain_terms import ChainProfile
 
 _FIRST_LIMIT = 16
 _CHUNK_CELLS = 4_000_000  # elements per temporary array in the batched computations
-# Quilt-search units per pair and table distance (cells bounded and evaluated), per node for the
-# nodes visited one by one, measured with margin (benchmarks/bench_estimates.py).
-CELL_UNITS = 16.0
+# Cells of the far nodes' quilt table evaluated per pair and table distance, with margin (measured at most ~3
+# on every family, benchmarks/bench_estimates.py).
+CELL_UNITS = 4.0
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,11 @@ class _Quilts:
         self.marg = profile.marg if not profile.stationary else self.pi[None, :]
         self._pairs: dict[tuple[bytes, bytes], _Rows] = {}
 
+    def count(self, units: float, stage: str) -> None:
+        """``units`` of array work done (elements of the quilt arrays touched): counted and reported."""
+        self.work.add(MARGINAL, units)
+        self.report.advance(stage, units)
+
     def depth(self, a: np.ndarray) -> np.ndarray:
         """The distance whose table row serves distance a: a itself, or the cutoff beyond it."""
         return a if self.terms.cutoff is None else np.minimum(a, self.terms.cutoff)
@@ -235,12 +240,8 @@ def _scores(card: np.ndarray, influence: np.ndarray, eps: float) -> np.ndarray:
         return np.where(usable, card / np.where(usable, eps - e, 1.0), np.inf)
 
 
-def _cells_max_plus(
-    left: np.ndarray, right: np.ndarray, rows: np.ndarray, cols: np.ndarray, work: WorkCounter | None = None
-) -> np.ndarray:
+def _cells_max_plus(left: np.ndarray, right: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """E[i] = max_p (left[rows[i], p] + right[cols[i], p]) for a list of cells (0-based indices)."""
-    if work is not None:
-        work.add(MARGINAL, float(rows.size) * left.shape[1])
     out = np.empty(rows.size)
     step = max(1, _CHUNK_CELLS // max(1, left.shape[1]))
     order = np.argsort(rows, kind="stable")
@@ -356,8 +357,9 @@ def _stationary_sigma(
         bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :].max())
         lower = np.maximum(lmax[:, None], rmax[None, :])
         rows, cols = np.nonzero(inside & (_scores(card, lower, eps) <= bound))
-        table[rows, cols] = _cells_max_plus(left, right, rows, cols, terms.work)
-        terms.report.advance("quilts of the far nodes", float(rows.size) * pairs.size)
+        table[rows, cols] = _cells_max_plus(left, right, rows, cols)
+        # the tables' rows, the cells evaluated, the (d, d) score arrays and twice the (T, d) node arrays
+        terms.count((2.0 * d + rows.size) * pairs.size + 12.0 * d * d + 24.0 * T * d, "quilts of the far nodes")
         sigma = _node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :]
         worst = float(sigma.max())
         if worst <= floor:
@@ -383,6 +385,7 @@ class _Bounds:
 def _left_rows(terms: _Quilts, t: int, dist: np.ndarray, pairs: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """left_t[a, p] for the distances ``dist`` (1-based, increasing) at node t (past the cutoff: its bound)."""
     out = np.empty((dist.size, pairs.size))
+    terms.count(float(dist.size) * pairs.size, f"quilts of node {t}")
     supports = terms.marg[t - 1 - terms.depth(dist)] > 0  # support of p_{t−a} (a capped at the cutoff)
     done = np.zeros(dist.size, dtype=bool)
     while not done.all():
@@ -404,8 +407,8 @@ def _exact_cells(
     left = _left_rows(terms, t, dist, pairs, shift)
     ucols = np.unique(cols)
     right = terms.right_pairs(int(ucols[-1]), pairs)[ucols - 1]
-    terms.report.advance(f"quilts of node {t}", float(rows.size) * pairs.size)
-    return _cells_max_plus(left, right, np.searchsorted(dist, rows), np.searchsorted(ucols, cols), terms.work)
+    terms.count(float(rows.size) * pairs.size, f"quilts of node {t}")
+    return _cells_max_plus(left, right, np.searchsorted(dist, rows), np.searchsorted(ucols, cols))
 
 
 def _one_sided(
@@ -460,6 +463,7 @@ def _general_sigma(terms: _Quilts, eps: float, floor: float) -> tuple[float, int
         while True:
             d = min(limit, T - 1)
             n_a, n_b = min(t - 1, d), min(T - t, d)
+            terms.count(16.0 * n_a * n_b + 4.0 * pairs.size, f"quilts of node {t}")  # the (a, b) bound arrays
             card = (np.arange(1, n_a + 1)[:, None] + np.arange(1, n_b + 1)[None, :] - 1).astype(float)
             inside = card <= limit
             lo = np.zeros((n_a, n_b))  # max-influences are ≥ 0
@@ -528,9 +532,16 @@ def _estimate(profiles: list[ChainProfile], eps: float) -> WorkEstimate:
         tables = profile.estimate(n)
         k = float(profile.K)
         nodes = 0 if profile.stationary else min(profile.T, profile.t_c_bound) - 1
-        cells = CELL_UNITS * k * k * n * (4 + nodes)
+        pairs = k * k
+        # the far nodes: the rows of the tables and the cells evaluated (about n of them per pair), the (d, d)
+        # score arrays and the (T, d) node arrays, over rounds whose d add up to at most 3n (d² to 3n²)
+        far = (6.0 + CELL_UNITS) * n * pairs + 36.0 * n * n + 72.0 * profile.T * n
+        # each node visited one by one: its bound arrays, its rows and the cells its bounds cannot settle (on
+        # slowly converging chains up to about n²/50 per pair; see benchmarks/bench_estimates.py)
+        per_node = pairs * n * (1.0 + n / 50.0) + 16.0 * n * n + 4.0 * pairs
         units = dict(tables.units)
-        units["marginal"] = units.get("marginal", 0.0) + cells
+        units["marginal"] = units.get("marginal", 0.0) + far + nodes * per_node
+        units["overhead"] = 1000.0 + 60.0 * n + 400.0 * nodes  # the interpreter's share (microseconds)
         pieces.append(WorkEstimate("", units, 2.0 * tables.nbytes + 8.0 * 2 * _CHUNK_CELLS, f"distance {n}"))
     k = profiles[0].K
     n = max(_needed_distances(p, eps) for p in profiles)

@@ -400,7 +400,7 @@ def simulate(
     t_max = max(p.length for p in priors)
     accountant = Accountant(t_max)
     report(0.02, "computing the a(b) curve")
-    curve = influence_curve(priors)
+    curve = influence_curve(priors, progress=lambda stage, done: report(0.02 + 0.03 * done, f"a(b) curve: {stage}"))
     counts, window_settings = _release_counts(data, releases, release_mode)
     smoother = None
     if postprocess:
