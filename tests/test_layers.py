@@ -112,6 +112,7 @@ SHARED_APP_MODULES = {
     "templates",
     "steps",
     "smoothing_views",  # the fit's smoothing τ: under the "Fitted from data" preset and on Simulate
+    "long_work",  # the estimate, progress bar and Cancel of long work, for every page that computes a curve
 }
 
 
