@@ -119,8 +119,22 @@ def as_numbers(values: object, what: str) -> np.ndarray:
         raise ValueError(f"{what} must contain numbers, not True or False")
     try:
         return np.array(values, dtype=float)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{what} must contain numbers only ({exc})") from None
+    except (TypeError, ValueError, OverflowError):
+        found = _non_number(values)
+        if found is None:
+            raise ValueError(f"{what} must be a table of numbers whose rows all have the same length") from None
+        raise ValueError(f"{what} must contain numbers only; found {found[0]!r}") from None
+
+
+def _non_number(values: object) -> tuple[object] | None:
+    """The first cell of ``values`` (a number, a nested list or an array) that is not a number, as a 1-tuple."""
+    if isinstance(values, (list, tuple, np.ndarray)):
+        for value in values:
+            found = _non_number(value)
+            if found is not None:
+                return found
+        return None
+    return None if is_number(values) else (values,)
 
 
 def check_distribution(values: object, what: str, tolerance: float = PROBABILITY_TOLERANCE) -> np.ndarray:

@@ -209,3 +209,18 @@ def test_the_ladder_command_prints_attack_exact_and_every_bound_in_order() -> No
         capture_output=True, text=True, cwd=ROOT,
     )
     assert bad.returncode == 2 and "must be square" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_endless_input_gives_a_clean_error_not_a_memory_error(tmp_path, capsys, monkeypatch):
+    """The CLI on /dev/zero read the whole stream, then failed with MemoryError and a traceback."""
+    import os
+
+    from puffer_core.data import readers
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    monkeypatch.setattr(readers, "MAX_BYTES", 1 << 20)
+    status = main(["simulate", "--data", "/dev/zero", "--out", str(tmp_path / "x.csv"), "--quiet"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "larger than" in err and "Traceback" not in err

@@ -88,3 +88,17 @@ def test_slowly_mixing_long_chains_are_refused_with_the_max_b_that_fits():
 def test_mqm_refuses_tables_out_of_reach():
     with pytest.raises(ValueError, match="MQM for this prior is out of reach: it needs about .*K = 3000 states"):
         mqm_noise_scale(_uniform_start(3000, 50), 1.0)
+
+
+def test_mqm_refuses_a_large_set_of_slow_non_stationary_chains_at_once():
+    """Θ of 30 non-stationary near-periodic chains, K = 200, T = 3000: still running after 400 s."""
+    from puffer_core.work import WorkCounter
+
+    k = 200
+    rng = np.random.default_rng(1)
+    cycle = 0.999 * np.roll(np.eye(k), 1, axis=1) + 0.001 / k
+    theta = [MarkovChainPrior(cycle, rng.dirichlet(np.ones(k)), length=3000) for _ in range(30)]
+    work = WorkCounter()
+    with pytest.raises(ValueError, match="MQM for this prior is out of reach: it needs about .*30 priors"):
+        mqm_noise_scale(theta, 1.0, work=work)
+    assert work.total <= len(theta) * 3000 * k * k  # at most each prior's marginals (T·K²), none of the quilts

@@ -78,3 +78,42 @@ def test_prior_is_immutable():
 def test_bad_gaussian_priors_raise_readable_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         GaussianProcessPrior(**kwargs)
+
+
+def test_a_stationary_distribution_out_of_reach_is_refused_before_the_elimination(monkeypatch: pytest.MonkeyPatch):
+    """K = 3000 spent 40 s in GTH elimination before the engine refused the prior at once."""
+    from puffer_core.priors import models
+
+    def eliminate(transition: np.ndarray) -> np.ndarray:
+        raise AssertionError(f"GTH ran on {transition.shape[0]} states before the refusal")
+
+    monkeypatch.setattr(models, "_gth", eliminate)
+    k = 3000
+    uniform = np.full((k, k), 1.0 / k)
+    with pytest.raises(ValueError, match="stationary distribution of 3,000 states needs about .* give an initial"):
+        MarkovChainPrior(uniform, length=10)
+    with pytest.raises(ValueError, match="at most 1,000 states"):
+        stationary_distribution(uniform)
+    assert MarkovChainPrior(uniform, np.eye(k)[0], length=10).n_states == k  # with a start: no elimination
+
+
+@pytest.mark.parametrize(
+    "transition,message",
+    [
+        ([[float("nan"), 1.0], [0.5, 0.5]], "not a finite number"),
+        ([[float("inf"), 0.0], [0.5, 0.5]], "not a finite number"),
+        ([[-0.5, 1.5], [0.5, 0.5]], "cannot be negative"),
+        ([[0.6, 0.6], [0.5, 0.5]], "row 1 sums to 1.2"),
+        (None, "numbers only"),
+        ([[0.5, 0.5], [0.5]], "same length"),
+    ],
+)
+def test_stationary_distribution_refuses_what_is_not_a_transition_matrix(transition, message):
+    """It returned [0.5, 0.5], [0.4, 0.6], … for NaN, inf, negative entries and rows summing to 1.2."""
+    with pytest.raises(ValueError, match=message):
+        stationary_distribution(transition)
+
+
+def test_stationary_distribution_takes_a_list_of_lists():
+    """A list (not an array) raised AttributeError."""
+    np.testing.assert_allclose(stationary_distribution([[0.9, 0.1], [0.2, 0.8]]), [2 / 3, 1 / 3], rtol=1e-15)

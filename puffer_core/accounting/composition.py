@@ -10,7 +10,7 @@ event; :func:`plan` spends a total budget over k releases.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -26,7 +26,7 @@ def _calibrations(calibrations: object, caller: str) -> list[Calibration]:
     """The releases as a list of :class:`Calibration` (a list or tuple of them; one alone is refused with the fix)."""
     if isinstance(calibrations, Calibration):
         raise ValueError(f"{caller} takes a list of Calibration objects, one per release; wrap a single one: [cal]")
-    if not isinstance(calibrations, Iterable) or isinstance(calibrations, (str, bytes)):
+    if not isinstance(calibrations, Iterable) or isinstance(calibrations, (str, bytes, Mapping)):
         kind = type(calibrations).__name__
         raise ValueError(f"{caller} takes a list of Calibration objects, one per release; got {kind}")
     cals = list(calibrations)

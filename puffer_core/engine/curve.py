@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_whole
+from ..validation import as_numbers, check_whole
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,14 +29,15 @@ class InfluenceCurve:
     label: str = ""
 
     def __post_init__(self) -> None:
-        b = np.asarray(self.b, dtype=int).copy()
-        a = np.asarray(self.a, dtype=float).copy()
+        b = as_numbers(self.b, "b (the curve's points)")
+        a = as_numbers(self.a, "a (the curve's values a(b))").copy()
         if b.shape != a.shape or b.ndim != 1 or b.size == 0:
             raise ValueError("an influence curve needs matching, non-empty b and a arrays")
         if np.any(np.isnan(a)):
             raise ValueError("an influence curve cannot contain NaN")
         if not np.array_equal(b, np.arange(1, b.size + 1)):
             raise ValueError("b must be the integers 1..B")
+        b = b.astype(int)
         length = self.length
         check_whole("length (the longest sequence)", length)
         if np.any(a < 0):

@@ -452,6 +452,13 @@ _SPREAD_FLOPS = 800.0  # floating-point operations per (b, r) point of the sprea
 
 def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> WorkEstimate:
     """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`)."""
+    if not isinstance(prior, GaussianProcessPrior):
+        raise ValueError(
+            f"gaussian_estimate takes a GaussianProcessPrior (for a Markov chain use influence_estimate);"
+            f" got {type(prior).__name__}"
+        )
+    if max_b is not None:
+        check_whole("max_b", max_b)
     n = float(prior.n)
     orders = len(_orders(prior.n))
     m = min(prior.n if max_b is None else int(max_b), prior.n - 1)

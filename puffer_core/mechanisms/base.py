@@ -33,7 +33,7 @@ from ..accounting.events import PrivacyEvent
 from ..engine.curve import InfluenceCurve
 from ..engine.influence import influence_curve
 from ..priors.models import as_theta
-from ..validation import check_whole
+from ..validation import as_numbers, check_whole
 
 HISTOGRAM_SENSITIVITY = 2.0  # L1 sensitivity of a histogram of all entries to one entry
 MAX_OUTPUTS = 2_000_000  # exact output distributions are limited to this many outputs
@@ -84,10 +84,7 @@ class Mechanism(Protocol):
 
 def check_counts(counts: object, name: str = "counts") -> np.ndarray:
     """True counts: one per state (1-D) or one row per group (2-D), finite and ≥ 0, at least 2 states."""
-    try:
-        values = np.asarray(counts, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numbers (one count per state)") from None
+    values = as_numbers(counts, f"{name} (one count per state)")
     if values.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be one count per state (1-D) or one row of counts per group (2-D); got shape {values.shape}"

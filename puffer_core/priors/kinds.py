@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_distribution, row_problems
+from ..validation import check_distribution, check_probability, row_problems
 from .codecs import (
     PROBABILITY,
     Choice,
@@ -66,6 +66,7 @@ FIGURE3_LENGTH_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0)  # [C] Figu
 
 def binary_transition(p: float, q: float) -> Matrix:
     """P = [[p, 1−p], [1−q, q]] of [C] Example 3 (docs/math.md §2.2): p, q are the chances to stay."""
+    p, q = check_probability("p", p), check_probability("q", q)
     return ((p, 1.0 - p), (1.0 - q, q))
 
 
@@ -358,6 +359,9 @@ def initial_problems(initial: Sequence[object], labels: Sequence[str] | None = N
 def _matrix_problems(
     matrix: Matrix, labels: Sequence[str] | None, length: int, initial: Sequence[float] | None
 ) -> list[str]:
+    rows_types = (list, tuple, np.ndarray)
+    if not isinstance(matrix, rows_types) or not all(isinstance(row, rows_types) for row in matrix):
+        return [f"the transition matrix must be a list of rows of numbers; got {matrix!r}"]
     names = [str(x) for x in labels] if labels is not None and len(labels) == len(matrix) else None
     rows = row_problems(matrix, names)
     if rows:

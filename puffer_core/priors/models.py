@@ -134,6 +134,8 @@ class MarkovChainPrior:
         length: int = 100,
         labels: Sequence[object] | None = None,
     ) -> None:
+        if labels is not None and (isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__")):
+            raise ValueError(f"labels must be a list of state names, one per state; got {labels!r}")
         matrix = _as_matrix(transition, labels)
         k = matrix.shape[0]
         if not is_whole(length):
@@ -155,9 +157,11 @@ class MarkovChainPrior:
             init = stationary_distribution(matrix, None if labels is None else names)
             stationary_initial = True
         else:
-            init = check_distribution(initial, "the initial distribution").reshape(-1)
+            init = check_distribution(initial, "the initial distribution")
             if init.shape != (k,):
-                raise ValueError(f"the initial distribution needs {k} entries (one per state); got {init.size}")
+                raise ValueError(
+                    f"the initial distribution needs {k} entries (a flat list, one per state); got shape {init.shape}"
+                )
             init = init / init.sum()
             stationary_initial = False
         matrix.setflags(write=False)

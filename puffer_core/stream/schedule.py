@@ -38,7 +38,8 @@ class StreamSchedule:
     stream) of this schedule, never above ``target``.  ``method`` names the schedule that won:
     ``"tight"``, ``"three-value"`` or ``"constant"``.  ``constant_eps`` is the largest constant ε for
     the target; ``three_value`` is Cao et al.'s (ε_1, ε_mid, ε_T) after it was checked against the
-    recursion (``None`` when it is not defined: a non-stationary prior, or ε_mid = 0).
+    recursion (``None`` when it is not defined: a non-stationary prior, or ε_mid = 0; an unbounded stream has no
+    last step, so its third value is ε_mid).
     """
 
     eps: np.ndarray
@@ -242,5 +243,5 @@ def _unbounded(prior_or_priors: object, target: float, backward: object, forward
         if bound <= target or first <= 0:
             break
         first = float(np.nextafter(first, -np.inf))
-    three = (float(suprema[:, 0].min()), mid, math.nan)
+    three = (float(suprema[:, 0].min()), mid, mid)  # no last step: every step after the first has ε_mid
     return StreamSchedule(np.array([max(first, 0.0), mid]), target, bound, True, "tight", mid, three)
