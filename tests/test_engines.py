@@ -284,6 +284,8 @@ def spark() -> Iterator[Any]:
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.default.parallelism", "1")
         .config("spark.driver.memory", "512m")
+        .config("spark.sql.adaptive.enabled", "false")  # tiny inputs: planning once is faster
+        .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.session.timeZone", "America/New_York")  # queries must not depend on it
         .getOrCreate()
     )
