@@ -125,9 +125,18 @@ def wide_tables(page: Any) -> list[str]:
 def sideways_at(page: Any, width: int) -> list[str]:
     """What would scroll sideways with the page ``width`` px wide: elements past the main area, wide static tables."""
     page.set_viewport_size({"width": width, "height": HEIGHT})
-    time.sleep(0.5)
     try:
-        return horizontal_overflow(page) + wide_tables(page)
+        page.wait_for_function(f"() => window.innerWidth === {width}", timeout=PATIENCE)
+        # the layout and the charts follow the new width a moment later (longer on a busy machine): read
+        # until two readings a quarter second apart agree
+        deadline = time.monotonic() + PATIENCE / 1000
+        seen: list[str] | None = None
+        while True:
+            time.sleep(0.25)
+            now = horizontal_overflow(page) + wide_tables(page)
+            if now == seen or time.monotonic() > deadline:
+                return now
+            seen = now
     finally:
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
 
