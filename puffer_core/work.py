@@ -48,8 +48,8 @@ SECONDS_PER_UNIT: Mapping[str, float] = {
     "overhead": 1e-6,  # one microsecond of interpreter work (calls, small arrays): what dominates tiny inputs
     "front": 1 / 1e7,  # one element of one pair's sorted prefix sums while a TPL leakage front is built
     "forward-backward": 1 / 1.5e8,  # one (state, state) log-sum-exp cell of one step of an attacker's pass
-    "enumeration": 1 / 2e7,  # one (sequence, joint output, step) cell of an exact enumeration (the likelihood's
-    # gathers and products, Pr[r, X_t = x] for every state; arrays of ~16 MB, slow on a busy machine)
+    "enumeration": 1 / 5e7,  # one (sequence, joint output, step) cell of an exact enumeration (the likelihood's
+    # gathers and products on arrays of ~16 MB, one BLAS thread)
 }
 MEMORY_LIMIT_BYTES = 1_500_000_000  # work whose arrays would exceed this is refused up front
 

@@ -17,12 +17,13 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..validation import PROBABILITY_TOLERANCE, WORK_LIMIT_SECONDS, check_whole
-from ..work import ENUMERATION, PRODUCT, WorkCounter, WorkEstimate, unit_seconds
+from ..work import ENUMERATION, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 
 MAX_SEQUENCES = 200_000
 MAX_CELLS = 20_000_000
 _CALL_US = 50.0  # microseconds of interpreter work per sequence: one call of the mechanism
 _PAIR_US = 15.0  # per prior, entry and pair of states
+_SETUP_US = 10_000.0  # per call: the sequences, the checks, switching to one BLAS thread
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def exact_leakage_estimate(
         return {
             "enumeration": min(1e300, 3 * n_seq * count(T) + n_seq * n_out + n_priors * T * k * (k - 1) * n_out),
             "product": min(1e300, n_priors * T * k * n_seq * n_out),
-            "overhead": n_seq * call_us + n_priors * T * k * (k - 1) * _PAIR_US,
+            "overhead": _SETUP_US + n_seq * call_us + n_priors * T * k * (k - 1) * _PAIR_US,
         }
 
     shorter = 0
@@ -192,37 +193,38 @@ def leakage_report(
     k = priors[0].n_states
     best = LeakageReport(0.0)
     tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per length: sequences, outputs, joint
-    for index, prior in enumerate(priors):
-        if prior.length not in tables:
-            tables[prior.length] = _tables(k, prior.length, mechanism, releases, len(priors), work)
-        seqs, matrix, joint = tables[prior.length]
-        probs = sequence_probabilities(prior, seqs)
-        for t in range(prior.length):
-            onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
-            mass = onehot.sum(axis=1)
-            cond = onehot @ joint  # (K, outputs): Pr[ω, X_t = x]
-            if work is not None:
-                work.add(PRODUCT, float(k) * seqs.shape[0] * joint.shape[1])
-            for x in range(k):
-                for xp in range(k):
-                    if x == xp or mass[x] <= 0 or mass[xp] <= 0:
-                        continue
-                    if work is not None:
-                        work.add(ENUMERATION, joint.shape[1])
-                    num = cond[x] / mass[x]
-                    den = cond[xp] / mass[xp]
-                    pos = num > 0
-                    if np.any(pos & (den <= 0)):
-                        w = int(np.flatnonzero(pos & (den <= 0))[0])
-                        value = math.inf
-                    else:
-                        ratios = np.full(num.shape, -np.inf)
-                        ratios[pos] = np.log(num[pos]) - np.log(den[pos])
-                        w = int(np.argmax(ratios))
-                        value = float(ratios[w])
-                    if value > best.eps:
-                        output = tuple(int(v) for v in np.unravel_index(w, (matrix.shape[1],) * releases))
-                        best = LeakageReport(value, t, (x, xp), index, output)
+    with one_blas_thread():  # the products are many and small: one BLAS thread is fastest on a busy machine
+        for index, prior in enumerate(priors):
+            if prior.length not in tables:
+                tables[prior.length] = _tables(k, prior.length, mechanism, releases, len(priors), work)
+            seqs, matrix, joint = tables[prior.length]
+            probs = sequence_probabilities(prior, seqs)
+            for t in range(prior.length):
+                onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
+                mass = onehot.sum(axis=1)
+                cond = onehot @ joint  # (K, outputs): Pr[ω, X_t = x]
+                if work is not None:
+                    work.add(PRODUCT, float(k) * seqs.shape[0] * joint.shape[1])
+                for x in range(k):
+                    for xp in range(k):
+                        if x == xp or mass[x] <= 0 or mass[xp] <= 0:
+                            continue
+                        if work is not None:
+                            work.add(ENUMERATION, joint.shape[1])
+                        num = cond[x] / mass[x]
+                        den = cond[xp] / mass[xp]
+                        pos = num > 0
+                        if np.any(pos & (den <= 0)):
+                            w = int(np.flatnonzero(pos & (den <= 0))[0])
+                            value = math.inf
+                        else:
+                            ratios = np.full(num.shape, -np.inf)
+                            ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+                            w = int(np.argmax(ratios))
+                            value = float(ratios[w])
+                        if value > best.eps:
+                            output = tuple(int(v) for v in np.unravel_index(w, (matrix.shape[1],) * releases))
+                            best = LeakageReport(value, t, (x, xp), index, output)
     return best
 
 

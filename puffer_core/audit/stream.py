@@ -23,7 +23,7 @@ import numpy as np
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..stream.laws import check_emissions, histogram_law
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
-from ..work import ENUMERATION, WorkCounter, WorkEstimate, unit_seconds
+from ..work import ENUMERATION, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
 
 MAX_SEQUENCES = 5_000
@@ -31,6 +31,7 @@ MAX_WORK = 400_000_000  # sequences × joint outputs × T
 _CHUNK_CELLS = 2_000_000  # sequences × outputs held at once
 _PAIR_US = 15.0  # microseconds of interpreter work per pair of states, entry and chunk of joint outputs
 _ENTRY_US = 50.0  # per entry and chunk: the likelihood factor and the matrix product's call
+_SETUP_US = 10_000.0  # per call: the sequences, the checks, switching to one BLAS thread
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,9 +64,9 @@ def exact_stream_estimate(
     """The work of :func:`exact_stream_leakage` (docs/math.md §9, §14), before any of it.
 
     ``outputs``: the outputs of the release at every step (one number) or per step.  With N = K^T
-    sequences and R = Π_t O_t joint outputs, each prior costs N·R·T·(1 + K/4) "enumeration" units
+    sequences and R = Π_t O_t joint outputs, each prior costs N·R·T·(1 + K/8) "enumeration" units
     (the likelihood of every sequence and joint output, one factor per step, then Pr[r, X_t = x] for
-    the K states of every entry: measured to cost about a quarter of a likelihood cell per state)
+    the K states of every entry: measured to cost about an eighth of a likelihood cell per state)
     plus R·T·K(K−1) (every pair's ratio at every entry and joint output), and the interpreter's
     share per entry, pair and chunk of outputs.
     ``largest`` holds the longest chain ("T") that fits within ``limit`` seconds with the same states
@@ -101,8 +102,8 @@ def _stream_units(k: int, sizes: list[int], n_priors: int) -> dict[str, float]:
     n_seq, n_out = power(k, T), _product(sizes)
     chunks = math.ceil(n_out / max(1.0, _CHUNK_CELLS // max(1.0, n_seq)))
     return {
-        "enumeration": min(1e300, n_priors * n_out * T * (n_seq * (1 + k / 4) + k * (k - 1))),
-        "overhead": min(1e300, n_priors * chunks * T * (k * (k - 1) * _PAIR_US + _ENTRY_US)),
+        "enumeration": min(1e300, n_priors * n_out * T * (n_seq * (1 + k / 8) + k * (k - 1))),
+        "overhead": min(1e300, _SETUP_US + n_priors * chunks * T * (k * (k - 1) * _PAIR_US + _ENTRY_US)),
     }
 
 
@@ -137,46 +138,47 @@ def exact_stream_leakage(
     best: tuple[float, int | None, tuple[int, int] | None, int | None, tuple[int, ...] | None] = (
         0.0, None, None, None, None
     )
-    for index, prior in enumerate(priors):
-        probs = sequence_probabilities(prior, seqs)
-        onehot = [(seqs[:, t][None, :] == np.arange(k)[:, None]).astype(float) for t in range(T)]
-        mass = [o @ probs for o in onehot]
-        for start in range(0, n_out, step):
-            outs = _joint_outputs(sizes, start, min(n_out, start + step))
-            likelihood = np.ones((n_seq, outs.shape[0]))
-            possible = np.ones((n_seq, outs.shape[0]), dtype=bool)
-            for t, law in enumerate(laws):
-                factor = law[seqs[:, t]][:, outs[:, t]]
-                likelihood *= factor
-                possible &= factor > 0
-            check_no_underflow(likelihood, possible, "a joint output of the stream")
-            if work is not None:
-                work.add(ENUMERATION, float(n_seq) * outs.shape[0] * T * (1 + k / 4))
-            weighted = probs[:, None] * likelihood
-            for t in range(T):
-                joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
-                for x, xp in itertools.permutations(range(k), 2):
-                    if mass[t][x] <= 0 or mass[t][xp] <= 0:
-                        continue
-                    if work is not None:
-                        work.add(ENUMERATION, joint.shape[1])
-                    num = joint[x] / mass[t][x]
-                    den = joint[xp] / mass[t][xp]
-                    pos = num > 0
-                    blocked = pos & (den <= 0)
-                    if np.any(blocked):
-                        w = int(np.flatnonzero(blocked)[0])
-                        value = math.inf
-                    elif np.any(pos):
-                        ratios = np.full(num.shape, -np.inf)
-                        ratios[pos] = np.log(num[pos]) - np.log(den[pos])
-                        w = int(np.argmax(ratios))
-                        value = float(ratios[w])
-                    else:
-                        continue
-                    per_entry[t] = max(per_entry[t], value)
-                    if value > best[0]:
-                        best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
+    with one_blas_thread():  # the products are many and small: one BLAS thread is fastest on a busy machine
+        for index, prior in enumerate(priors):
+            probs = sequence_probabilities(prior, seqs)
+            onehot = [(seqs[:, t][None, :] == np.arange(k)[:, None]).astype(float) for t in range(T)]
+            mass = [o @ probs for o in onehot]
+            for start in range(0, n_out, step):
+                outs = _joint_outputs(sizes, start, min(n_out, start + step))
+                likelihood = np.ones((n_seq, outs.shape[0]))
+                possible = np.ones((n_seq, outs.shape[0]), dtype=bool)
+                for t, law in enumerate(laws):
+                    factor = law[seqs[:, t]][:, outs[:, t]]
+                    likelihood *= factor
+                    possible &= factor > 0
+                check_no_underflow(likelihood, possible, "a joint output of the stream")
+                if work is not None:
+                    work.add(ENUMERATION, float(n_seq) * outs.shape[0] * T * (1 + k / 8))
+                weighted = probs[:, None] * likelihood
+                for t in range(T):
+                    joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
+                    for x, xp in itertools.permutations(range(k), 2):
+                        if mass[t][x] <= 0 or mass[t][xp] <= 0:
+                            continue
+                        if work is not None:
+                            work.add(ENUMERATION, joint.shape[1])
+                        num = joint[x] / mass[t][x]
+                        den = joint[xp] / mass[t][xp]
+                        pos = num > 0
+                        blocked = pos & (den <= 0)
+                        if np.any(blocked):
+                            w = int(np.flatnonzero(blocked)[0])
+                            value = math.inf
+                        elif np.any(pos):
+                            ratios = np.full(num.shape, -np.inf)
+                            ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+                            w = int(np.argmax(ratios))
+                            value = float(ratios[w])
+                        else:
+                            continue
+                        per_entry[t] = max(per_entry[t], value)
+                        if value > best[0]:
+                            best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
     per_entry.setflags(write=False)
     return StreamAudit(best[0], per_entry, *best[1:])
 
