@@ -301,7 +301,7 @@ def attack_stream(
 
 def stream_attack_estimate(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
                            max_sweeps: int = 20, outputs: int | None = None) -> WorkEstimate:
-    """The work of :func:`attack_stream` (docs/math.md §11, §14), before any of it: K states, T = ``length``.
+    """The work of :func:`attack_stream` (docs/math.md §11; cost: §2.1), before any of it: K states, T = ``length``.
 
     Counts "forward-backward" units, one per (state, state) cell of one step of a pass in log space:
     2·(T−1)·K² per drawn output (forward and backward), the same per climbed output's final pass, and

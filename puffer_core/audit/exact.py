@@ -139,7 +139,7 @@ def exact_leakage_estimate(
     n_states: int, length: int, outputs: int | Callable[[int], float], n_priors: int = 1, releases: int = 1,
     call_us: float = _CALL_US, limit: float = WORK_LIMIT_SECONDS,
 ) -> WorkEstimate:
-    """The work of :func:`exact_leakage` (docs/math.md §9, §14), before any of it.
+    """The work of :func:`exact_leakage` (docs/math.md §9; cost: §2.1), before any of it.
 
     ``outputs`` is the number of outputs of one run of the mechanism (or a function of the length T,
     for ``largest``).  With N = K^T sequences and R = outputs^releases joint outputs: 3·N·outputs

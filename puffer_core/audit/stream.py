@@ -61,14 +61,14 @@ def _joint_outputs(sizes: Sequence[int], start: int, stop: int) -> np.ndarray:
 def exact_stream_estimate(
     n_states: int, length: int, outputs: int | Sequence[int], n_priors: int = 1, limit: float = WORK_LIMIT_SECONDS
 ) -> WorkEstimate:
-    """The work of :func:`exact_stream_leakage` (docs/math.md §9, §14), before any of it.
+    """The work of :func:`exact_stream_leakage` (docs/math.md §9; cost: §2.1), before any of it.
 
     ``outputs``: the outputs of the release at every step (one number) or per step.  With N = K^T
     sequences and R = Π_t O_t joint outputs, each prior costs N·R·T·(1 + K/8) "enumeration" units
     (the likelihood of every sequence and joint output, one factor per step, then Pr[r, X_t = x] for
     the K states of every entry: measured to cost about an eighth of a likelihood cell per state)
     plus R·T·K(K−1) (every pair's ratio at every entry and joint output), and the interpreter's
-    share per entry, pair and chunk of outputs.
+    share per call, entry, pair and chunk of outputs.
     ``largest`` holds the longest chain ("T") that fits within ``limit`` seconds with the same states
     and outputs.
     """

@@ -556,7 +556,7 @@ def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPl
 def tpl_estimate(
     prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
 ) -> WorkEstimate:
-    """The work of the TPL of a stream over the prior's length (docs/math.md §10, §14), before any front is built.
+    """The work of the TPL of a stream over the prior's length (docs/math.md §10; cost: §2.1), before any front is built.
 
     Cheap (O(T·K), no front is built).  Counts "front" units, one per element of every pair of rows
     sorted while a leakage front is built (K(K−1)/2·K per front: every pair of states, each row of K
