@@ -328,6 +328,7 @@ def stream_attack_estimate(k: int, length: int, priors: int = 1, draws: int = 20
         f"Shorten the stream to about {steps} steps, use fewer draws (up to {most_draws} fit), or merge rarely"
         " used states",
         {"T": steps, "draws": most_draws},
+        limit=WORK_LIMIT_SECONDS,
     )
 
 

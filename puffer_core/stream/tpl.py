@@ -550,13 +550,13 @@ def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPl
             fits += 1
         largest = {"K": fits}
         advice = f"use fewer priors in Θ, or merge rarely used states (K ≤ {fits} fits)"
-    return WorkEstimate("this stream", units, nbytes, dominant, advice, largest)
+    return WorkEstimate("this stream", units, nbytes, dominant, advice, largest, limit=WORK_LIMIT_SECONDS)
 
 
 def tpl_estimate(
     prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
 ) -> WorkEstimate:
-    """The work of the TPL of a stream over the prior's length (docs/math.md §10; cost: §2.1), before any front is built.
+    """The work of the TPL of a stream over the prior's length (docs/math.md §10; cost: §2.1), before any work.
 
     Cheap (O(T·K), no front is built).  Counts "front" units, one per element of every pair of rows
     sorted while a leakage front is built (K(K−1)/2·K per front: every pair of states, each row of K

@@ -23,7 +23,7 @@ from ..work import WorkEstimate
 
 # what is enumerated or attacked within a few seconds (the app's and the scripts' budget), by the work estimates
 EXACT_STREAM_SEQUENCES = 5_000  # K^T sequences of a stream (puffer_core.audit.stream's own limit)
-EXACT_BUDGET_SECONDS = 3.0  # the estimated seconds of an exact enumeration (docs/math.md §2.1, the cost)
+EXACT_BUDGET_SECONDS = 1.0  # the estimated seconds of an exact enumeration (docs/math.md §2.1, the cost)
 ATTACK_BUDGET_SECONDS = 10.0  # the estimated seconds of a stream attack (K = 20, T = 2,000 with 200 draws fits)
 _RANKING_CALL_US = 200.0  # microseconds of one call of the exponential mechanism's ranking law, plus per ranking:
 _RANKING_OUTPUT_US = 25.0  # (a Python loop over the rankings; measured at K = 3–5, k = 1–2)
