@@ -6,11 +6,15 @@ For random priors of every family (dense, sticky, sparse, banded, near-periodic,
 fitted with unseen transitions), each started in its stationary law, at a random distribution,
 in one state, and as a Θ of three (two of them non-stationary), at every size K:T of
 ``--sizes``, it runs the a(b) curve and MQM's σ_max (ε = 1), and Gaussian-process curves of
-several n and ℓ, and prints per family and engine the ratio of the estimated seconds
-(``WorkEstimate.seconds``, computed before the work) to the measured CPU seconds (user + sys
-of this process), min / median / max, and of the estimated to the performed work units.  The
-issue's rule: the estimate is never below half the measured time (min ≥ 0.5), and what it
-accepts never runs past the work limit (min ≥ 1 keeps that on the machine it was measured on).
+several n and ℓ; TPL of every family (ε = 0.5 per step; no Θ), stream attacks of several K and
+T and exact enumerations of every release of the tightness ladder (unless ``--no-streams``).
+It prints per family and engine the ratio of the estimated seconds (``WorkEstimate.seconds``,
+computed before the work) to the measured CPU seconds (user + sys of this process), min /
+median / max, and of the estimated to the performed work units (for the streams' rows: all but
+the interpreter's share, which is only estimated).  A last table times the estimates of inputs
+they refuse (≤ 1 s each).  The issue's rule: the estimate is never below half the measured
+time (min ≥ 0.5), and what it accepts never runs past the work limit (min ≥ 1 keeps that on
+the machine it was measured on).
 
 The machine's load (1-minute average) is printed before and after: on a busy machine the CPU
 time of the same work grows (shared caches and cores), so the ratios there are lower than on
@@ -35,12 +39,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_goals import FAMILIES  # noqa: E402
 
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, influence_curve  # noqa: E402
+from puffer_core.attacks.attacker import attack_stream, stream_attack_estimate  # noqa: E402
+from puffer_core.audit.exact import exact_leakage_estimate  # noqa: E402
+from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage  # noqa: E402
 from puffer_core.engine.gaussian import gaussian_estimate  # noqa: E402
 from puffer_core.engine.influence import influence_estimate  # noqa: E402
 from puffer_core.engine.mqm import mqm_estimate, mqm_noise_scale  # noqa: E402
+from puffer_core.stream.laws import RandomizedResponse  # noqa: E402
+from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_estimate  # noqa: E402
+from puffer_core.tightness.releases import RELEASES  # noqa: E402
 from puffer_core.work import WorkCounter, one_blas_thread  # noqa: E402
 
 STARTS = ("stationary", "random start", "one state", "Θ of 3")
+TPL_STARTS = ("stationary", "random start", "one state")  # TPL's Θ shares one length; its fronts add up per prior
+# stream attacks (K, T) with the defaults (200 draws, 4 climbs of up to 20 sweeps), randomized response
+ATTACKS = [(3, 50), (5, 400), (20, 500), (50, 200), (100, 100), (10, 2000), (200, 40)]
+# exact enumeration: (release, K, T, priors, k); the stream releases and the whole-sequence histograms
+EXACT = [("stream_rr", 2, 8, 1, 1), ("stream_rr", 3, 6, 1, 1), ("stream_rr", 4, 6, 1, 1), ("stream_rr", 5, 5, 1, 1),
+         ("stream_rr", 8, 3, 2, 1), ("stream_rr", 2, 12, 1, 1), ("stream_histogram", 2, 6, 1, 1),
+         ("stream_histogram", 3, 5, 1, 1), ("laplace", 2, 10, 1, 1), ("laplace", 3, 8, 1, 1), ("laplace", 2, 16, 1, 1),
+         ("laplace", 4, 5, 1, 1), ("exponential", 4, 6, 1, 2), ("exponential", 5, 5, 1, 1), ("exponential", 3, 9, 1, 1)]
+# inputs the estimates refuse: the estimate (and so the refusal) must take ≤ 1 s
+REFUSALS = {
+    "TPL: K=400 sticky, one state, T=5000": lambda: tpl_estimate(priors_of("sticky", 400, 5000, "one state", 0)),
+    "TPL: Θ of 40, K=500 dense": lambda: tpl_estimate(priors_of("dense", 500, 100, "stationary", 0) * 40),
+    "attack: K=500, T=40,000": lambda: stream_attack_estimate(500, 40_000),
+    "exact stream: K=20, T=10⁵, 2^20 outputs": lambda: exact_stream_estimate(20, 100_000, 2**20),
+    "exact histogram: K=50, T=10⁵": lambda: exact_leakage_estimate(50, 100_000, lambda t: float(t + 1) ** 50),
+}
 GAUSSIAN = [(n, ell) for n in (101, 400, 1000, 1600) for ell in (1.0, 3.0, 12.0)]
 # --large: the goal rows' chains and the slowest start at a larger size (several minutes more)
 LARGE = [("fitted", 300, 400, "stationary"), ("ring", 150, 400, "stationary"), ("grid", 225, 500, "stationary"),
@@ -79,6 +105,40 @@ def measure(engine: str, priors: object) -> tuple[float, float, float, float]:
     return estimate.seconds, time.process_time() - clock, estimate.total_units, work.total
 
 
+def measure_stream(engine: str, case: tuple) -> tuple[float, float, float, float, str]:
+    """(estimated s, measured CPU s, estimated units, performed units, label) of one TPL, attack or enumeration."""
+    work = WorkCounter()
+    rng = np.random.default_rng(7)
+    if engine == "TPL":
+        family, k, length, start = case
+        priors = priors_of(family, k, length, start, 0)
+        estimate = tpl_estimate(priors)
+        run = lambda: temporal_privacy_leakage(priors, 0.5, work=work)  # noqa: E731
+        label = f"{start}, K={k}, T={length}"
+    elif engine == "attack":
+        k, length = case
+        prior = MarkovChainPrior(rng.dirichlet(np.ones(k), size=k), length=length)
+        estimate = stream_attack_estimate(k, length)
+        run = lambda: attack_stream(prior, RandomizedResponse(k, 0.5), seed=0, work=work)  # noqa: E731
+        label = f"K={k}, T={length}"
+    else:
+        release, k, length, count, top = case
+        spec = RELEASES[release]
+        priors = [MarkovChainPrior(rng.dirichlet(np.ones(k), size=k), rng.dirichlet(np.ones(k)), length=length)
+                  for _ in range(count)]
+        estimate = spec.exact_estimate(k, length, count, top)
+        if spec.stream:
+            run = lambda: exact_stream_leakage(priors, spec.laws(k, [0.5] * length), work=work)  # noqa: E731
+        else:
+            run = lambda: exact_histogram_leakage(priors, 1.0, spec.mechanism, top, work=work)  # noqa: E731
+        label = f"{release}, K={k}, T={length}" + (f", {count} priors" if count > 1 else "") + (
+            f", k={top}" if top > 1 else "")
+    clock = time.process_time()
+    run()
+    return estimate.seconds, time.process_time() - clock, estimate.total_units - estimate.units.get(
+        "overhead", 0.0), work.total, label
+
+
 def _cell(values: list[float]) -> str:
     return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
@@ -91,6 +151,7 @@ def main() -> None:
     parser.add_argument("--no-gaussian", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="print every case")
     parser.add_argument("--large", action="store_true", help="also the goal rows' chains and larger slow starts")
+    parser.add_argument("--no-streams", action="store_true", help="leave out TPL, attacks and exact enumeration")
     args = parser.parse_args()
     sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.sizes.split(",")]
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average on {os.cpu_count()} CPUs)")
@@ -142,16 +203,48 @@ def main() -> None:
             worst = min(cases)
             rows.append(("Gaussian process", "a(b)", seconds, units,
                          f"{worst[1]} ({worst[2]:.2f} s est. / {worst[3]:.2f} s)"))
+        if not args.no_streams:
+            stream_rows(args, sizes, rows)
     print()
     print("| family | engine | cases | estimated / measured CPU s (min / median / max) | estimated / performed"
           " units (min / median / max) | lowest ratio at |")
     print("|---|---|---:|---|---|---|")
     for family, engine, seconds, units, worst in rows:
         print(f"| {family} | {engine} | {len(seconds)} | {_cell(seconds)} | {_cell(units)} | {worst} |")
+    if not args.no_streams:
+        print("\n| input refused by its estimate | estimated | estimate took (CPU s) | largest that fits |")
+        print("|---|---|---:|---|")
+        for name, make in REFUSALS.items():
+            clock = time.process_time()
+            estimate = make()
+            took = time.process_time() - clock
+            print(f"| {name} | {estimate.describe()[:70]}… | {took:.3f} | {dict(estimate.largest)} |")
     every = [r for row in rows for r in row[2]]
     print(f"\nall {len(every)} cases: estimated / measured CPU s min {min(every):.2f}, median"
           f" {statistics.median(every):.2f}, max {max(every):.2f}")
     print(f"load after: {os.getloadavg()[0]:.1f}")
+
+
+def stream_rows(args: argparse.Namespace, sizes: list[tuple[int, ...]], rows: list) -> None:
+    """Rows for TPL (per family, at the --sizes), stream attacks (:data:`ATTACKS`) and enumeration (:data:`EXACT`)."""
+    plans: list[tuple[str, str, list]] = []
+    for family in args.families.split(","):
+        plans.append((family, "TPL", [(family, k, length, start) for k, length in sizes for start in TPL_STARTS]))
+    plans.append(("dense, randomized response", "attack", ATTACKS))
+    plans.append(("stream releases", "exact", [c for c in EXACT if RELEASES[c[0]].stream]))
+    plans.append(("whole-sequence histograms", "exact", [c for c in EXACT if not RELEASES[c[0]].stream]))
+    for family, engine, cases in plans:
+        seconds, units, worst = [], [], []
+        for case in cases:
+            est, cpu, est_units, done, label = measure_stream(engine, case)
+            seconds.append(est / max(cpu, 1e-4))
+            units.append(est_units / max(done, 1.0))
+            worst.append((seconds[-1], label, est, cpu))
+            if args.verbose:
+                print(f"  {family} {engine} {label}: estimate {est:.3f} s, measured {cpu:.3f} s,"
+                      f" ratio {seconds[-1]:.2f}, units {units[-1]:.2f}")
+        low = min(worst)
+        rows.append((family, engine, seconds, units, f"{low[1]} ({low[2]:.2f} s est. / {low[3]:.2f} s)"))
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ from .accounting.composition import (
 )
 from .accounting.events import Composition, CurveEvent, MQMEvent
 from .accounting.risk import attacker_table, max_posterior, pair_table, tradeoff_curve
-from .attacks.attacker import Attack, attack_histogram, attack_stream
-from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
+from .attacks.attacker import Attack, attack_histogram, attack_stream, stream_attack_estimate
+from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
 from .data.datasets import DATASETS, Dataset, get_dataset, load_dataset
 from .data.engines import load_stats
 from .data.readers import Table, load_sequences, read_columns, read_table
@@ -72,6 +72,7 @@ from .stream.tpl import (
     leakage_supremum,
     max_eps_for_tpl,
     temporal_privacy_leakage,
+    tpl_estimate,
     tpl_refusal,
     tpl_supremum,
 )
@@ -136,6 +137,7 @@ __all__ = [
     "cumulative_eps_puffer",
     "dirichlet_alternative",
     "exact_histogram_leakage",
+    "exact_stream_estimate",
     "exact_stream_leakage",
     "explain_simulation",
     "fit_markov_chain",
@@ -188,8 +190,10 @@ __all__ = [
     "split_by_time",
     "split_by_users",
     "stationary_distribution",
+    "stream_attack_estimate",
     "stream_bounds",
     "temporal_privacy_leakage",
+    "tpl_estimate",
     "tpl_refusal",
     "tpl_supremum",
     "tradeoff_curve",

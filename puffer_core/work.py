@@ -32,8 +32,9 @@ import numpy as np
 from .validation import WORK_LIMIT_SECONDS, human_seconds
 
 # The kinds of work counted, and the index of each in WorkCounter.units / the kernels' work arrays.
-UNIT_KINDS = ("max-plus", "product", "split", "marginal", "gaussian", "overhead")
-MAX_PLUS, PRODUCT, SPLIT, MARGINAL, GAUSSIAN, OVERHEAD = range(len(UNIT_KINDS))
+UNIT_KINDS = ("max-plus", "product", "split", "marginal", "gaussian", "overhead", "front", "forward-backward",
+              "enumeration")
+MAX_PLUS, PRODUCT, SPLIT, MARGINAL, GAUSSIAN, OVERHEAD, FRONT, FORWARD_BACKWARD, ENUMERATION = range(len(UNIT_KINDS))
 
 # Seconds per unit of CPU time (user + sys) on one core of a busy shared 2-core machine (load 6–9), with
 # margin: python benchmarks/bench_estimates.py prints the estimate against the measured time per family.
@@ -45,6 +46,10 @@ SECONDS_PER_UNIT: Mapping[str, float] = {
     "marginal": 1 / 2e8,  # one multiply-add of a marginal pass p_{t+1} = p_t·P, or one quilt-array element
     "gaussian": 1 / 2.5e9,  # one floating-point operation of the Gaussian-process array passes and r bounds
     "overhead": 1e-6,  # one microsecond of interpreter work (calls, small arrays): what dominates tiny inputs
+    "front": 1 / 1e7,  # one element of one pair's sorted prefix sums while a TPL leakage front is built
+    "forward-backward": 1 / 1.5e8,  # one (state, state) log-sum-exp cell of one step of an attacker's pass
+    "enumeration": 1 / 5e7,  # one (sequence, joint output, step) cell of an exact enumeration (the likelihood's
+    # gathers and products on arrays of ~16 MB, one BLAS thread)
 }
 MEMORY_LIMIT_BYTES = 1_500_000_000  # work whose arrays would exceed this is refused up front
 
@@ -56,7 +61,8 @@ class WorkEstimate:
     ``units`` maps kinds of :data:`UNIT_KINDS` to counts; ``nbytes`` is the peak memory of the
     largest arrays; ``dominant`` says in words what dominates; ``advice`` what to change when it
     does not fit (e.g. the largest ``max_b`` that does, see ``largest``); ``largest`` names that
-    limit as a value (``{"max_b": 180}``) when there is one.
+    limit as a value (``{"max_b": 180}``) when there is one.  ``limit`` is the time budget in seconds
+    (``validation.WORK_LIMIT_SECONDS`` unless a caller has a smaller one, e.g. the tightness ladder's).
     """
 
     task: str
@@ -65,10 +71,11 @@ class WorkEstimate:
     dominant: str
     advice: str = ""
     largest: Mapping[str, int] = field(default_factory=dict)
+    limit: float = WORK_LIMIT_SECONDS
 
     @property
     def seconds(self) -> float:
-        return float(sum(count * SECONDS_PER_UNIT[kind] for kind, count in self.units.items()))
+        return unit_seconds(self.units)
 
     @property
     def total_units(self) -> float:
@@ -76,18 +83,18 @@ class WorkEstimate:
 
     @property
     def fits(self) -> bool:
-        return self.seconds <= WORK_LIMIT_SECONDS and self.nbytes <= MEMORY_LIMIT_BYTES
+        return self.seconds <= self.limit and self.nbytes <= MEMORY_LIMIT_BYTES
 
     def describe(self) -> str:
         """"about 3 s and 0.6 GB (…what dominates…)"."""
-        return f"about {human_seconds(self.seconds)} and {_gigabytes(self.nbytes)} ({self.dominant})"
+        return f"about {_duration(self.seconds)} and {_gigabytes(self.nbytes)} ({self.dominant})"
 
     @property
     def message(self) -> str:
         """Why it is refused and what to change (the text of the ValueError)."""
         text = (
             f"{self.task} is out of reach: it needs {self.describe()}; the limits are"
-            f" {WORK_LIMIT_SECONDS:.0f} s and {MEMORY_LIMIT_BYTES / 2**30:.1f} GB"
+            f" {self.limit:g} s and {MEMORY_LIMIT_BYTES / 2**30:.1f} GB"
         )
         return f"{text} — {self.advice}" if self.advice else text
 
@@ -97,10 +104,20 @@ class WorkEstimate:
             raise ValueError(self.message)
 
 
+def unit_seconds(units: Mapping[str, float]) -> float:
+    """The estimated seconds of ``units`` (counts by kind of :data:`UNIT_KINDS`)."""
+    return float(sum(count * SECONDS_PER_UNIT[kind] for kind, count in units.items()))
+
+
+def _duration(seconds: float) -> str:
+    year = 365.25 * 86400
+    return human_seconds(seconds) if seconds < year else f"{seconds / year:.2g} years"
+
+
 def _gigabytes(nbytes: float) -> str:
     if nbytes < 0.05 * 2**30:
         return f"{max(1.0, nbytes / 2**20):.0f} MB"
-    return f"{nbytes / 2**30:.1f} GB"
+    return f"{nbytes / 2**30:.1f} GB" if nbytes < 1e3 * 2**30 else f"{nbytes / 2**30:.2g} GB"
 
 
 def combine(task: str, estimates: list[WorkEstimate], dominant: str, advice: str = "",

@@ -252,7 +252,7 @@ def test_bad_input_raises_a_clear_value_error(call, message):
 
 
 def test_a_stream_attack_out_of_reach_is_refused_before_any_work() -> None:
-    from puffer_core.attacks.attacker import stream_attack_refusal
+    from puffer_core.attacks.attacker import stream_attack_estimate, stream_attack_refusal
     from puffer_core.priors.kinds import sticky_matrix
 
     prior = MarkovChainPrior(sticky_matrix(200, 0.9), length=20_000)  # T × K = 4e6: within memory, not in time
@@ -263,4 +263,7 @@ def test_a_stream_attack_out_of_reach_is_refused_before_any_work() -> None:
     with pytest.raises(ValueError, match="out of reach"):
         attack_stream(prior, randomized_response_emission(200, 0.5), seed=0)
     assert stream_attack_refusal(20, 500) is None  # the benchmark's case (about 2 s)
-    assert stream_attack_refusal(200, 20_000, draws=10, restarts=1, max_sweeps=1) is None  # fewer draws: in reach
+    fewer = stream_attack_estimate(200, 20_000, draws=10, restarts=1, max_sweeps=1).largest["draws"]
+    assert 1 <= fewer < 10  # the largest number of draws that fits is in reach, one more is not
+    assert stream_attack_refusal(200, 20_000, draws=fewer, restarts=1, max_sweeps=1) is None
+    assert stream_attack_refusal(200, 20_000, draws=fewer + 1, restarts=1, max_sweeps=1) is not None

@@ -119,7 +119,7 @@ def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch
     prior = _slow_chain(1000)
     message = tpl_refusal(prior)
     assert message is not None
-    for words in ("out of reach", "about 3.4 min", "K = 200", "at 999 steps", "stationary distribution", "shorten"):
+    for words in ("out of reach", "about 6.7 min", "K = 200", "at 999 steps", "stationary distribution", "shorten"):
         assert words in message, words
     for call in (
         lambda: temporal_privacy_leakage(prior, 0.5),

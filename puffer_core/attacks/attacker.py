@@ -27,24 +27,26 @@ Two kinds of release:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
 from ..stream.laws import ClampedDiscreteLaplace, ExponentialRanking, histogram_law, log_emissions
-from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole, human_seconds
+from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
+from ..work import FORWARD_BACKWARD, SECONDS_PER_UNIT, WorkCounter, WorkEstimate
 
 MAX_HISTOGRAM_CELLS = 5_000_000  # (T+1)^(K−1) count cells × K² of the histogram dynamic program
 MAX_RANKINGS = 10_000
 _IMPROVEMENT = 1e-12  # a climb step must raise the log-odds by more than this
 _BATCH_CELLS = 2_000_000  # outputs × T × K log-probabilities per forward–backward batch
 MAX_STREAM_CELLS = 20_000_000  # T × K of one stream attack
-# seconds of one stream attack: per (draw + climbed sweep) × T × K², and per T of the climbs' own bookkeeping
-# (measured with the defaults at K = 20–200, T = 100–800; the estimate is up to 2× the time taken)
-_STREAM_SECONDS_PER_TK2 = 1.05e-6 / 100
-_STREAM_SECONDS_PER_T = 2e-3
+# the interpreter's share of a stream attack, in microseconds per step: drawing the outputs, one step of a
+# batch's forward or backward pass, one step of a climbing sweep (its three loops)
+_SAMPLE_US = 20.0
+_PASS_STEP_US = 10.0
+_SWEEP_STEP_US = 25.0
 _OUTPUT_CELLS = 4_000_000  # outputs × count cells × K evaluated at once
 
 
@@ -117,9 +119,13 @@ def _shifts(loglik: np.ndarray, possible: np.ndarray) -> tuple[np.ndarray, np.nd
 # streams
 
 
-def _stream_joint(prior: MarkovChainPrior, log_laws: list[np.ndarray], outputs: np.ndarray) -> np.ndarray:
+def _stream_joint(
+    prior: MarkovChainPrior, log_laws: list[np.ndarray], outputs: np.ndarray, work: WorkCounter | None = None
+) -> np.ndarray:
     """log Pr[ω, X_t = x] for a batch of outputs (n, T): shape (n, T, K), forward–backward in log space."""
     n, T = outputs.shape
+    if work is not None:
+        work.add(FORWARD_BACKWARD, 2.0 * n * (T - 1) * prior.n_states**2)
     log_p = _logs(prior.transition)
     emit = np.stack([log_laws[t][:, outputs[:, t]].T for t in range(T)], axis=1)  # (n, T, K)
     fwd = np.empty_like(emit)
@@ -188,6 +194,7 @@ def _climb_stream(
     entry: int,
     pair: tuple[int, int],
     max_sweeps: int,
+    work: WorkCounter | None = None,
 ) -> np.ndarray:
     """Coordinate ascent on log Pr[ω, X_entry = x] − log Pr[ω, X_entry = x'] over one r_s at a time.
 
@@ -200,7 +207,10 @@ def _climb_stream(
     clamp[0, pair[0]] = 0.0
     clamp[1, pair[1]] = 0.0
     out = outputs.copy()
+    per_sweep = 2.0 * sum((2 * K + law.shape[1]) * K for law in log_laws)  # both clamps: backward, scores, forward
     for _ in range(max_sweeps):
+        if work is not None:
+            work.add(FORWARD_BACKWARD, per_sweep)
         bwd = np.zeros((2, T, K))
         for s in range(T - 2, -1, -1):
             nxt = log_laws[s + 1][:, out[s + 1]][None, :] + bwd[:, s + 1]
@@ -234,13 +244,15 @@ def attack_stream(
     draws: int = 200,
     restarts: int = 4,
     max_sweeps: int = 20,
+    work: WorkCounter | None = None,
 ) -> Attack:
     """The largest posterior log-odds shift found for a stream (docs/math.md §10, §11).
 
     ``draws`` outputs are drawn from the stream over sequences drawn from each prior; the
     ``restarts`` best (with distinct entry and pair) are climbed, changing one r_s at a time
     while the log-odds of their entry and pair grow.  Every value is exact for its output, so
-    the result never exceeds the true leakage.
+    the result never exceeds the true leakage.  Refused up front when :func:`stream_attack_estimate`
+    does not fit; given ``work``, the forward–backward units performed are added to it.
     """
     priors = as_theta(prior_or_priors, "the attacker", same_length=True)
     seed = check_whole("seed", seed, minimum=0)
@@ -253,12 +265,11 @@ def attack_stream(
             f"a stream of T = {T} steps over {k} states needs T × K = {k * T:.3g} log-probabilities per"
             f" output; the attack is limited to {MAX_STREAM_CELLS:.0e} (shorten the stream)"
         )
-    refusal = stream_attack_refusal(k, T, len(priors), draws, restarts, max_sweeps)
-    if refusal is not None:
-        raise ValueError(refusal)
+    log_laws = log_emissions(emissions, k, T)
+    stream_attack_estimate(k, T, len(priors), draws, restarts, max_sweeps,
+                           max(law.shape[1] for law in log_laws)).check()
     batch = max(1, _BATCH_CELLS // (k * T))
     rng = np.random.default_rng(seed)
-    log_laws = log_emissions(emissions, k, T)
     best = Attack(0.0, None, None, None, (), seed, draws)
     for index, prior in enumerate(priors):
         marginals = prior.marginals()
@@ -268,7 +279,7 @@ def attack_stream(
         found: list[tuple[float, int, int, tuple[int, int]]] = []  # (shift, draw, entry, pair)
         for start in range(0, draws, batch):
             chunk = outputs[start : start + batch]
-            shift, x, xp = _shifts(_stream_joint(prior, log_laws, chunk) - log_marg[None], possible[None])
+            shift, x, xp = _shifts(_stream_joint(prior, log_laws, chunk, work) - log_marg[None], possible[None])
             t = shift.argmax(axis=1)
             for r, tr in enumerate(t):
                 found.append((float(shift[r, tr]), start + r, int(tr), (int(x[r, tr]), int(xp[r, tr]))))
@@ -280,35 +291,79 @@ def attack_stream(
             if (t, pair) in seen:
                 continue
             seen.add((t, pair))
-            climbed = _climb_stream(prior, log_laws, outputs[row], t, pair, max_sweeps)
-            joint = _stream_joint(prior, log_laws, climbed[None])[0]
+            climbed = _climb_stream(prior, log_laws, outputs[row], t, pair, max_sweeps, work)
+            joint = _stream_joint(prior, log_laws, climbed[None], work)[0]
             value = _pair_shift(joint[t] - log_marg[t], pair)
             if value > best.lower:
                 best = Attack(value, t, pair, index, tuple(int(v) for v in climbed), seed, draws)
     return best
 
 
-def stream_attack_seconds(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
-                          max_sweeps: int = 20) -> float:
-    """About how long :func:`attack_stream` takes (an estimate, on the high side)."""
-    units = draws + restarts * max_sweeps * 1.25  # one forward–backward per draw; a climbed sweep costs about as much
-    per_prior = units * _STREAM_SECONDS_PER_TK2 * length * k * k + _STREAM_SECONDS_PER_T * length * restarts / 4
-    return priors * per_prior
+def stream_attack_estimate(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
+                           max_sweeps: int = 20, outputs: int | None = None) -> WorkEstimate:
+    """The work of :func:`attack_stream` (docs/math.md §11; cost: §2.1), before any of it: K states, T = ``length``.
+
+    Counts "forward-backward" units, one per (state, state) cell of one step of a pass in log space:
+    2·(T−1)·K² per drawn output (forward and backward), the same per climbed output's final pass, and
+    per climbing sweep 2·T·(2K² + K·O) (both clamps; O = ``outputs`` per step, K when not given);
+    plus the interpreter's share per step of the sampling, of each batch's passes and of each sweep.
+    Every climb is counted at ``max_sweeps`` sweeps (it may stop earlier).  ``largest`` holds the
+    longest stream ("T") and the most draws ("draws") that fit with the rest unchanged.
+    """
+    units, overhead = _stream_attack_units(k, length, draws, restarts, max_sweeps, outputs)
+
+    def fits(steps: int, n_draws: int) -> bool:
+        return _attack_seconds(*_stream_attack_units(k, steps, n_draws, restarts, max_sweeps, outputs),
+                               priors) <= WORK_LIMIT_SECONDS
+
+    steps = _largest_fitting(lambda n: fits(n, draws), length)
+    most_draws = _largest_fitting(lambda n: fits(length, n), max(draws, 1 << 20))
+    plural = "s" if priors > 1 else ""
+    return WorkEstimate(
+        "this attack",
+        {"forward-backward": priors * units, "overhead": priors * overhead},
+        8.0 * (6 * _BATCH_CELLS + 3 * _BATCH_CELLS * k / max(length, 1) + length * (draws + 4 * k)),
+        f"{priors} prior{plural} of K = {k} states over T = {length} steps with {draws} draws and {restarts} climbs"
+        f" of up to {max_sweeps} sweeps, each draw and sweep a forward–backward pass over T·K² cells",
+        f"Shorten the stream to about {steps} steps, use fewer draws (up to {most_draws} fit), or merge rarely"
+        " used states",
+        {"T": steps, "draws": most_draws},
+        limit=WORK_LIMIT_SECONDS,
+    )
+
+
+def _stream_attack_units(k: int, length: int, draws: int, restarts: int, max_sweeps: int,
+                         outputs: int | None) -> tuple[float, float]:
+    """(forward-backward units, overhead microseconds) of one prior's stream attack."""
+    o = k if outputs is None else outputs
+    passes = 2.0 * max(length - 1, 0) * k * k * (draws + restarts)
+    climbs = restarts * max_sweeps * 2.0 * length * (2 * k + o) * k
+    batches = math.ceil(draws / max(1, _BATCH_CELLS // max(1, k * length))) + restarts
+    overhead = length * (_SAMPLE_US * (1 + draws / 1000) + 2 * _PASS_STEP_US * batches
+                         + restarts * max_sweeps * _SWEEP_STEP_US)
+    return passes + climbs, overhead
+
+
+def _attack_seconds(units: float, overhead: float, priors: int) -> float:
+    return priors * (units * SECONDS_PER_UNIT["forward-backward"] + overhead * SECONDS_PER_UNIT["overhead"])
+
+
+def _largest_fitting(fits: Callable[[int], bool], most: int) -> int:
+    """The largest n in 0..most with fits(n) (fits is monotone: more n, more work), by bisection."""
+    if fits(most):
+        return most
+    low, high = 0, most  # fits(low) or low = 0; not fits(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
 
 
 def stream_attack_refusal(k: int, length: int, priors: int = 1, draws: int = 200, restarts: int = 4,
                           max_sweeps: int = 20) -> str | None:
     """Why a stream attack of this size would be refused (the estimate and what to change), or None."""
-    seconds = stream_attack_seconds(k, length, priors, draws, restarts, max_sweeps)
-    if seconds <= WORK_LIMIT_SECONDS:
-        return None
-    steps = max(1, int(length * WORK_LIMIT_SECONDS / seconds))
-    return (
-        f"this attack is out of reach: {priors} prior{'s' if priors > 1 else ''} of K = {k} states over T = {length}"
-        f" steps with {draws} draws"
-        f" need about {human_seconds(seconds)}; the limit is {WORK_LIMIT_SECONDS:g} s. Shorten the stream to about"
-        f" {steps} steps, use fewer draws, or merge rarely used states"
-    )
+    estimate = stream_attack_estimate(k, length, priors, draws, restarts, max_sweeps)
+    return None if estimate.fits else estimate.message
 
 
 def _pair_shift(loglik: np.ndarray, pair: tuple[int, int]) -> float:

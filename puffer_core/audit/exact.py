@@ -16,10 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
-from ..validation import PROBABILITY_TOLERANCE, check_whole
+from ..validation import PROBABILITY_TOLERANCE, WORK_LIMIT_SECONDS, check_whole
+from ..work import ENUMERATION, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 
 MAX_SEQUENCES = 200_000
 MAX_CELLS = 20_000_000
+_CALL_US = 50.0  # microseconds of interpreter work per sequence: one call of the mechanism
+_PAIR_US = 15.0  # per prior, entry and pair of states
+_SETUP_US = 10_000.0  # per call: the sequences, the checks, switching to one BLAS thread
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,20 @@ class LeakageReport:
     pair: tuple[int, int] | None = None
     prior_index: int | None = None
     output: tuple[int, ...] | None = None
+
+
+def power(base: int, exponent: int) -> float:
+    """base^exponent as a float, capped at 1e300 (counts of sequences and outputs that are never formed)."""
+    if base <= 1:
+        return float(max(base, 0) ** exponent)
+    return 10.0 ** min(300.0, exponent * math.log10(base))
+
+
+def count_text(value: float) -> str:
+    """A count as people read it: "4,096", or "≈ 10^42" when it has more than 7 digits."""
+    if value < 1e7:
+        return f"{value:,.0f}"
+    return f"≈ 10^{math.floor(math.log10(value))}"
 
 
 def all_sequences(n_states: int, length: int) -> np.ndarray:
@@ -90,7 +108,8 @@ def _joint(matrix: np.ndarray, releases: int) -> np.ndarray:
 
 
 def _tables(
-    k: int, length: int, mechanism: Callable[[np.ndarray], object], releases: int
+    k: int, length: int, mechanism: Callable[[np.ndarray], object], releases: int, n_priors: int,
+    work: WorkCounter | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every sequence of ``length``, the mechanism's output probabilities for each, and their joint over releases."""
     n_seq = k**length
@@ -101,6 +120,7 @@ def _tables(
         )
     seqs = all_sequences(k, length)
     matrix = mechanism_matrix(mechanism, seqs)
+    exact_leakage_estimate(k, length, matrix.shape[1], n_priors, releases).check()
     n_out = matrix.shape[1] ** releases
     if n_seq * n_out > MAX_CELLS:
         raise ValueError(
@@ -108,49 +128,103 @@ def _tables(
             f" to enumerate exactly (limit {MAX_CELLS:,} cells); use fewer releases or a shorter chain"
         )
     joint = _joint(matrix, releases)
+    if work is not None:
+        work.add(ENUMERATION, float(n_seq) * (3 * matrix.shape[1] + n_out))
     # a joint output that is possible but rounds to 0 would be skipped as impossible
     check_no_underflow(joint, _joint((matrix > 0).astype(float), releases) > 0, "a joint output of the releases")
     return seqs, matrix, joint
+
+
+def exact_leakage_estimate(
+    n_states: int, length: int, outputs: int | Callable[[int], float], n_priors: int = 1, releases: int = 1,
+    call_us: float = _CALL_US, limit: float = WORK_LIMIT_SECONDS,
+) -> WorkEstimate:
+    """The work of :func:`exact_leakage` (docs/math.md §9; cost: §2.1), before any of it.
+
+    ``outputs`` is the number of outputs of one run of the mechanism (or a function of the length T,
+    for ``largest``).  With N = K^T sequences and R = outputs^releases joint outputs: 3·N·outputs
+    "enumeration" units for the mechanism's table (plus one call of it per sequence, ``call_us``
+    microseconds each: a mechanism written as a Python loop over its outputs takes longer), N·R for
+    the joint table, and per prior and entry K·N·R "product" units (Pr[ω, X_t = x], one matrix
+    product) and R·K(K−1) enumeration units (every pair's ratios).  ``largest`` holds the longest
+    chain ("T") that fits within ``limit`` seconds with the same states and outputs.
+    """
+    k, length, n_priors, releases = int(n_states), int(length), int(n_priors), int(releases)
+    count = outputs if callable(outputs) else (lambda _: float(outputs))
+
+    def units(T: int) -> dict[str, float]:
+        n_seq, n_out = power(k, T), min(1e300, count(T) ** releases)
+        return {
+            "enumeration": min(1e300, 3 * n_seq * count(T) + n_seq * n_out + n_priors * T * k * (k - 1) * n_out),
+            "product": min(1e300, n_priors * T * k * n_seq * n_out),
+            "overhead": _SETUP_US + n_seq * call_us + n_priors * T * k * (k - 1) * _PAIR_US,
+        }
+
+    shorter = 0
+    while shorter < length and unit_seconds(units(shorter + 1)) <= limit:
+        shorter += 1
+    n_seq, n_out = power(k, length), count(length) ** releases
+    priors_text = f", {n_priors} priors" if n_priors > 1 else ""
+    return WorkEstimate(
+        "the exact leakage",
+        units(length),
+        8.0 * (min(n_seq, 1e15) * (length + 2 * n_out + count(length)) + 2 * k * n_out),
+        f"{k} states over T = {length} steps give {count_text(n_seq)} sequences × {count_text(n_out)} joint outputs"
+        f"{priors_text},"
+        " every pair of states at every entry",
+        f"use a shorter chain (T ≤ {shorter} fits), fewer states or fewer releases",
+        {"T": shorter},
+        limit,
+    )
 
 
 def leakage_report(
     prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
     releases: int = 1,
+    work: WorkCounter | None = None,
 ) -> LeakageReport:
-    """The exact leakage with the worst (entry, pair, prior, output); see :func:`exact_leakage`."""
+    """The exact leakage with the worst (entry, pair, prior, output); see :func:`exact_leakage`.
+
+    Given ``work``, the enumeration units performed are added to it (:func:`exact_leakage_estimate`).
+    """
     priors = as_theta(prior_or_priors, "exact_leakage")
     releases = check_whole("releases", releases)
     k = priors[0].n_states
     best = LeakageReport(0.0)
     tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per length: sequences, outputs, joint
-    for index, prior in enumerate(priors):
-        if prior.length not in tables:
-            tables[prior.length] = _tables(k, prior.length, mechanism, releases)
-        seqs, matrix, joint = tables[prior.length]
-        probs = sequence_probabilities(prior, seqs)
-        for t in range(prior.length):
-            onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
-            mass = onehot.sum(axis=1)
-            cond = onehot @ joint  # (K, outputs): Pr[ω, X_t = x]
-            for x in range(k):
-                for xp in range(k):
-                    if x == xp or mass[x] <= 0 or mass[xp] <= 0:
-                        continue
-                    num = cond[x] / mass[x]
-                    den = cond[xp] / mass[xp]
-                    pos = num > 0
-                    if np.any(pos & (den <= 0)):
-                        w = int(np.flatnonzero(pos & (den <= 0))[0])
-                        value = math.inf
-                    else:
-                        ratios = np.full(num.shape, -np.inf)
-                        ratios[pos] = np.log(num[pos]) - np.log(den[pos])
-                        w = int(np.argmax(ratios))
-                        value = float(ratios[w])
-                    if value > best.eps:
-                        output = tuple(int(v) for v in np.unravel_index(w, (matrix.shape[1],) * releases))
-                        best = LeakageReport(value, t, (x, xp), index, output)
+    with one_blas_thread():  # the products are many and small: one BLAS thread is fastest on a busy machine
+        for index, prior in enumerate(priors):
+            if prior.length not in tables:
+                tables[prior.length] = _tables(k, prior.length, mechanism, releases, len(priors), work)
+            seqs, matrix, joint = tables[prior.length]
+            probs = sequence_probabilities(prior, seqs)
+            for t in range(prior.length):
+                onehot = (seqs[:, t][None, :] == np.arange(k)[:, None]) * probs[None, :]  # (K, N)
+                mass = onehot.sum(axis=1)
+                cond = onehot @ joint  # (K, outputs): Pr[ω, X_t = x]
+                if work is not None:
+                    work.add(PRODUCT, float(k) * seqs.shape[0] * joint.shape[1])
+                for x in range(k):
+                    for xp in range(k):
+                        if x == xp or mass[x] <= 0 or mass[xp] <= 0:
+                            continue
+                        if work is not None:
+                            work.add(ENUMERATION, joint.shape[1])
+                        num = cond[x] / mass[x]
+                        den = cond[xp] / mass[xp]
+                        pos = num > 0
+                        if np.any(pos & (den <= 0)):
+                            w = int(np.flatnonzero(pos & (den <= 0))[0])
+                            value = math.inf
+                        else:
+                            ratios = np.full(num.shape, -np.inf)
+                            ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+                            w = int(np.argmax(ratios))
+                            value = float(ratios[w])
+                        if value > best.eps:
+                            output = tuple(int(v) for v in np.unravel_index(w, (matrix.shape[1],) * releases))
+                            best = LeakageReport(value, t, (x, xp), index, output)
     return best
 
 
@@ -158,10 +232,12 @@ def exact_leakage(
     prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
     releases: int = 1,
+    work: WorkCounter | None = None,
 ) -> float:
     """The exact Pufferfish leakage of ``releases`` independent runs of ``mechanism`` (docs/math.md §9).
 
     ``mechanism`` maps a state sequence (numpy int array) to a probability vector over
-    finitely many outputs.  Refuses chains with more than 200,000 sequences.
+    finitely many outputs.  Refuses chains with more than 200,000 sequences, and (once the
+    mechanism's table is built) what :func:`exact_leakage_estimate` puts past the work limit.
     """
-    return leakage_report(prior_or_priors, mechanism, releases).eps
+    return leakage_report(prior_or_priors, mechanism, releases, work).eps

@@ -22,12 +22,16 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..stream.laws import check_emissions, histogram_law
-from ..validation import check_eps, check_whole
-from .exact import all_sequences, exact_leakage, sequence_probabilities
+from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
+from ..work import ENUMERATION, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
+from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
 
 MAX_SEQUENCES = 5_000
 MAX_WORK = 400_000_000  # sequences × joint outputs × T
 _CHUNK_CELLS = 2_000_000  # sequences × outputs held at once
+_PAIR_US = 15.0  # microseconds of interpreter work per pair of states, entry and chunk of joint outputs
+_ENTRY_US = 50.0  # per entry and chunk: the likelihood factor and the matrix product's call
+_SETUP_US = 10_000.0  # per call: the sequences, the checks, switching to one BLAS thread
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,14 +58,66 @@ def _joint_outputs(sizes: Sequence[int], start: int, stop: int) -> np.ndarray:
     return out
 
 
+def exact_stream_estimate(
+    n_states: int, length: int, outputs: int | Sequence[int], n_priors: int = 1, limit: float = WORK_LIMIT_SECONDS
+) -> WorkEstimate:
+    """The work of :func:`exact_stream_leakage` (docs/math.md §9; cost: §2.1), before any of it.
+
+    ``outputs``: the outputs of the release at every step (one number) or per step.  With N = K^T
+    sequences and R = Π_t O_t joint outputs, each prior costs N·R·T·(1 + K/8) "enumeration" units
+    (the likelihood of every sequence and joint output, one factor per step, then Pr[r, X_t = x] for
+    the K states of every entry: measured to cost about an eighth of a likelihood cell per state)
+    plus R·T·K(K−1) (every pair's ratio at every entry and joint output), and the interpreter's
+    share per call, entry, pair and chunk of outputs.
+    ``largest`` holds the longest chain ("T") that fits within ``limit`` seconds with the same states
+    and outputs.
+    """
+    sizes = [int(outputs)] * int(length) if isinstance(outputs, int | np.integer) else [int(o) for o in outputs]
+    k, n_priors, T = int(n_states), int(n_priors), len(sizes)
+    n_seq, n_out = power(k, T), _product(sizes)
+    shorter = 0
+    while shorter < T and unit_seconds(_stream_units(k, sizes[: shorter + 1], n_priors)) <= limit:
+        shorter += 1
+    priors_text = f", {n_priors} priors" if n_priors > 1 else ""
+    return WorkEstimate(
+        "the exact leakage of this stream",
+        _stream_units(k, sizes, n_priors),
+        8.0 * (6 * min(n_seq * n_out, _CHUNK_CELLS) + 2 * min(n_seq, 1e12) * T),
+        f"{k} states over T = {T} steps give {count_text(n_seq)} sequences × {count_text(n_out)} joint outputs"
+        f"{priors_text},"
+        " every pair of states at every entry",
+        f"use a shorter chain (T ≤ {shorter} fits), fewer states or fewer outputs per step",
+        {"T": shorter},
+        limit,
+    )
+
+
+def _product(sizes: list[int]) -> float:
+    """Π sizes as a float, capped at 1e300 like :func:`power`."""
+    return 10.0 ** min(300.0, sum(math.log10(max(o, 1)) for o in sizes))
+
+
+def _stream_units(k: int, sizes: list[int], n_priors: int) -> dict[str, float]:
+    T = len(sizes)
+    n_seq, n_out = power(k, T), _product(sizes)
+    chunks = math.ceil(n_out / max(1.0, _CHUNK_CELLS // max(1.0, n_seq)))
+    return {
+        "enumeration": min(1e300, n_priors * n_out * T * (n_seq * (1 + k / 8) + k * (k - 1))),
+        "overhead": min(1e300, _SETUP_US + n_priors * chunks * T * (k * (k - 1) * _PAIR_US + _ENTRY_US)),
+    }
+
+
 def exact_stream_leakage(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], emissions: object
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], emissions: object,
+    work: WorkCounter | None = None,
 ) -> StreamAudit:
     """The exact leakage of a stream about every entry (docs/math.md §9, §10), for tiny chains.
 
     ``emissions``: one K×O matrix (the same release at every step) or a list of one K×O_t
     matrix per step, row x = the output law given X_t = x.  Priors in Θ share K and the length
-    T.  Refuses more than 5,000 sequences or 4e8 units of work (sequences × joint outputs × T).
+    T.  Refuses more than 5,000 sequences or 4e8 units of work (sequences × joint outputs × T), and
+    what :func:`exact_stream_estimate` puts past the work limit; given ``work``, the enumeration and
+    product units performed are added to it.
     """
     priors = as_theta(prior_or_priors, "exact_stream_leakage", same_length=True)
     k, T = priors.n_states, priors.max_length
@@ -75,54 +131,61 @@ def exact_stream_leakage(
             f" enumeration is limited to {MAX_SEQUENCES:,} sequences and {MAX_WORK:.0e} units of work"
             " (use a shorter chain, fewer states or fewer outputs per step)"
         )
+    exact_stream_estimate(k, T, sizes, len(priors)).check()
     seqs = all_sequences(k, T)
     step = max(1, _CHUNK_CELLS // n_seq)
     per_entry = np.zeros(T)
     best: tuple[float, int | None, tuple[int, int] | None, int | None, tuple[int, ...] | None] = (
         0.0, None, None, None, None
     )
-    for index, prior in enumerate(priors):
-        probs = sequence_probabilities(prior, seqs)
-        onehot = [(seqs[:, t][None, :] == np.arange(k)[:, None]).astype(float) for t in range(T)]
-        mass = [o @ probs for o in onehot]
-        for start in range(0, n_out, step):
-            outs = _joint_outputs(sizes, start, min(n_out, start + step))
-            likelihood = np.ones((n_seq, outs.shape[0]))
-            possible = np.ones((n_seq, outs.shape[0]), dtype=bool)
-            for t, law in enumerate(laws):
-                factor = law[seqs[:, t]][:, outs[:, t]]
-                likelihood *= factor
-                possible &= factor > 0
-            check_no_underflow(likelihood, possible, "a joint output of the stream")
-            weighted = probs[:, None] * likelihood
-            for t in range(T):
-                joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
-                for x, xp in itertools.permutations(range(k), 2):
-                    if mass[t][x] <= 0 or mass[t][xp] <= 0:
-                        continue
-                    num = joint[x] / mass[t][x]
-                    den = joint[xp] / mass[t][xp]
-                    pos = num > 0
-                    blocked = pos & (den <= 0)
-                    if np.any(blocked):
-                        w = int(np.flatnonzero(blocked)[0])
-                        value = math.inf
-                    elif np.any(pos):
-                        ratios = np.full(num.shape, -np.inf)
-                        ratios[pos] = np.log(num[pos]) - np.log(den[pos])
-                        w = int(np.argmax(ratios))
-                        value = float(ratios[w])
-                    else:
-                        continue
-                    per_entry[t] = max(per_entry[t], value)
-                    if value > best[0]:
-                        best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
+    with one_blas_thread():  # the products are many and small: one BLAS thread is fastest on a busy machine
+        for index, prior in enumerate(priors):
+            probs = sequence_probabilities(prior, seqs)
+            onehot = [(seqs[:, t][None, :] == np.arange(k)[:, None]).astype(float) for t in range(T)]
+            mass = [o @ probs for o in onehot]
+            for start in range(0, n_out, step):
+                outs = _joint_outputs(sizes, start, min(n_out, start + step))
+                likelihood = np.ones((n_seq, outs.shape[0]))
+                possible = np.ones((n_seq, outs.shape[0]), dtype=bool)
+                for t, law in enumerate(laws):
+                    factor = law[seqs[:, t]][:, outs[:, t]]
+                    likelihood *= factor
+                    possible &= factor > 0
+                check_no_underflow(likelihood, possible, "a joint output of the stream")
+                if work is not None:
+                    work.add(ENUMERATION, float(n_seq) * outs.shape[0] * T * (1 + k / 8))
+                weighted = probs[:, None] * likelihood
+                for t in range(T):
+                    joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
+                    for x, xp in itertools.permutations(range(k), 2):
+                        if mass[t][x] <= 0 or mass[t][xp] <= 0:
+                            continue
+                        if work is not None:
+                            work.add(ENUMERATION, joint.shape[1])
+                        num = joint[x] / mass[t][x]
+                        den = joint[xp] / mass[t][xp]
+                        pos = num > 0
+                        blocked = pos & (den <= 0)
+                        if np.any(blocked):
+                            w = int(np.flatnonzero(blocked)[0])
+                            value = math.inf
+                        elif np.any(pos):
+                            ratios = np.full(num.shape, -np.inf)
+                            ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+                            w = int(np.argmax(ratios))
+                            value = float(ratios[w])
+                        else:
+                            continue
+                        per_entry[t] = max(per_entry[t], value)
+                        if value > best[0]:
+                            best = (value, t, (x, xp), index, tuple(int(v) for v in outs[w]))
     per_entry.setflags(write=False)
     return StreamAudit(best[0], per_entry, *best[1:])
 
 
 def exact_histogram_leakage(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1,
+    work: WorkCounter | None = None,
 ) -> float:
     """The exact leakage of one user's histogram over the whole sequence (docs/math.md §9, §11), tiny chains.
 
@@ -148,4 +211,4 @@ def exact_histogram_leakage(
     def release(seq: np.ndarray) -> np.ndarray:
         return law.probabilities(np.bincount(seq, minlength=n_states))
 
-    return exact_leakage(priors, release)
+    return exact_leakage(priors, release, work=work)

@@ -38,16 +38,17 @@ from functools import cached_property
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, Theta, as_theta
-from ..validation import WORK_LIMIT_SECONDS, check_eps, check_flag, check_rows, check_whole, human_seconds
+from ..validation import WORK_LIMIT_SECONDS, check_eps, check_flag, check_rows, check_whole
+from ..work import FRONT, SECONDS_PER_UNIT, WorkCounter, WorkEstimate
 
 MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
 MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
 MAX_LENGTH_CELLS = 20_000_000  # T × K marginal probabilities held at once
 _CHUNK_CELLS = 1_000_000  # (pairs × K) cells of one chunk of the front construction
-# one front costs about this × K³ seconds plus the overhead (measured on dense rows, K = 200–400: the
-# slowest kind; smaller K costs relatively more, hence the overhead)
-_FRONT_SECONDS_PER_K3 = 2.5e-8
-_FRONT_OVERHEAD_SECONDS = 5e-3
+# what one front costs is counted in puffer_core.work's "front" units (K(K−1)/2·K per front), plus:
+_FRONT_OVERHEAD_US = 5_000  # microseconds of interpreter work per front (what dominates small K)
+_STEP_OVERHEAD_US = 150  # per step of a prior: both recursions' leakage calls (measured ~100 µs at K = 20)
+_FRONT_BYTES = 12 * 8 * _CHUNK_CELLS  # the arrays of one chunk of pairs (rows, ratios, order, prefix sums, masks)
 _CONVERGED = 1e-12  # relative distance to π below which a non-stationary step uses the stationary front
 _INFINITE_MARGIN = 1e-12  # e^ε·q within this of 1 counts as unbounded (never a huge truncated number)
 _SUBNORMAL = 1e-300  # added to every small-α leakage: rounding below the normal range, far below any ε shown
@@ -286,7 +287,7 @@ def _dominated(front_d: np.ndarray, front_q: np.ndarray, d: np.ndarray, q: np.nd
     return out
 
 
-def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Front:
+def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None, work: WorkCounter | None = None) -> _Front:
     """The Pareto front of prefix points of every ordered pair of rows among ``secrets``.
 
     One sort per *unordered* pair {i, i'} serves both orders: sorted by Q[i', j]/Q[i, j]
@@ -304,6 +305,8 @@ def _build_front(matrix: np.ndarray, secrets: np.ndarray | None = None) -> _Fron
     for start in range(0, first.size, step):
         a = matrix[first[start : start + step]]
         b = matrix[second[start : start + step]]
+        if work is not None:
+            work.add(FRONT, a.size)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             key = b / a  # b > 0 = a gives +inf
         key[np.isnan(key)] = 1.0  # 0/0: neither order gains from the element
@@ -503,34 +506,70 @@ def _plan_fronts(prior: MarkovChainPrior, directions: Directions = Directions())
     return _FrontPlan(marginals, pi, [float(r) if ok else None for r, ok in zip(rho, settled)])
 
 
-def _front_work_refusal(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> str | None:
-    """Why building these priors' fronts is out of reach (the estimate and what to change), or None."""
+def _front_seconds(k: int) -> float:
+    """Estimated seconds of one leakage front over K states (its units times their rates)."""
+    return _front_units(k) * SECONDS_PER_UNIT["front"] + _FRONT_OVERHEAD_US * SECONDS_PER_UNIT["overhead"]
+
+
+def _front_units(k: int) -> float:
+    """Front units of one front over K states: every unordered pair of rows, each sorted over its K elements."""
+    return k * (k - 1) / 2 * k
+
+
+def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> WorkEstimate:
+    """The work of building these priors' fronts and running both recursions once (see :func:`tpl_estimate`)."""
     k = priors[0].n_states
     count = sum(plan.fronts() for plan in plans)
-    each = _FRONT_SECONDS_PER_K3 * k**3 + _FRONT_OVERHEAD_SECONDS
-    seconds = count * each
-    if seconds <= WORK_LIMIT_SECONDS:
-        return None
+    steps = sum(max(p.length - 1, 0) for p in priors)
+    units = {
+        "front": count * _front_units(k),
+        "overhead": count * _FRONT_OVERHEAD_US + steps * _STEP_OVERHEAD_US,
+    }
+    nbytes = _FRONT_BYTES + 3 * 8 * sum(p.length for p in priors) * k  # a chunk of pairs; marginals, ρ, the arrays
+    each = _front_seconds(k)
     unsettled = max(sum(rho is None for rho in plan.rhos) for plan in plans)
-    affordable = max(1, int(WORK_LIMIT_SECONDS / each) // max(1, len(priors)) - 3)
     why = (
         f"; the chain's marginals are still away from its stationary distribution at {unsettled} steps, and each"
         " of those steps needs a front of its own"
         if unsettled
         else ""
     )
-    advice = (
-        f"Start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
-        " or merge rarely used states"
-        if unsettled
-        else "Use fewer priors in Θ, or merge rarely used states"
-    )
     priors_text = f", {len(priors)} priors" if len(priors) > 1 else ""
-    return (
-        f"this stream is out of reach: it needs about {human_seconds(seconds)} ({count} leakage fronts over"
-        f" K = {k} states{priors_text}, about {each:.2g} s each{why}); the limit is {WORK_LIMIT_SECONDS:g} s."
-        f" {advice}"
-    )
+    dominant = f"{count} leakage fronts over K = {k} states{priors_text}, about {each:.2g} s each{why}"
+    if unsettled:
+        affordable = max(1, int(WORK_LIMIT_SECONDS / each) // max(1, len(priors)) - 3)
+        largest = {"T": affordable + 1}
+        advice = (
+            f"start the chain from its stationary distribution, shorten the stream to about {affordable + 1} steps,"
+            " or merge rarely used states"
+        )
+    else:
+        per_prior = max(1, count // max(1, len(priors)))
+        fits = 2
+        while fits < k and len(priors) * per_prior * _front_seconds(fits + 1) <= WORK_LIMIT_SECONDS:
+            fits += 1
+        largest = {"K": fits}
+        advice = f"use fewer priors in Θ, or merge rarely used states (K ≤ {fits} fits)"
+    return WorkEstimate("this stream", units, nbytes, dominant, advice, largest, limit=WORK_LIMIT_SECONDS)
+
+
+def tpl_estimate(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+) -> WorkEstimate:
+    """The work of the TPL of a stream over the prior's length (docs/math.md §10; cost: §2.1), before any work.
+
+    Cheap (O(T·K), no front is built).  Counts "front" units, one per element of every pair of rows
+    sorted while a leakage front is built (K(K−1)/2·K per front: every pair of states, each row of K
+    elements), one front per distinct matrix (:class:`_FrontPlan`: two for a stationary start, one
+    more per step until a non-stationary prior's marginals settle near π), plus the interpreter's
+    share per front and per step of the two recursions.  ``largest`` is the longest stream ("T")
+    when unsettled steps dominate, else the most states ("K") that fit.  The schedule searches
+    (:func:`max_eps_for_tpl`, ``plan_stream``) build the same fronts and then run the recursions
+    many times: this counts the fronts and one run.
+    """
+    priors = stream_priors(prior_or_priors)
+    directions = check_directions(backward, forward, priors.n_states)
+    return _front_estimate(priors, [_plan_fronts(p, directions) for p in priors])
 
 
 def tpl_refusal(
@@ -539,25 +578,28 @@ def tpl_refusal(
     """Why TPL over the prior's length would be refused as out of reach (with the estimate), or None.
 
     Cheap (O(T·K), no front is built): :func:`temporal_privacy_leakage`, :func:`max_eps_for_tpl` and
-    :func:`plan_stream` raise ValueError with this message.  A stationary start needs two fronts; a
-    non-stationary one also needs a front per step until its marginals settle near π.
+    :func:`plan_stream` raise ValueError with this message (:func:`tpl_estimate`'s ``message``).  A
+    stationary start needs two fronts; a non-stationary one also needs a front per step until its
+    marginals settle near π.
     """
-    priors = stream_priors(prior_or_priors)
-    directions = check_directions(backward, forward, priors.n_states)
-    return _front_work_refusal(priors, [_plan_fronts(p, directions) for p in priors])
+    estimate = tpl_estimate(prior_or_priors, backward, forward)
+    return None if estimate.fits else estimate.message
 
 
-def _prepare(priors: Sequence[MarkovChainPrior], directions: Directions = Directions()) -> list[_PriorFronts]:
+def _prepare(
+    priors: Sequence[MarkovChainPrior], directions: Directions = Directions(), work: WorkCounter | None = None
+) -> list[_PriorFronts]:
     """Every prior's fronts, after checking that building them is within reach."""
     plans = [_plan_fronts(p, directions) for p in priors]
-    refusal = _front_work_refusal(priors, plans)
-    if refusal is not None:
-        raise ValueError(refusal)
-    return [_prior_fronts(p, plan, directions) for p, plan in zip(priors, plans)]
+    _front_estimate(priors, plans).check()
+    return [_prior_fronts(p, plan, directions, work) for p, plan in zip(priors, plans)]
 
 
 def _prior_fronts(
-    prior: MarkovChainPrior, plan: _FrontPlan | None = None, directions: Directions = Directions()
+    prior: MarkovChainPrior,
+    plan: _FrontPlan | None = None,
+    directions: Directions = Directions(),
+    work: WorkCounter | None = None,
 ) -> _PriorFronts:
     T = prior.length
     if T == 1:
@@ -569,7 +611,7 @@ def _prior_fronts(
     def front(direction: str, matrix: np.ndarray, support: np.ndarray) -> _Front:
         key = (direction, support.tobytes())
         if key not in cache:
-            cache[key] = _build_front(matrix, support)
+            cache[key] = _build_front(matrix, support, work)
         return cache[key]
 
     if plan.marginals is None:
@@ -595,12 +637,12 @@ def _prior_fronts(
             # P^B_t = P^B_π entrywise times p_{t−1}[j]/π[j] · π[i]/p_t[i] ∈ [1/ρ, ρ], so every
             # ratio (1 + c·Q_t[i,S]) / (1 + c·Q_t[i',S]) is at most ρ² times the stationary one
             if stationary_front is None:
-                stationary_front = _build_front(_backward_from(pi, pi, prior.transition), pi > 0)
+                stationary_front = _build_front(_backward_from(pi, pi, prior.transition), pi > 0, work)
             backward.append(stationary_front)
             slack[t - 2] = 2.0 * math.log(max(rho, 1.0)) + 1e-15  # rounding in ρ itself: a few ulps more
             shortcut += 1
         else:
-            backward.append(_build_front(_backward_from(previous, current, prior.transition), support[t - 1]))
+            backward.append(_build_front(_backward_from(previous, current, prior.transition), support[t - 1], work))
     return _PriorFronts(backward, slack, forward, shortcut)
 
 
@@ -679,6 +721,7 @@ def temporal_privacy_leakage(
     eps: object,
     backward: object = None,
     forward: object = None,
+    work: WorkCounter | None = None,
 ) -> TemporalLeakage:
     """BPL, FPL and TPL of a stream over a prior's chain (docs/math.md §10, [TPL]).
 
@@ -691,12 +734,13 @@ def temporal_privacy_leakage(
     length) every value is the maximum over the priors.  Every sum is rounded up, so no value is
     below the exact recursion.  Cost: one O(K³ log K) front per distinct matrix, then
     O(T × front size); a stream whose fronts would take longer than ``WORK_LIMIT_SECONDS`` is
-    refused up front with the estimate (:func:`tpl_refusal`).
+    refused up front with the estimate (:func:`tpl_estimate`).  Given ``work``, the front units
+    performed are added to it (never more than the estimate's).
     """
     priors = stream_priors(prior_or_priors)
     directions = check_directions(backward, forward, priors.n_states)
     schedule = check_schedule(eps, priors[0].length)
-    prepared = _prepare(priors, directions)
+    prepared = _prepare(priors, directions, work)
     bpl, fpl, tpl = _leakages(priors, schedule[None, :], prepared)
     shortcut = max(f.shortcut_steps for f in prepared)
     return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)

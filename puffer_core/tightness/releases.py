@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..attacks.attacker import Attack, attack_histogram, attack_stream
-from ..audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_leakage
+from ..attacks.attacker import Attack, attack_histogram, attack_stream, stream_attack_estimate
+from ..audit.exact import exact_leakage_estimate
+from ..audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
 from ..priors.models import Theta
 from ..stream.laws import ClampedDiscreteLaplace, RandomizedResponse
+from ..work import WorkEstimate
 
-# what is enumerated or attacked within about a second or a few (the app's and the scripts' budget)
+# what is enumerated or attacked within a few seconds (the app's and the scripts' budget), by the work estimates
 EXACT_STREAM_SEQUENCES = 5_000  # K^T sequences of a stream (puffer_core.audit.stream's own limit)
-EXACT_STREAM_WORK = 30_000_000  # sequences × joint outputs × T × priors
-EXACT_HISTOGRAM_CELLS = 5_000_000  # sequences × outputs of the whole-sequence histogram (Laplace)
-EXACT_RANKING_WORK = 20_000  # sequences × rankings of the exponential mechanism (a Python loop per sequence)
-ATTACK_STREAM_CELLS = 40_000  # T × K of a stream attack (K = 20, T = 2,000: a few seconds)
+EXACT_BUDGET_SECONDS = 1.0  # the estimated seconds of an exact enumeration (docs/math.md §2.1, the cost)
+ATTACK_BUDGET_SECONDS = 10.0  # the estimated seconds of a stream attack (K = 20, T = 2,000 with 200 draws fits)
+_RANKING_CALL_US = 200.0  # microseconds of one call of the exponential mechanism's ranking law, plus per ranking:
+_RANKING_OUTPUT_US = 25.0  # (a Python loop over the rankings; measured at K = 3–5, k = 1–2)
 ATTACK_HISTOGRAM_WORK = 15_000_000  # (T+1)^(K−1)·K² count cells × T of a histogram attack
 
 
@@ -59,42 +61,62 @@ class ReleaseSpec:
             raise ValueError(f"{self.label} is not a stream: it has no law per step")
         return [self.step_law(n_states, float(e)) for e in eps]
 
-    def exact_refusal(self, n_states: int, length: int, n_priors: int = 1, k: int = 1) -> str | None:
-        """Why the exact leakage is not enumerated within the budget (None: it is)."""
+    def exact_estimate(self, n_states: int, length: int, n_priors: int = 1, k: int = 1) -> WorkEstimate:
+        """The work of the exact leakage by enumeration, against the budget :data:`EXACT_BUDGET_SECONDS`."""
         if self.stream:
             outputs = self.step_outputs(n_states)  # type: ignore[misc]
+            return exact_stream_estimate(n_states, length, outputs, n_priors, limit=EXACT_BUDGET_SECONDS)
+        if self.mechanism == "laplace":
+            return exact_leakage_estimate(n_states, length, lambda t: float(t + 1) ** n_states, n_priors,
+                                          limit=EXACT_BUDGET_SECONDS)
+        rankings = math.perm(n_states, min(k, n_states))
+        return exact_leakage_estimate(n_states, length, rankings, n_priors, call_us=_RANKING_CALL_US
+                                      + _RANKING_OUTPUT_US * rankings, limit=EXACT_BUDGET_SECONDS)
+
+    def exact_refusal(self, n_states: int, length: int, n_priors: int = 1, k: int = 1) -> str | None:
+        """Why the exact leakage is not enumerated within the budget (None: it is), from :meth:`exact_estimate`."""
+        if self.stream:
             if length * math.log10(n_states) > math.log10(EXACT_STREAM_SEQUENCES):
                 return (
                     f"{n_states} states over T = {length} steps give {power_text(n_states, length)} sequences;"
                     f" at most {EXACT_STREAM_SEQUENCES:,} are enumerated"
                 )
-            if n_states**length * outputs**length * length * n_priors > EXACT_STREAM_WORK:
-                return (
-                    f"{n_states**length:,} sequences × {power_text(outputs, length)} joint outputs of the release"
-                    " would take well over a second to enumerate"
-                )
-            return None
+            estimate = self.exact_estimate(n_states, length, n_priors)
+            if estimate.fits:
+                return None
+            return (
+                f"enumerating {n_states**length:,} sequences × {power_text(self.step_outputs(n_states), length)}"  # type: ignore[misc]
+                f" joint outputs of the release would take {estimate.describe()}, over the {EXACT_BUDGET_SECONDS:g} s"
+                f" budget here (T ≤ {estimate.largest['T']} fits)"
+            )
         if self.mechanism == "exponential" and k > n_states:
             return f"k = {k} is larger than the number of states ({n_states})"
-        too_many = f"{power_text(n_states, length)} sequences are too many to enumerate here"
-        if length * math.log10(n_states) > 7:
-            return too_many
-        sequences = n_states**length * n_priors
-        if self.mechanism == "laplace":
-            work, limit = sequences * (length + 1) ** n_states, EXACT_HISTOGRAM_CELLS
-        else:
-            work, limit = sequences * math.perm(n_states, k), EXACT_RANKING_WORK
-        return None if work <= limit else too_many
+        estimate = self.exact_estimate(n_states, length, n_priors, k)
+        if estimate.fits:
+            return None
+        return (
+            f"{power_text(n_states, length)} sequences are too many to enumerate here: it would take"
+            f" {estimate.describe()}, over the {EXACT_BUDGET_SECONDS:g} s budget (T ≤ {estimate.largest['T']} fits)"
+        )
+
+    def attack_estimate(self, n_states: int, length: int, n_priors: int = 1, draws: int = 200) -> WorkEstimate:
+        """The work of a stream release's attack (:func:`puffer_core.attacks.attacker.stream_attack_estimate`)."""
+        if not self.stream:
+            raise ValueError(f"{self.label} is not a stream: its attack is the histogram attack")
+        outputs = self.step_outputs(n_states)  # type: ignore[misc]
+        estimate = stream_attack_estimate(n_states, length, n_priors, draws, outputs=outputs)
+        return replace(estimate, limit=ATTACK_BUDGET_SECONDS)
 
     def attack_refusal(self, n_states: int, length: int, k: int = 1) -> str | None:
-        """Why the attack is not run within the budget (None: it is; the library itself has no such limit)."""
+        """Why the attack is not run within the budget (None: it is; the library itself allows up to its work limit)."""
         if self.stream:
-            if n_states * length > ATTACK_STREAM_CELLS:
-                return (
-                    f"T × K = {length * n_states:,} is over {ATTACK_STREAM_CELLS:,} for a stream attack here"
-                    " (it would take minutes); the downloaded script runs it"
-                )
-            return None
+            estimate = self.attack_estimate(n_states, length)
+            if estimate.fits:
+                return None
+            return (
+                f"the stream attack would take {estimate.describe()}, over the {ATTACK_BUDGET_SECONDS:g} s budget"
+                f" here (T ≤ {_largest_attack_length(self, n_states, length)} fits); the downloaded script runs it"
+            )
         if self.mechanism == "exponential" and k > n_states:
             return f"k = {k} is larger than the number of states ({n_states})"
         cells = (length + 1) ** (n_states - 1) * n_states**2
@@ -171,6 +193,15 @@ def release_spec(name: object) -> ReleaseSpec:
 def stream_releases() -> tuple[str, ...]:
     """The names of the releases made at every step of a stream."""
     return tuple(name for name, spec in RELEASES.items() if spec.stream)
+
+
+def _largest_attack_length(spec: ReleaseSpec, n_states: int, length: int) -> int:
+    """The longest stream (≤ length) whose attack fits the budget, by bisection (the work grows with T)."""
+    low, high = 1, length
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if spec.attack_estimate(n_states, middle).fits else (low, middle)
+    return low
 
 
 def largest_exact_length(release: str, n_states: int, n_priors: int = 1, k: int = 1) -> int | None:
