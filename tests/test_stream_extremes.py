@@ -151,7 +151,8 @@ def test_tpl_is_non_decreasing_in_every_step_s_eps_up_to_1e300(P, steps, which, 
     before = temporal_privacy_leakage(prior, steps)
     after = temporal_privacy_leakage(prior, raised)
     for name in ("bpl", "fpl", "tpl"):
-        assert np.all(getattr(after, name) >= getattr(before, name) * (1 - 1e-13)), name
+        # up to the rounding pads (about 1e-15 absolute: α ≤ 1 and α > 1 take paths with different pads)
+        assert np.all(getattr(after, name) >= getattr(before, name) * (1 - 1e-13) - 1e-14), name
     assert np.all(before.tpl >= np.asarray(steps))  # an entry leaks at least its own ε
 
 
