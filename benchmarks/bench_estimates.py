@@ -9,7 +9,7 @@ in one state, and as a Θ of three (two of them non-stationary), at every size K
 several n and ℓ, and prints per family and engine the ratio of the estimated seconds
 (``WorkEstimate.seconds``, computed before the work) to the measured CPU seconds (user + sys
 of this process), min / median / max, and of the estimated to the performed work units.  The
-issue's rule: the estimate is never below half the measured time (min ≥ 0.5), and what it
+rule: the estimate is never below half the measured time (min ≥ 0.5), and what it
 accepts never runs past the work limit (min ≥ 1 keeps that on the machine it was measured on).
 
 The machine's load (1-minute average) is printed before and after: on a busy machine the CPU
