@@ -24,6 +24,13 @@ NOT_UNIT_FIXTURES = {"spark"}
 UNIT_FOLDER = Path(__file__).resolve().parent
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With exactly `-m unit`, what holds no unit test is not even imported (AppTest, browsers, notebooks)."""
+    if config.getoption("markexpr") != "unit" or collection_path.parent != UNIT_FOLDER:
+        return None
+    return collection_path.name in NOT_UNIT_FILES | {"app", "e2e", "deploy"} or None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))
