@@ -279,7 +279,7 @@ def laplace_noise_leakage(
         probs = np.array([float(p) for p in dist.values()])
         if not np.all(np.isfinite(vals)):
             raise ValueError(f"{name}: query values must be finite numbers")
-        check_distribution(probs, f"{name}'s probabilities")
+        check_distribution(probs, f"{name}'s distribution")
         dists.append((vals[probs > 0], probs[probs > 0]))
     grid = np.concatenate([[-np.inf], np.unique(np.concatenate([dists[0][0], dists[1][0]])), [np.inf]])
     if grid.size**k > MAX_LAPLACE_VERTICES:
