@@ -23,7 +23,7 @@ from puffer_core import MarkovChainPrior, fit_markov_chain, influence_curve, loa
 from puffer_core.engine.curve import InfluenceCurve
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import PRIOR_KINDS, sticky_matrix
-from puffer_core.priors.models import as_theta
+from puffer_core.priors.models import theta_or_none
 from puffer_core.stream.registry import STREAM_BOUNDS
 from puffer_core.tightness.ladder import LadderRow, ladder_row, ratio_text
 from puffer_core.tightness.releases import RELEASES
@@ -104,12 +104,8 @@ def demo_curve(key: str) -> InfluenceCurve:
 
 def user_chains(kind: str, params: Params) -> list[MarkovChainPrior] | None:
     """The Markov chain priors of the user's prior (Θ: all of them), or None when it is not a chain."""
-    prior = PRIOR_KINDS[kind].prior(dict(params))
-    if isinstance(prior, MarkovChainPrior) or (
-        isinstance(prior, (list, tuple)) and prior and all(isinstance(p, MarkovChainPrior) for p in prior)
-    ):
-        return list(as_theta(prior, "the attacker"))
-    return None
+    chains = theta_or_none(PRIOR_KINDS[kind].prior(dict(params)), "the attacker")
+    return None if chains is None else list(chains)
 
 
 def source_priors(source: Source) -> tuple[list[MarkovChainPrior], InfluenceCurve]:

@@ -23,6 +23,7 @@ import streamlit as st
 from puffer_core import MarkovChainPrior
 from puffer_core.audit.stream import StreamAudit
 from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.priors.models import theta_or_none
 from puffer_core.stream.bounds import describe_bounds
 from puffer_core.stream.registry import (
     STREAM_BOUNDS,
@@ -222,11 +223,8 @@ def build_prior(kind: str, params: Params) -> Any:
 
 def chain_priors(prior: Any) -> list[MarkovChainPrior] | None:
     """The Markov chain priors of a prior (Θ: all of them), or None for a Gaussian-process prior."""
-    if isinstance(prior, MarkovChainPrior):
-        return [prior]
-    if isinstance(prior, (list, tuple)) and all(isinstance(p, MarkovChainPrior) for p in prior):
-        return list(prior)
-    return None
+    chains = theta_or_none(prior, "a stream")
+    return None if chains is None else list(chains)
 
 
 def setting_of(kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS) -> StreamSetting:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# the rows of the table before issue 18 (their names are the same in both checkouts)
+# the rows of the table before the work estimates (their names are the same in both checkouts)
 EXISTING = [
     "k78-sticky", "k78-dense", "k78-sparse", "k78-near-periodic",
     "k500-dense", "k500-sticky", "k500-sparse", "k500-near-periodic",

@@ -12,7 +12,7 @@ It prints per family and engine the ratio of the estimated seconds (``WorkEstima
 computed before the work) to the measured CPU seconds (user + sys of this process), min /
 median / max, and of the estimated to the performed work units (for the streams' rows: all but
 the interpreter's share, which is only estimated).  A last table times the estimates of inputs
-they refuse (≤ 1 s each).  The issue's rule: the estimate is never below half the measured
+they refuse (≤ 1 s each).  The rule: the estimate is never below half the measured
 time (min ≥ 0.5), and what it accepts never runs past the work limit (min ≥ 1 keeps that on
 the machine it was measured on).
 

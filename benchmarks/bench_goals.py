@@ -13,7 +13,7 @@ compare ratios measured in the same run, not absolute times across runs.  The "m
 compares the warm CPU time (user + sys of the child) with the goal, and the load average is
 printed before and after.  All rows take a few minutes on a quiet machine.
 
-Rows of the table before the issue of fitted priors (K = 78 and 500, Θ, Gaussian n ≤ 1000, MQM)
+Rows of the table before fitted priors were fast (K = 78 and 500, Θ, Gaussian n ≤ 1000, MQM)
 must be "no slower than before": ``benchmarks/bench_compare.py --base <old checkout>`` runs them
 in both checkouts, alternately.
 """

@@ -1,4 +1,4 @@
-"""Speed of a(b) curves against the live-slider budgets (issue: puffer_core foundations).
+"""Speed of a(b) curves against the live-slider budgets.
 
 Run: python benchmarks/bench_influence.py   — prints a table (median of 7 runs each).
 The hard cases (fast-mixing, hundreds of states, long, non-stationary, Θ, MQM) are in

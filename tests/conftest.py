@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -14,6 +15,31 @@ settings.register_profile(
     "default-no-deadline", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("default-no-deadline")
+
+# The library's unit tests (`python -m pytest -m unit`): the files directly in tests/ except those that start
+# another program (a notebook kernel, the command line in a subprocess) or test the app's configuration, and
+# except the tests that start a Spark session; tests/app (AppTest), tests/e2e and tests/deploy are never unit.
+NOT_UNIT_FILES = {"test_notebook.py", "test_cli.py", "test_streamlit_config.py"}
+NOT_UNIT_FIXTURES = {"spark"}
+UNIT_FOLDER = Path(__file__).resolve().parent
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With exactly `-m unit`, what holds no unit test is not even imported (AppTest, browsers, notebooks)."""
+    if config.getoption("markexpr") != "unit" or collection_path.parent != UNIT_FOLDER:
+        return None
+    return collection_path.name in NOT_UNIT_FILES | {"app", "e2e", "deploy"} or None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        if (
+            path.parent == UNIT_FOLDER
+            and path.name not in NOT_UNIT_FILES
+            and not NOT_UNIT_FIXTURES & set(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.unit)
 
 
 @pytest.fixture(scope="session")

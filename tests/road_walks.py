@@ -10,7 +10,7 @@ def road_walks(places: int = 300, users: int = 300, length: int = 400, seed: int
 
     Each step moves at most two places; the walks start at random places.  Fitted with the app's
     smoothing, most transitions were never seen and hold the smoothing: a K-state chain that mixes
-    slowly, like the priors users upload (issue: fitted 300-state priors).
+    slowly, like the priors users upload (fitted 300-state priors).
     """
     rng = np.random.default_rng(seed)
     state = rng.integers(0, places, users)

@@ -1,4 +1,4 @@
-"""Never below the truth at the extremes, and refusals that come at once (issue: extremes of the engine).
+"""Never below the truth at the extremes, and refusals that come at once (the engine's extremes).
 
 Each test failed before its fix.  References: brute-force enumeration (tests/brute.py), a
 60-digit mpmath computation for the Gaussian-process curve.

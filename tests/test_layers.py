@@ -4,6 +4,7 @@ no private names taken across the library's modules, no import cycle inside it."
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,3 +158,53 @@ def test_the_attack_page_s_views_do_not_import_the_streams_page_s() -> None:
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [("." * n.level) + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [n for n in names if n in (".streams", "app_ui.streams", ".stream_controls", "app_ui.stream_controls")]
+
+
+# Θ ("a prior or a list of priors") is normalised by as_theta/theta_or_none in priors/models.py, and
+# probabilities, whole numbers and distributions are checked in validation.py: nowhere else.
+HOMES = {LIBRARY / "priors" / "models.py", LIBRARY / "validation.py"}
+HOMELESS = {
+    "a sum compared with 1 within a tolerance": r"abs\([^\n]*-\s*1(\.0)?\)\s*(<|>)",
+    "np.allclose/np.isclose over a sum": r"(allclose|isclose)\([^\n]*sum",
+    "an inlined check_whole": r"isinstance\(\s*\w+\s*,\s*bool\s*\)\s+or\s+not\s+isinstance",
+    "a normaliser of a prior or a list of priors": (
+        r"def\s+_?as_(chain_)?priors\b|all\(isinstance\(\w+,\s*MarkovChainPrior\)"
+    ),
+}
+
+
+def _product_sources() -> list[Path]:
+    """The library, the shared app modules, the pages and the app's entry points."""
+    return sorted(
+        [*LIBRARY.rglob("*.py"), *(ROOT / "app_ui").rglob("*.py"), *(ROOT / "app_pages").glob("*.py")]
+        + [ROOT / "app.py", ROOT / "streamlit_app.py"]
+    )
+
+
+def test_no_normaliser_or_probability_check_outside_their_homes() -> None:
+    found = []
+    for path in _product_sources():
+        if path in HOMES:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for what, pattern in HOMELESS.items():
+                if re.search(pattern, line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {what}: {line.strip()}")
+    assert not found, "use as_theta/theta_or_none (priors/models.py) or validation.py instead:\n" + "\n".join(found)
+
+
+def test_the_homeless_patterns_still_find_what_they_are_for() -> None:
+    """The patterns above, on the lines they were written against (so that a typo cannot make the test vacuous)."""
+    caught = [
+        "    if abs(arr.sum() - 1.0) > 1e-9:",
+        "    if abs(sums[worst] - 1) > PROBABILITY_TOLERANCE:",
+        "    assert np.allclose(m.sum(axis=1), 1.0)",
+        "        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1:",
+        "def _as_chain_priors(prior):",
+        "def as_chain_priors(prior):",
+        "def _as_priors(prior_or_priors):",
+        "    if isinstance(prior, (list, tuple)) and all(isinstance(p, MarkovChainPrior) for p in prior):",
+    ]
+    missed = [line for line in caught if not any(re.search(p, line) for p in HOMELESS.values())]
+    assert not missed, missed
+    assert not any(re.search(p, "    total = float(math.fsum(array.ravel()))") for p in HOMELESS.values())

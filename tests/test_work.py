@@ -1,4 +1,4 @@
-"""The work estimate bounds the work done; progress and cancel; refusals at once (issue: one work estimate).
+"""The work estimate bounds the work done; progress and cancel; refusals at once (one work estimate).
 
 No test times anything: the estimate counts deterministic units, and the engines count the units
 they perform (puffer_core.work.WorkCounter).  The chains are small random ones of every family.

@@ -70,7 +70,7 @@ from ..engine.mqm import mqm_noise_scale
 from ..mechanisms import MECHANISMS, MechanismSpec, Output, make_mechanism
 from ..mechanisms.base import HISTOGRAM_SENSITIVITY
 from ..mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, theta_or_none
 from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
 from .calibration import certify, check_curve
 
@@ -715,11 +715,8 @@ def _noise_of(spec: MechanismSpec) -> str:
 
 
 def _chain_priors(priors: object) -> list[MarkovChainPrior] | None:
-    if isinstance(priors, MarkovChainPrior):
-        return [priors]
-    if isinstance(priors, (list, tuple)) and priors and all(isinstance(p, MarkovChainPrior) for p in priors):
-        return list(priors)
-    return None
+    chains = theta_or_none(priors, "accuracy with the prior")
+    return None if chains is None else list(chains)
 
 
 def _query(target: CountTarget | TopKTarget) -> str:

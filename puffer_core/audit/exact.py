@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
-from ..validation import PROBABILITY_TOLERANCE, WORK_LIMIT_SECONDS, check_whole
+from ..validation import WORK_LIMIT_SECONDS, check_distribution, check_whole
 from ..work import ENUMERATION, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 
 MAX_SEQUENCES = 200_000
@@ -90,13 +90,14 @@ def mechanism_matrix(mechanism: Callable[[np.ndarray], object], sequences: np.nd
     m = np.vstack(rows)
     if not np.all(np.isfinite(m)) or np.any(m < 0):
         raise ValueError("the mechanism returned negative or non-finite probabilities")
-    sums = m.sum(axis=1)
-    worst = int(np.argmax(np.abs(sums - 1)))
-    if abs(sums[worst] - 1) > PROBABILITY_TOLERANCE:
+    worst = int(np.argmax(np.abs(m.sum(axis=1) - 1)))  # the row furthest from 1, checked by the shared rule
+    try:
+        check_distribution(m[worst], "the mechanism's output probabilities")
+    except ValueError:
         raise ValueError(
             f"the mechanism's output probabilities for sequence {sequences[worst].tolist()} sum to"
-            f" {sums[worst]:.6g}; they must sum to 1"
-        )
+            f" {m[worst].sum():.6g}; they must sum to 1"
+        ) from None
     return m
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from ..validation import check_eps, check_probability, check_whole
+from ..validation import check_distribution, check_eps, check_probability, check_whole
 from .model import FiniteModel, SecretPair
 
 MAX_EXAMPLE_2_BITS = 10
@@ -34,9 +34,7 @@ def _distribution(values: Sequence[float], name: str) -> np.ndarray:
         raise ValueError(
             f"{name} must contain positive probabilities only (a dataset with probability 0 is not in U)"
         )
-    if abs(arr.sum() - 1.0) > 1e-9:
-        raise ValueError(f"{name} sums to {arr.sum():.6g}; it must sum to 1")
-    return arr
+    return check_distribution(arr, name)
 
 
 def example_1(
@@ -281,8 +279,7 @@ def laplace_noise_leakage(
         probs = np.array([float(p) for p in dist.values()])
         if not np.all(np.isfinite(vals)):
             raise ValueError(f"{name}: query values must be finite numbers")
-        if not np.all(np.isfinite(probs)) or np.any(probs < 0) or abs(probs.sum() - 1.0) > 1e-9:
-            raise ValueError(f"{name}: probabilities must be non-negative and sum to 1")
+        check_distribution(probs, f"{name}'s distribution")
         dists.append((vals[probs > 0], probs[probs > 0]))
     grid = np.concatenate([[-np.inf], np.unique(np.concatenate([dists[0][0], dists[1][0]])), [np.inf]])
     if grid.size**k > MAX_LAPLACE_VERTICES:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom, multinomial
 
-from ..validation import check_eps, check_probability, check_rng, check_whole
+from ..validation import check_distribution, check_eps, check_probability, check_rng, check_whole
 from .model import MAX_JOINT_CELLS, FiniteModel, SecretPair
 
 SINGLE_PRIOR = "single-prior (Algorithm 1)"
@@ -299,8 +299,7 @@ def _cell_probabilities(q: Sequence[float], name: str) -> list[float]:
         raise ValueError(f"{name} needs at least 2 cells")
     if any(not 0.0 < v <= 1.0 for v in qs):
         raise ValueError(f"no component of {name} can be 0 (Algorithms 2 and 4 require it); got {qs}")
-    if abs(sum(qs) - 1.0) > 1e-9:
-        raise ValueError(f"{name} sums to {sum(qs):.6g}; the cell probabilities must sum to 1")
+    check_distribution(qs, name)
     return qs
 
 
@@ -439,6 +438,7 @@ def histogram_model(
 
 def _cell_probabilities_or_zero(f: Sequence[float], m: int) -> list[float]:
     vals = [check_probability("attacker cell probability", v) for v in f]
-    if len(vals) != m or abs(sum(vals) - 1.0) > 1e-9:
+    if len(vals) != m:
         raise ValueError(f"each attacker distribution needs {m} probabilities summing to 1; got {list(f)}")
+    check_distribution(vals, f"the attacker distribution {list(f)}")
     return vals

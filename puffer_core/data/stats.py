@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..validation import is_whole
 
 MAX_SLOT_CELLS = 250_000  # steps × states of the per-step histograms (500 × 500)
 
@@ -255,7 +256,7 @@ def check_windows(windows: Iterable[int] | int) -> tuple[int, ...]:
     items = (windows,) if isinstance(windows, (int, np.integer)) else tuple(windows)
     out = []
     for r in items:
-        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1:
+        if not is_whole(r) or r < 1:
             raise ValueError(f"windows must be whole numbers ≥ 1 (how many time windows); got {r!r}")
         out.append(int(r))
     return tuple(sorted(set(out)))

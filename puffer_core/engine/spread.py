@@ -15,7 +15,7 @@ import pandas as pd
 from ..data.sequences import Sequences
 from ..data.stats import SequenceStats
 from ..priors.fitting import DEFAULT_SMOOTHING, transition_counts
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, theta_or_none
 from ..priors.robust import check_concentration, check_sequences, fit_prior_set
 from ..validation import check_probability, check_whole
 from .curve import InfluenceCurve
@@ -140,7 +140,7 @@ def row_sensitivity(priors: list[MarkovChainPrior], b: int = 1, draws: int = DEF
     A row whose posterior is wide moves a(b) on its own; the values rank the rows by how much
     of the spread each one drives.  Zeros when fewer than 2 draws are used or b ≥ the length.
     """
-    if not isinstance(priors, (list, tuple)) or not priors or not all(isinstance(p, MarkovChainPrior) for p in priors):
+    if not isinstance(priors, (list, tuple)) or theta_or_none(priors, "row_sensitivity") is None:
         raise ValueError("priors must be the list returned by fit_prior_set (the fit first, then the draws)")
     b = check_whole("b", b, 1)
     draws = check_whole("draws", draws, 0)

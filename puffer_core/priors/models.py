@@ -341,3 +341,13 @@ def as_theta(prior_or_priors: object, caller: str, same_length: bool = False) ->
         lengths = sorted({p.length for p in priors})
         raise ValueError(f"all priors in Θ must describe the same stream length (T); got lengths {lengths}")
     return Theta(priors)
+
+
+def theta_or_none(prior: object, caller: str, same_length: bool = False) -> Theta | None:
+    """The Θ of ``prior`` when it is a :class:`MarkovChainPrior` or a non-empty list of them (checked by
+    :func:`as_theta`); None for anything else (a Gaussian-process prior, None, a list of other things)."""
+    if isinstance(prior, MarkovChainPrior) or (
+        isinstance(prior, (list, tuple)) and prior and all(isinstance(p, MarkovChainPrior) for p in prior)
+    ):
+        return as_theta(prior, caller, same_length)
+    return None

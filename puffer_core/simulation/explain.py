@@ -57,7 +57,7 @@ import pandas as pd
 
 from ..engine.drivers import influence_drivers
 from ..engine.influence import influence_curve
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, theta_or_none
 from ..validation import check_whole
 from .run import SimulationResult
 
@@ -230,10 +230,9 @@ def _curve(settings: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 def _priors(prior: object) -> list[MarkovChainPrior] | None:
     if prior is None:
         return None
-    if isinstance(prior, MarkovChainPrior):
-        return [prior]
-    if isinstance(prior, (list, tuple)) and prior and all(isinstance(p, MarkovChainPrior) for p in prior):
-        return list(prior)
+    chains = theta_or_none(prior, "the simulation's prior")
+    if chains is not None:
+        return list(chains)
     raise ValueError(
         f"prior must be None, a MarkovChainPrior or a list of them (the simulation's prior); got {prior!r}"
     )

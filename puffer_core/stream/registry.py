@@ -18,7 +18,7 @@ import numpy as np
 
 from ..accounting.calibration import calibrate
 from ..engine.curve import InfluenceCurve
-from ..priors.models import MarkovChainPrior, Theta, as_theta
+from ..priors.models import Theta, theta_or_none
 from .bounds import group_dp_bound, translation_bound
 from .tpl import (
     Directions,
@@ -58,13 +58,7 @@ def stream_setting(
     with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own."""
     from ..engine.influence import influence_curve
 
-    chains = None
-    if isinstance(prior_or_priors, MarkovChainPrior) or (
-        isinstance(prior_or_priors, (list, tuple))
-        and prior_or_priors
-        and all(isinstance(p, MarkovChainPrior) for p in prior_or_priors)
-    ):
-        chains = as_theta(prior_or_priors, "a stream", same_length=True)
+    chains = theta_or_none(prior_or_priors, "a stream", same_length=True)
     if curve is None:
         curve = influence_curve(prior_or_priors)
     if not isinstance(curve, InfluenceCurve):

@@ -140,7 +140,7 @@ def test_out_of_range_link_values_are_ignored_not_crashing() -> None:
     assert metric(at, "Common window b")
 
 
-# --------------------------------------------------------------------------- issue 11: report and script
+# --------------------------------------------------------------------------- Calibrate: report and script
 
 
 @pytest.fixture
@@ -223,7 +223,7 @@ def test_calibrate_chart_axes_follow_the_b_axis_choice() -> None:
     assert at.query_params["bx"] == "zoom"
 
 
-# --------------------------------------------------------------------------- issue 13: the robust Θ
+# --------------------------------------------------------------------------- Calibrate: the robust Θ
 
 
 def test_calibrate_against_the_robust_theta(exports: dict[str, object], tmp_path: Path) -> None:

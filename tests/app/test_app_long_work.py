@@ -1,7 +1,7 @@
 """Long work on the pages (AppTest): a 300-state fitted chain's curve shows its estimate, and Cancel is honoured.
 
 The chain is fitted, with the app's smoothing, to 300 walks of 400 steps on a road of 300 places
-(tests/road_walks.py): the issue's "fitted K = 300, T = 400".  That the computation really stops
+(tests/road_walks.py): the long-work case, "fitted K = 300, T = 400".  That the computation really stops
 when Cancel is clicked during it is checked in a browser (tests/e2e/test_e2e_long_work.py); here
 the page is run to the end, and once with the cancellation recorded.
 """
@@ -55,7 +55,7 @@ def _with_chain(prior: MarkovChainPrior) -> tuple[AppTest, tuple]:
     return at, parameters
 
 
-def test_the_fitted_chain_is_the_issues_case():
+def test_the_fitted_chain_is_the_long_work_case():
     prior = fitted_road()
     assert prior.n_states == 300 and prior.length == 400
     assert np.min(prior.transition) < 1e-4  # unseen transitions hold the smoothing

@@ -13,7 +13,8 @@ from puffer_core.priors.strength import strength_prior
 from puffer_core.stream.schedule import optimal_schedule
 from puffer_core.stream.tpl import max_eps_for_tpl, temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, static_tables
-from tests.app.test_app_stream import ATTACK, STREAM, chart
+from tests.app.test_app_attack import ATTACK
+from tests.app.test_app_stream import STREAM, chart
 
 DEFAULT = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=100)
 

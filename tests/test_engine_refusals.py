@@ -1,4 +1,4 @@
-"""Inputs out of reach are refused up front with an estimate; unsound shortcuts are closed (issue 9)."""
+"""Inputs out of reach are refused up front with an estimate; unsound shortcuts are closed."""
 
 from __future__ import annotations
 
