@@ -17,7 +17,7 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..validation import WORK_LIMIT_SECONDS, check_distribution, check_whole
-from ..work import ENUMERATION, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
+from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 
 MAX_SEQUENCES = 200_000
 MAX_CELLS = 20_000_000
@@ -161,15 +161,23 @@ def exact_leakage_estimate(
             "overhead": _SETUP_US + n_seq * call_us + n_priors * T * k * (k - 1) * _PAIR_US,
         }
 
-    shorter = 0
-    while shorter < length and unit_seconds(units(shorter + 1)) <= limit:
+    def nbytes(T: int) -> float:
+        n_seq, n_out = power(k, T), min(1e300, count(T) ** releases)
+        return 8.0 * (min(n_seq, 1e15) * (T + 2 * n_out + count(T)) + 2 * k * n_out)
+
+    shorter = 0  # the longest chain that fits in time and in memory
+    while (
+        shorter < length
+        and unit_seconds(units(shorter + 1)) <= limit
+        and nbytes(shorter + 1) <= MEMORY_LIMIT_BYTES
+    ):
         shorter += 1
     n_seq, n_out = power(k, length), count(length) ** releases
     priors_text = f", {n_priors} priors" if n_priors > 1 else ""
     return WorkEstimate(
         "the exact leakage",
         units(length),
-        8.0 * (min(n_seq, 1e15) * (length + 2 * n_out + count(length)) + 2 * k * n_out),
+        nbytes(length),
         f"{k} states over T = {length} steps give {count_text(n_seq)} sequences × {count_text(n_out)} joint outputs"
         f"{priors_text},"
         " every pair of states at every entry",

@@ -23,7 +23,7 @@ import numpy as np
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
 from ..stream.laws import check_emissions, histogram_law
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
-from ..work import ENUMERATION, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
+from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
 
 MAX_SEQUENCES = 5_000
@@ -75,14 +75,22 @@ def exact_stream_estimate(
     sizes = [int(outputs)] * int(length) if isinstance(outputs, int | np.integer) else [int(o) for o in outputs]
     k, n_priors, T = int(n_states), int(n_priors), len(sizes)
     n_seq, n_out = power(k, T), _product(sizes)
-    shorter = 0
-    while shorter < T and unit_seconds(_stream_units(k, sizes[: shorter + 1], n_priors)) <= limit:
+    def nbytes(steps: list[int]) -> float:
+        n_steps = power(k, len(steps))
+        return 8.0 * (6 * min(n_steps * _product(steps), _CHUNK_CELLS) + 2 * min(n_steps, 1e12) * len(steps))
+
+    shorter = 0  # the longest chain that fits in time and in memory
+    while (
+        shorter < T
+        and unit_seconds(_stream_units(k, sizes[: shorter + 1], n_priors)) <= limit
+        and nbytes(sizes[: shorter + 1]) <= MEMORY_LIMIT_BYTES
+    ):
         shorter += 1
     priors_text = f", {n_priors} priors" if n_priors > 1 else ""
     return WorkEstimate(
         "the exact leakage of this stream",
         _stream_units(k, sizes, n_priors),
-        8.0 * (6 * min(n_seq * n_out, _CHUNK_CELLS) + 2 * min(n_seq, 1e12) * T),
+        nbytes(sizes),
         f"{k} states over T = {T} steps give {count_text(n_seq)} sequences × {count_text(n_out)} joint outputs"
         f"{priors_text},"
         " every pair of states at every entry",
