@@ -28,6 +28,12 @@ IDLE = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
     " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
 )
+# the main area's top block fits it: the page has been laid out again for the viewport's width
+REFLOWED = (
+    "() => { const main = document.querySelector('[data-testid=\"stMain\"]');"
+    " const block = main && main.querySelector('[data-testid=\"stVerticalBlock\"]');"
+    " return block !== null && block.getBoundingClientRect().right <= main.getBoundingClientRect().right + 1; }"
+)
 # the charts' series that carry their values as text: [name, [value, …]] for each
 TRACES = (
     "() => Array.from(document.querySelector('.js-plotly-plot').data)"
@@ -127,16 +133,20 @@ def sideways_at(page: Any, width: int) -> list[str]:
     page.set_viewport_size({"width": width, "height": HEIGHT})
     try:
         page.wait_for_function(f"() => window.innerWidth === {width}", timeout=PATIENCE)
-        # the layout and the charts follow the new width a moment later (longer on a busy machine): read
-        # until two readings a quarter second apart agree
+        # the page lays itself out again for the new width a moment later (seconds on a busy machine): wait
+        # until its top block fits the main area (a ceiling: if it never does, the readings below say so)
+        try:
+            page.wait_for_function(REFLOWED, timeout=60_000)
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError; the readings report the overflow
+            pass
+        # the charts follow the width after it: read until three readings a quarter second apart agree
         deadline = time.monotonic() + PATIENCE / 1000
-        seen: list[str] | None = None
+        seen: list[list[str]] = []
         while True:
             time.sleep(0.25)
-            now = horizontal_overflow(page) + wide_tables(page)
-            if now == seen or time.monotonic() > deadline:
-                return now
-            seen = now
+            seen = [*seen[-2:], horizontal_overflow(page) + wide_tables(page)]
+            if (len(seen) == 3 and seen[0] == seen[1] == seen[2]) or time.monotonic() > deadline:
+                return seen[-1]
     finally:
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
 
