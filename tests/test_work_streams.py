@@ -1,4 +1,4 @@
-"""Work estimates of TPL, stream attacks and exact enumeration (issue 18): counted before the work, never below it.
+"""Work estimates of TPL, stream attacks and exact enumeration: counted before the work, never below it.
 
 Each engine given ``work=WorkCounter()`` adds the units it performs; the estimate computed before
 must count at least as many of every kind (no timing here: ``benchmarks/bench_estimates.py``
