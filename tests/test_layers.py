@@ -169,6 +169,7 @@ HOMELESS = {
     "an inlined check_whole": r"isinstance\(\s*\w+\s*,\s*bool\s*\)\s+or\s+not\s+isinstance",
     "a normaliser of a prior or a list of priors": (
         r"def\s+_?as_(chain_)?priors\b|all\(isinstance\(\w+,\s*MarkovChainPrior\)"
+        r"|isinstance\(\w+,\s*MarkovChainPrior\)\s+else\s+list\("
     ),
 }
 
@@ -204,6 +205,7 @@ def test_the_homeless_patterns_still_find_what_they_are_for() -> None:
         "def as_chain_priors(prior):",
         "def _as_priors(prior_or_priors):",
         "    if isinstance(prior, (list, tuple)) and all(isinstance(p, MarkovChainPrior) for p in prior):",
+        "    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)",
     ]
     missed = [line for line in caught if not any(re.search(p, line) for p in HOMELESS.values())]
     assert not missed, missed

@@ -70,7 +70,7 @@ from ..engine.mqm import mqm_noise_scale
 from ..mechanisms import MECHANISMS, MechanismSpec, Output, make_mechanism
 from ..mechanisms.base import HISTOGRAM_SENSITIVITY
 from ..mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
-from ..priors.models import MarkovChainPrior, theta_or_none
+from ..priors.models import MarkovChainPrior, as_theta, theta_or_none
 from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
 from .calibration import certify, check_curve
 
@@ -633,8 +633,8 @@ def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior]
     end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
     """
     sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
-    priors = [prior_or_priors] if isinstance(prior_or_priors, MarkovChainPrior) else list(prior_or_priors)
-    length = max(p.length for p in priors)
+    priors = as_theta(prior_or_priors, "mqm_eps_for_scale")
+    length = priors.max_length
     lo, hi = 1.0 / sigma, length / sigma
     if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
         raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
