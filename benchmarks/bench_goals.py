@@ -36,6 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.location_chains import banded, grid, ring  # noqa: E402
 
 # --------------------------------------------------------------------------- chains
 
@@ -65,39 +66,6 @@ def sparse(rng: np.random.Generator, k: int, per_row: int = 4) -> np.ndarray:
 def near_periodic(rng: np.random.Generator, k: int, cycle: float = 0.95) -> np.ndarray:
     """A cyclic shift with probability ``cycle``, else a Dirichlet(1) jump: mixes very slowly."""
     m = cycle * np.roll(np.eye(k), 1, axis=1) + (1 - cycle) * rng.dirichlet(np.ones(k), size=k)
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def ring(rng: np.random.Generator, k: int, moves: int = 3) -> np.ndarray:
-    """A walk on a ring of k places moving at most ``moves`` places per step (a road): P^d has zeros below ~k/6."""
-    m = np.zeros((k, k))
-    for i in range(k):
-        for s in range(-moves, moves + 1):
-            m[i, (i + s) % k] = rng.random() + 0.1
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def banded(rng: np.random.Generator, k: int, width: int = 2) -> np.ndarray:
-    """A walk on a line of k places moving at most ``width`` places per step (no wrap-around): P^d has zeros
-    below ~k/width, and the two ends mix slowest."""
-    m = np.zeros((k, k))
-    for i in range(k):
-        lo, hi = max(0, i - width), min(k, i + width + 1)
-        m[i, lo:hi] = rng.random(hi - lo) + 0.1
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def grid(rng: np.random.Generator, k: int) -> np.ndarray:
-    """A random walk on a √k × √k city grid: stay or move to a neighbour (k must be a square)."""
-    side = int(round(k**0.5))
-    m = np.zeros((k, k))
-    for r in range(side):
-        for c in range(side):
-            i = r * side + c
-            m[i, i] = rng.random() + 0.1
-            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                if 0 <= r + dr < side and 0 <= c + dc < side:
-                    m[i, (r + dr) * side + c + dc] = rng.random() + 0.1
     return m / m.sum(axis=1, keepdims=True)
 
 

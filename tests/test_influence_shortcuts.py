@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, influence_curve
 from tests.brute import brute_influence_all, chain_of_kind, converged_from, cutoff_distance, reference_curve
+from tests.location_chains import banded, grid, ring
 
 
 def _plain(priors):
@@ -165,44 +166,13 @@ def test_chain_without_a_unique_stationary_law():
 # (P^d has structural zeros for d below the diameter, so a(b) = ∞ for small b: correct, and kept)
 
 
-def _ring(rng, k, moves):
-    """A walk on a ring of k places moving at most ``moves`` places per step."""
-    m = np.zeros((k, k))
-    for i in range(k):
-        for s in range(-moves, moves + 1):
-            m[i, (i + s) % k] = rng.random() + 0.1
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def _grid(rng, side):
-    """A walk on a side × side city grid: stay or move to a neighbour."""
-    k = side * side
-    m = np.zeros((k, k))
-    for r in range(side):
-        for c in range(side):
-            i = r * side + c
-            m[i, i] = rng.random() + 0.1
-            for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                if 0 <= r + dr < side and 0 <= c + dc < side:
-                    m[i, (r + dr) * side + c + dc] = rng.random() + 0.1
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def _banded(rng, k, width):
-    """A walk on a line of k places (no wrap-around), at most ``width`` places per step."""
-    m = np.zeros((k, k))
-    for i in range(k):
-        m[i, max(0, i - width) : min(k, i + width + 1)] = rng.random(min(k, i + width + 1) - max(0, i - width)) + 0.1
-    return m / m.sum(axis=1, keepdims=True)
-
-
 def _fitted(rng, k, users, steps):
     """The chain fitted (τ = 1e-5) to walks on a ring: most transitions never seen, held at τ."""
     import pandas as pd
 
     from puffer_core import fit_markov_chain, load_sequences
 
-    true = _ring(rng, k, 1)
+    true = ring(rng, k, 1)
     walks = np.zeros((users, steps), dtype=int)
     walks[:, 0] = rng.integers(0, k, users)
     for t in range(1, steps):
@@ -216,11 +186,11 @@ def _fitted(rng, k, users, steps):
 @pytest.mark.parametrize(
     "name, build, length, start",
     [
-        ("ring of 7, moves ≤ 1", lambda rng: _ring(rng, 7, 1), 30, None),
-        ("ring of 8, moves ≤ 2, from one place", lambda rng: _ring(rng, 8, 2), 12, "0"),
-        ("grid 3 × 3", lambda rng: _grid(rng, 3), 30, None),
-        ("grid 3 × 3 from a random start", lambda rng: _grid(rng, 3), 20, "random"),
-        ("road of 8, moves ≤ 1", lambda rng: _banded(rng, 8, 1), 30, None),
+        ("ring of 7, moves ≤ 1", lambda rng: ring(rng, 7, 1), 30, None),
+        ("ring of 8, moves ≤ 2, from one place", lambda rng: ring(rng, 8, 2), 12, "0"),
+        ("grid 3 × 3", lambda rng: grid(rng, 9), 30, None),
+        ("grid 3 × 3 from a random start", lambda rng: grid(rng, 9), 20, "random"),
+        ("road of 8, moves ≤ 1", lambda rng: banded(rng, 8, 1), 30, None),
     ],
 )
 def test_location_priors_against_the_unpruned_computation(name, build, length, start):
@@ -252,8 +222,8 @@ def test_a_chain_fitted_with_unseen_transitions_against_the_unpruned_computation
 def test_location_priors_in_a_theta_against_the_unpruned_computation():
     rng = np.random.default_rng(11)
     priors = [
-        MarkovChainPrior(_ring(rng, 6, 1), length=18),
-        MarkovChainPrior(_banded(rng, 6, 2), np.eye(6)[0], length=18),
+        MarkovChainPrior(ring(rng, 6, 1), length=18),
+        MarkovChainPrior(banded(rng, 6, 2), np.eye(6)[0], length=18),
         _fitted(rng, 6, users=10, steps=18),
     ]
     curve = influence_curve(priors)
@@ -263,7 +233,7 @@ def test_location_priors_in_a_theta_against_the_unpruned_computation():
 def test_tiny_ring_and_road_against_brute_force():
     """The definition itself, by enumeration, on location chains small enough for it."""
     rng = np.random.default_rng(5)
-    for transition in (_ring(rng, 4, 1), _banded(rng, 4, 1)):
+    for transition in (ring(rng, 4, 1), banded(rng, 4, 1)):
         priors = [MarkovChainPrior(transition, length=5)]
         want = np.array(brute_influence_all(_plain(priors)))
         got = influence_curve(priors).a
