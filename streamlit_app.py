@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import ASSETS, PAGES, inputs, page_path, state
-from app_ui.data_picker import LoadedData
-from app_ui.ledger import LEDGER_GROUP
-from app_ui.priors import describe_prior
-from app_ui.stream_settings import ATTACK_GROUP, STREAM_GROUP
+from app_ui import ASSETS, PAGES, page_path
+from app_ui.core import inputs, state
+from app_ui.data.picker import LoadedData
+from app_ui.plan.ledger import LEDGER_GROUP
+from app_ui.prior.current import describe_prior
+from app_ui.streams.settings import ATTACK_GROUP, STREAM_GROUP
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")

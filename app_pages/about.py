@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui.docs import doc_body, in_app, sections
+from app_ui.core.docs import doc_body, in_app, sections
 
 st.title("About the math")
 st.markdown(

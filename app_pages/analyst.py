@@ -1,18 +1,19 @@
-"""Guided: publish your data — the analyst's path, one step at a time (words in app_ui/analyst_path.py)."""
+"""Guided: publish your data — the analyst's path, one step at a time (words in app_ui/guided/analyst.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import analyst_path as path
-from app_ui import inputs, page_path, state
-from app_ui.charts import show_figure, transition_heatmap
-from app_ui.data_picker import LoadedData, dataset_picker, fitted_prior
-from app_ui.docs import show_math
-from app_ui.memo import session_memo
-from app_ui.priors import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
-from app_ui.steps import step_buttons, step_header
-from app_ui.tables import static_table
+from app_ui import page_path
+from app_ui.core import inputs, state
+from app_ui.core.charts import show_figure, transition_heatmap
+from app_ui.core.docs import show_math
+from app_ui.core.memo import session_memo
+from app_ui.core.tables import static_table
+from app_ui.data.picker import LoadedData, dataset_picker, fitted_prior
+from app_ui.guided import analyst as path
+from app_ui.guided.steps import step_buttons, step_header
+from app_ui.prior.current import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
 from puffer_core import calibrate
 from puffer_core.display import fmt
 from puffer_core.priors.codecs import Number

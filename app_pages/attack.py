@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import inputs, page_path, state
-from app_ui.attacks import (
+from app_ui import page_path
+from app_ui.accuracy.risk import attack_region_section
+from app_ui.attack.views import (
     DEMO_PRIORS,
     USER,
     AttackExport,
@@ -19,10 +20,11 @@ from app_ui.attacks import (
     release_label,
     user_chains,
 )
-from app_ui.priors import parameters_of
-from app_ui.report import offer_exports
-from app_ui.risk_views import attack_region_section
-from app_ui.stream_settings import (
+from app_ui.core import inputs, state
+from app_ui.core.report import offer_exports
+from app_ui.core.tables import static_table
+from app_ui.prior.current import parameters_of
+from app_ui.streams.settings import (
     ATTACK_DRAWS,
     ATTACK_EPS,
     ATTACK_K,
@@ -30,7 +32,6 @@ from app_ui.stream_settings import (
     ATTACK_RELEASE,
     ATTACK_SEED,
 )
-from app_ui.tables import static_table
 from puffer_core.priors.kinds import PRIOR_KINDS
 from puffer_core.tightness.ladder import ratio_text
 from puffer_core.tightness.releases import RELEASES

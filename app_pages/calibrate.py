@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import inputs, state
-from app_ui.accuracy_views import accuracy_section, chains_of
-from app_ui.calibration_views import (
+from app_ui.accuracy.risk import risk_section
+from app_ui.accuracy.views import accuracy_section, chains_of
+from app_ui.calibrate.views import (
     Numbers,
     calibration_view,
     comparison,
@@ -17,8 +17,11 @@ from app_ui.calibration_views import (
     reverse_text,
     script,
 )
-from app_ui.charts import show_figure
-from app_ui.priors import (
+from app_ui.core import inputs, state
+from app_ui.core.charts import show_figure
+from app_ui.core.report import offer_exports
+from app_ui.core.tables import csv_download, fmt, show_table
+from app_ui.prior.current import (
     JITTER_NOTE,
     Uncertainty,
     fitted_data,
@@ -28,9 +31,6 @@ from app_ui.priors import (
     uncertainty,
     uncertainty_controls,
 )
-from app_ui.report import offer_exports
-from app_ui.risk_views import risk_section
-from app_ui.tables import csv_download, fmt, show_table
 from puffer_core.priors.kinds import PRIOR_KINDS
 
 values = state.settings()

@@ -1,7 +1,7 @@
 """Classroom: privacy collapse run by run, and a tiny chain audited exactly (docs/math.md §8, §9).
 
 Each tab is a fragment: its controls rerun only that tab, and its numbers are cached views
-(:mod:`app_ui.classroom_views`).
+(:mod:`app_ui.classroom.views`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_ui.charts import show_figure
-from app_ui.classroom_views import (
+from app_ui.classroom.views import (
     EXAMPLES,
     MAX_K_CHECKED,
     MAX_RUNS,
@@ -29,9 +28,10 @@ from app_ui.classroom_views import (
     readable,
     reveal_sentence,
 )
-from app_ui.docs import show_sources
-from app_ui.stream_controls import strength_matrix_rows, strength_of_stay, strength_slider
-from app_ui.tables import csv_download, fmt, show_problems, static_table
+from app_ui.core.charts import show_figure
+from app_ui.core.docs import show_sources
+from app_ui.core.tables import csv_download, fmt, show_problems, static_table
+from app_ui.streams.controls import strength_matrix_rows, strength_of_stay, strength_slider
 from puffer_core.validation import row_problems
 
 st.title("Classroom")

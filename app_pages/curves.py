@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import inputs, state
-from app_ui.charts import show_figure
-from app_ui.curve_views import BAND, curve_view
-from app_ui.prior_controls import prior_controls
-from app_ui.priors import CurrentCurve, Uncertainty, current_curve, fitted_data, parameters_of, uncertainty
-from app_ui.tables import csv_download, fmt, show_table
+from app_ui.core import inputs, state
+from app_ui.core.charts import show_figure
+from app_ui.core.tables import csv_download, fmt, show_table
+from app_ui.curves.views import BAND, curve_view
+from app_ui.prior.controls import prior_controls
+from app_ui.prior.current import CurrentCurve, Uncertainty, current_curve, fitted_data, parameters_of, uncertainty
 from puffer_core.priors.kinds import PRIOR_KINDS
 
 MAX_PINNED = 8

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import PAGES, page_path
-from app_ui.docs import show_sources
+from app_ui.core.docs import show_sources
 
 st.title("Pufferfish Lab")
 st.markdown(

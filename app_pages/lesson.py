@@ -1,14 +1,14 @@
-"""Guided: a lesson — why correlated entries leak, and what to do about it (words in app_ui/lesson_path.py)."""
+"""Guided: a lesson — why correlated entries leak, and what to do about it (words in app_ui/guided/lesson.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import lesson_path as lesson
 from app_ui import page_path
-from app_ui.charts import show_figure
-from app_ui.docs import show_math
-from app_ui.steps import step_buttons, step_header
+from app_ui.core.charts import show_figure
+from app_ui.core.docs import show_math
+from app_ui.guided import lesson as lesson
+from app_ui.guided.steps import step_buttons, step_header
 from puffer_core import MarkovChainPrior, influence_curve
 
 PATH = "lesson"

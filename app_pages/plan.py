@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui import inputs, state
-from app_ui.accuracy_views import default_states
-from app_ui.charts import show_figure
-from app_ui.docs import show_sources
-from app_ui.ledger import (
+from app_ui.accuracy.views import default_states
+from app_ui.core import inputs, state
+from app_ui.core.charts import show_figure
+from app_ui.core.docs import show_sources
+from app_ui.core.report import offer_exports
+from app_ui.core.tables import csv_download, fmt, show_problems
+from app_ui.plan.exports import ledger_chart, ledger_view, planner_view, report, script
+from app_ui.plan.ledger import (
     DEFAULT_LEDGER,
     LABELS,
     LEDGER,
@@ -19,10 +22,7 @@ from app_ui.ledger import (
     read_ledger_csv,
     rows_from_editor,
 )
-from app_ui.plan_exports import ledger_chart, ledger_view, planner_view, report, script
-from app_ui.priors import parameters_of, prior_summary
-from app_ui.report import offer_exports
-from app_ui.tables import csv_download, fmt, show_problems
+from app_ui.prior.current import parameters_of, prior_summary
 from puffer_core.priors.kinds import PRIOR_KINDS
 
 values = state.settings()

@@ -8,18 +8,19 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from app_ui import long_work, page_path
-from app_ui import simulate_text as words
-from app_ui import simulate_views as views
-from app_ui.baseline_views import show_baselines
-from app_ui.charts import Style, series_styles, show_figure
-from app_ui.data_picker import LoadedData, dataset_picker, simulation_report
-from app_ui.memo import session_memo
-from app_ui.priors import keep_uncertainty, use_prior
-from app_ui.report import Section, html_report, offer_exports
-from app_ui.simulate_settings import simulation_settings
-from app_ui.smoothing_views import fitted_chain, smoothing_control, smoothing_effect_view
-from app_ui.tables import csv_download, right_aligned, static_table
+from app_ui import page_path
+from app_ui.core import long_work
+from app_ui.core.charts import Style, series_styles, show_figure
+from app_ui.core.memo import session_memo
+from app_ui.core.report import Section, html_report, offer_exports
+from app_ui.core.tables import csv_download, right_aligned, static_table
+from app_ui.data.picker import LoadedData, dataset_picker, simulation_report
+from app_ui.prior.current import keep_uncertainty, use_prior
+from app_ui.prior.smoothing import fitted_chain, smoothing_control, smoothing_effect_view
+from app_ui.simulate import views as views
+from app_ui.simulate import words as words
+from app_ui.simulate.baselines import show_baselines
+from app_ui.simulate.settings import simulation_settings
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
 from puffer_core.priors.fitting import transition_counts
@@ -259,7 +260,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
             st.markdown("\n".join(f"- {line}" for line in note))
     elif agree:
         st.success(agree)
-    show_baselines(result)  # the published baselines: refused, or why they win or lose (app_ui/baseline_views.py)
+    show_baselines(result)  # the published baselines: refused, or why they win or lose (app_ui/simulate/baselines.py)
 
     notes = tuple(line.replace("**", "") for line in note) or ((agree,) if agree else ())
     sections = [

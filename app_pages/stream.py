@@ -6,20 +6,22 @@ import math
 
 import streamlit as st
 
-from app_ui import inputs, page_path, state
-from app_ui.charts import show_figure
-from app_ui.priors import kind_curve
-from app_ui.report import offer_exports
-from app_ui.stream_accuracy import stream_accuracy_section
-from app_ui.stream_controls import (
+from app_ui import page_path
+from app_ui.core import inputs, state
+from app_ui.core.charts import show_figure
+from app_ui.core.report import offer_exports
+from app_ui.core.tables import csv_download, fmt, show_table, static_table
+from app_ui.prior.current import kind_curve
+from app_ui.streams.accuracy import stream_accuracy_section
+from app_ui.streams.controls import (
     direction_controls,
     optimal_as_schedule,
     prior_source,
     release_control,
     schedule_controls,
 )
-from app_ui.stream_settings import STREAM_PARAMETERS, STREAM_TARGET
-from app_ui.streams import (
+from app_ui.streams.settings import STREAM_PARAMETERS, STREAM_TARGET
+from app_ui.streams.views import (
     DEFAULT_DIRECTIONS,
     METRIC_HELP,
     StreamExport,
@@ -42,7 +44,6 @@ from app_ui.streams import (
     stream_supremum,
     stream_view,
 )
-from app_ui.tables import csv_download, fmt, show_table, static_table
 from puffer_core.stream.registry import STREAM_BOUNDS
 from puffer_core.stream.tpl import backward_matrix
 from puffer_core.tightness.releases import RELEASES, largest_exact_length

@@ -1,25 +1,20 @@
-"""What the app's pages use, one concern per module (the pages themselves are in ``app_pages/``).
+"""What the app's pages use, one room per concern (the pages themselves are in ``app_pages/``).
 
-Shared by every page:
+Rooms every page may use:
 
-- :mod:`app_ui.state` — the user's settings for the session, read from and written to the link.
-- :mod:`app_ui.inputs` — number boxes that say in the page when a value is out of range (no stale answer).
-- :mod:`app_ui.priors` — the prior chosen on the Influence curves page, its cached a(b) curve, its
-  prior uncertainty, and the prior as Python for every exported script.
-- :mod:`app_ui.data_picker` — built-in datasets, the deployer's large datasets, uploads: pick, map, repair, aggregate.
-- :mod:`app_ui.charts` — the palette, a dash and a marker per series; line, ledger, interval and heatmap charts.
-- :mod:`app_ui.tables` — numbers as text, tables that scroll or wrap, CSV downloads, problem messages.
-- :mod:`app_ui.report` — the HTML report and the two download buttons.
-- :mod:`app_ui.templates` — exported scripts: real Python files in ``app_ui/scripts/``, filled with a page's settings.
-- :mod:`app_ui.memo` — what one session keeps so that a rerun does not build it again.
-- :mod:`app_ui.docs` — docs/ in the app: the About page and every page's papers.
+- :mod:`app_ui.core` — settings and the shareable link (``state``), number boxes that say when a value is out of
+  range (``inputs``), charts, tables, the HTML report, exported scripts (``templates``, filled from the real Python
+  files in ``core/scripts/``), what one session keeps (``memo``), docs/ in the app (``docs``), long work with its
+  estimate and Cancel (``long_work``) and warming the server (``warm``);
+- :mod:`app_ui.prior` — the prior in use and its cached curve (``current``), its controls, the matrix editor and
+  presets, the fit's smoothing;
+- :mod:`app_ui.data` — the data picker: built-in datasets, the deployer's large datasets, uploads;
+- :mod:`app_ui.accuracy` — accuracy first and attacker risk, shown on several pages.
 
-One page each (its views: figures and tables built once per input; its words; its exports):
-:mod:`~app_ui.matrix_editor` and :mod:`~app_ui.curve_views` (Influence curves),
-:mod:`~app_ui.calibration_views` (Calibrate), :mod:`~app_ui.ledger` and :mod:`~app_ui.plan_exports`
-(Plan & compose), :mod:`~app_ui.simulate_settings`, :mod:`~app_ui.simulate_views` and
-:mod:`~app_ui.simulate_text` (Simulate), :mod:`~app_ui.classroom_views` (Classroom),
-:mod:`~app_ui.streams` (Streams), :mod:`~app_ui.attacks` (How tight is my bound?).
+One room per page family, each with its settings, views (figures and tables built once per input), words and
+exports: :mod:`app_ui.curves`, :mod:`app_ui.calibrate`, :mod:`app_ui.plan`, :mod:`app_ui.simulate`,
+:mod:`app_ui.streams`, :mod:`app_ui.attack`, :mod:`app_ui.classroom` and the two guided paths in
+:mod:`app_ui.guided`.  A shared room never imports a page family's room.
 
 Nothing here computes a formula: every number comes from :mod:`puffer_core`.
 """

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.e2e.conftest import CHROMIUM_ARGS, chromium  # noqa: E402
-from tests.servers import free_port, start_streamlit, stop, wait_for_health  # noqa: E402
+from tests.support.servers import free_port, start_streamlit, stop, wait_for_health  # noqa: E402
 
 CURVE_BUDGET_MS = 150.0
 COLD_START_BUDGET_S = 5.0

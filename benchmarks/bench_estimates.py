@@ -45,7 +45,7 @@ from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_estim
 from puffer_core.engine.gaussian import gaussian_estimate  # noqa: E402
 from puffer_core.engine.influence import influence_estimate  # noqa: E402
 from puffer_core.engine.mqm import mqm_estimate, mqm_noise_scale  # noqa: E402
-from puffer_core.stream.laws import RandomizedResponse  # noqa: E402
+from puffer_core.mechanisms.laws import RandomizedResponse  # noqa: E402
 from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_estimate  # noqa: E402
 from puffer_core.tightness.releases import RELEASES  # noqa: E402
 from puffer_core.work import WorkCounter, one_blas_thread  # noqa: E402

@@ -36,7 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.location_chains import banded, grid, ring  # noqa: E402
+from tests.support.location_chains import banded, grid, ring  # noqa: E402
 
 # --------------------------------------------------------------------------- chains
 

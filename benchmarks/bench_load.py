@@ -1,6 +1,6 @@
 """A classroom on one server: many browser sessions clicking at once, timed at the server.
 
-Each simulated student is a client speaking Streamlit's browser protocol (tests/streamlit_ws.py:
+Each simulated student is a client speaking Streamlit's browser protocol (tests/support/streamlit_ws.py:
 the websocket /_stcore/stream, BackMsg/ForwardMsg protobufs), so the browsers' own CPU is not
 counted: a click is timed from sending the rerun to receiving ``script_finished``.  A first
 page load is timed from the health check (which sets the cookies) through the websocket to the
@@ -47,8 +47,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.servers import free_port, healthy, port_is_free, start_streamlit, stop, wait_for_health  # noqa: E402
-from tests.streamlit_ws import SIDEBAR, Run, Session  # noqa: E402
+from tests.support.servers import free_port, healthy, port_is_free, start_streamlit, stop, wait_for_health  # noqa: E402
+from tests.support.streamlit_ws import SIDEBAR, Run, Session  # noqa: E402
 
 # ---------------------------------------------------------------------------- what a student does
 # Update this block when pages or widget keys change; nothing below names a page or a widget.

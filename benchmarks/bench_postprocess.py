@@ -36,7 +36,7 @@ from puffer_core import (  # noqa: E402
     smooth_count_stream,
 )
 from puffer_core.inference.posterior import sample_states  # noqa: E402
-from puffer_core.stream.laws import randomized_response_emission  # noqa: E402
+from puffer_core.mechanisms.laws import randomized_response_emission  # noqa: E402
 
 EPS = (0.1, 0.5, 1.0, 2.0, 5.0)
 

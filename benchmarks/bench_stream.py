@@ -24,16 +24,12 @@ from timing import print_budget_table  # noqa: E402
 
 from puffer_core.attacks.attacker import attack_histogram, attack_stream  # noqa: E402
 from puffer_core.audit.stream import exact_stream_leakage  # noqa: E402
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission  # noqa: E402
 from puffer_core.priors.kinds import sticky_matrix  # noqa: E402
 from puffer_core.priors.models import MarkovChainPrior  # noqa: E402
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission  # noqa: E402
-from puffer_core.stream.tpl import (  # noqa: E402
-    leakage_function,
-    max_eps_for_tpl,
-    temporal_privacy_leakage,
-    tpl_refusal,
-    tpl_supremum,
-)
+from puffer_core.stream.fronts import leakage_function  # noqa: E402
+from puffer_core.stream.supremum import max_eps_for_tpl, tpl_supremum  # noqa: E402
+from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_refusal  # noqa: E402
 
 RUNS = 3
 

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 from puffer_core import certify, fit_markov_chain, influence_curve, load_sequences  # noqa: E402
 from puffer_core.attacks.attacker import attack_histogram, attack_stream  # noqa: E402
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage  # noqa: E402
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission  # noqa: E402
 from puffer_core.priors.models import MarkovChainPrior  # noqa: E402
 from puffer_core.stream.bounds import group_dp_bound, translation_bound  # noqa: E402
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission  # noqa: E402
 from puffer_core.stream.tpl import temporal_privacy_leakage  # noqa: E402
 
 

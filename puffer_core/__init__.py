@@ -3,15 +3,6 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
-from .accounting.accuracy import (
-    AccuracyPlan,
-    CountTarget,
-    MechanismAccuracy,
-    TopKTarget,
-    accuracy_at,
-    accuracy_first,
-    mqm_eps_for_scale,
-)
 from .accounting.calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .accounting.composition import (
     Accountant,
@@ -55,6 +46,15 @@ from .mechanisms import (
     pufferfish_exponential,
     pufferfish_laplace,
 )
+from .mechanisms.accuracy import (
+    AccuracyPlan,
+    CountTarget,
+    MechanismAccuracy,
+    TopKTarget,
+    accuracy_at,
+    accuracy_first,
+    mqm_eps_for_scale,
+)
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
@@ -63,18 +63,16 @@ from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoo
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
 from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.fronts import leakage_function
 from .stream.schedule import StreamSchedule, optimal_schedule
+from .stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from .stream.tpl import (
     TemporalLeakage,
     backward_privacy_leakage,
     forward_privacy_leakage,
-    leakage_function,
-    leakage_supremum,
-    max_eps_for_tpl,
     temporal_privacy_leakage,
     tpl_estimate,
     tpl_refusal,
-    tpl_supremum,
 )
 from .work import WorkCounter, WorkEstimate
 

@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.engines import DEFAULT_MEMORY_LIMIT, load_stats, print_progress
+from .data.engines import load_stats, print_progress
 from .data.readers import load_sequences
+from .data.sql import DEFAULT_MEMORY_LIMIT
 from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.servers import free_port, start_streamlit, stop, wait_for_health
+from tests.support.servers import free_port, start_streamlit, stop, wait_for_health
 
 # CI machines are small and may be busy: property tests must not fail on timing alone.
 settings.register_profile(

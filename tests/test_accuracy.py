@@ -1,4 +1,4 @@
-"""Accuracy first (puffer_core.accounting.accuracy): the error laws against the samplers that draw them,
+"""Accuracy first (puffer_core.mechanisms.accuracy): the error laws against the samplers that draw them,
 the inversions against direct sums, and the round trip target → ε → release → measured error.
 
 Independent references: OpenDP's own samplers (the law the mechanisms draw), the exponential
@@ -30,7 +30,8 @@ from puffer_core import (
     mqm_noise_scale,
     pufferfish_exponential,
 )
-from puffer_core.accounting.accuracy import (
+from puffer_core.mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
+from puffer_core.mechanisms.noise import (
     OPENDP_GRANULARITY,
     gumbel_hit_at_counts,
     joint_failure,
@@ -41,7 +42,6 @@ from puffer_core.accounting.accuracy import (
     simulate_critical_scales,
     topk_hit_at_gap,
 )
-from puffer_core.mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
 
 
 def _inside(hits: int, n: int, p: float, confidence: float = 0.999) -> bool:
@@ -366,7 +366,7 @@ def test_absurd_targets_are_refused_with_what_to_change() -> None:
 
 
 def test_the_gap_a_noise_needs() -> None:
-    from puffer_core.accounting.accuracy import topk_gap_for
+    from puffer_core.mechanisms.noise import topk_gap_for
 
     for noise in ("gumbel", "laplace"):
         for k, m in ((1, 5), (3, 12)):

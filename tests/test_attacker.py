@@ -18,11 +18,11 @@ from puffer_core.attacks.attacker import (
 )
 from puffer_core.audit.exact import exact_leakage
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.bounds import group_dp_bound
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.tpl import temporal_privacy_leakage
-from tests import brute_stream
-from tests.brute_stream import random_prior
+from tests.support import brute_stream
+from tests.support.brute_stream import random_prior
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 

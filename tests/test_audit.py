@@ -10,7 +10,7 @@ import pytest
 
 from puffer_core import MarkovChainPrior, calibrate, certify, compose, influence_curve
 from puffer_core.audit.exact import exact_leakage, leakage_report
-from tests.brute import random_chain, random_distribution
+from tests.support.brute import random_chain, random_distribution
 
 
 def exponential_top1(eps_dp: float, k: int):

@@ -2,7 +2,7 @@
 
 Each is checked against references that share no code with it: the exact leakage of its release by
 enumerating every sequence (puffer_core.audit), the ∞-Wasserstein distance by a linear program over
-laws enumerated from every sequence (tests/brute.py), and exact MQM for MQMApprox.
+laws enumerated from every sequence (tests/support/brute.py), and exact MQM for MQMApprox.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from puffer_core.mechanisms import (
     wasserstein_laplace,
     wasserstein_scale,
 )
+from puffer_core.mechanisms.laws import randomized_response_emission
 from puffer_core.mechanisms.wasserstein import wasserstein_refusal
 from puffer_core.simulation.baselines import baseline_findings
-from puffer_core.stream.laws import randomized_response_emission
-from tests.brute import sequence_probabilities
-from tests.brute_stream import random_prior
+from tests.support.brute import sequence_probabilities
+from tests.support.brute_stream import random_prior
 
 ROUNDING = 1e-9
 

@@ -29,7 +29,7 @@ from puffer_core.engine.chain_terms import (
     shared_tables,
 )
 from puffer_core.engine.kernels import NEG, column_log_range, far_zone, max_log_ratio, start_zone, stream_marginals
-from tests.brute import chain_of_kind
+from tests.support.brute import chain_of_kind
 
 KINDS = ["dense", "sticky", "sparse", "near-periodic", "periodic", "ring", "grid", "fitted", "transient"]
 

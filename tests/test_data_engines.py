@@ -21,14 +21,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from puffer_core.data.engines import DuckDBEngine, load_stats
+from puffer_core.data.duckdb_engine import DuckDBEngine
+from puffer_core.data.engines import load_stats
 from puffer_core.data.readers import load_sequences
 from puffer_core.data.stats import SequenceStats
 from puffer_core.errors import DataError
 from puffer_core.priors.fitting import fit_markov_chain
 from puffer_core.priors.robust import fit_prior_set
 from puffer_core.simulation.run import simulate
-from tests.servers import unavailable
+from tests.support.servers import unavailable
 
 WINDOWS = (1, 3, 7)
 

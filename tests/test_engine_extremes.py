@@ -1,6 +1,6 @@
 """Never below the truth at the extremes, and refusals that come at once (the engine's extremes).
 
-Each test failed before its fix.  References: brute-force enumeration (tests/brute.py), a
+Each test failed before its fix.  References: brute-force enumeration (tests/support/brute.py), a
 60-digit mpmath computation for the Gaussian-process curve.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior, binary_chain_curve, influence_curve
-from tests.brute import brute_influence_all
+from tests.support.brute import brute_influence_all
 
 
 def _brute_binary(p: float, q: float, length: int) -> np.ndarray:

@@ -15,7 +15,7 @@ from puffer_core import (
     mqm_noise_scale,
 )
 from puffer_core.engine.gaussian import gaussian_influence_curve
-from tests.brute import brute_influence_all
+from tests.support.brute import brute_influence_all
 
 
 def test_max_b_has_a_cap_with_a_clear_refusal():

@@ -228,7 +228,7 @@ def test_a_pufferfish_mechanism_that_fell_back_is_tied_with_its_twin_and_never_b
 
 
 def test_seattle_headline_is_the_fallback_and_no_line_contradicts_it(seattle):
-    from app_ui.simulate_text import what_this_shows
+    from app_ui.simulate.words import what_this_shows
     from puffer_core.priors.fitting import transition_counts
 
     data, result = seattle

@@ -35,8 +35,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import puffer_core as pc  # noqa: E402
+from puffer_core.mechanisms.laws import randomized_response_emission  # noqa: E402
 from puffer_core.priors.kinds import PRIOR_KINDS  # noqa: E402
-from puffer_core.stream.laws import randomized_response_emission  # noqa: E402
 
 CASE_SECONDS = 5  # a case that runs longer is UNCLEAN: anything too big must be refused up front
 

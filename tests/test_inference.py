@@ -28,7 +28,7 @@ from puffer_core import (
 from puffer_core.accounting.risk import attacker_table, implied_eps, min_posterior, pair_table, region_excess
 from puffer_core.inference.counts import project_simplex
 from puffer_core.inference.posterior import raw_states, sample_outputs, sample_states
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 
 
 def _chain(rng: np.random.Generator, k: int, zeros: bool = True) -> np.ndarray:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, binary_chain_curve, influence_curve
-from tests.brute import brute_influence_all, random_chain, random_distribution
+from tests.support.brute import brute_influence_all, random_chain, random_distribution
 
 
 def _as_plain(priors):

@@ -1,6 +1,6 @@
 """The fast a(b) engine against the unpruned computation (docs/math.md §2.1) on chains of every kind.
 
-``tests/brute.py:reference_curve`` evaluates every node, pair, prior and H with each node's own
+``tests/support/brute.py:reference_curve`` evaluates every node, pair, prior and H with each node's own
 marginals, no cutoff, no far-node bound and no pruning.  The engine may only be above it, by
 at most 1e-9 (its tail and far-node bounds), never below (beyond rounding, 1e-11 relative).
 Each case also checks, by an independent computation, that the shortcut it is meant to
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, influence_curve
-from tests.brute import brute_influence_all, chain_of_kind, converged_from, cutoff_distance, reference_curve
-from tests.location_chains import banded, grid, ring
+from tests.support.brute import brute_influence_all, chain_of_kind, converged_from, cutoff_distance, reference_curve
+from tests.support.location_chains import banded, grid, ring
 
 
 def _plain(priors):

@@ -95,50 +95,32 @@ def test_no_import_cycle_inside_the_library() -> None:
     assert not cycles, "import cycles: " + "; ".join(" → ".join(c) for c in cycles)
 
 
-# the app_ui modules every page may use; the others belong to one page (or one guided path) each
-SHARED_APP_MODULES = {
-    "__init__",
-    "state",
-    "inputs",
-    "priors",
-    "prior_controls",
-    "matrix_editor",
-    "data_picker",
-    "charts",
-    "tables",
-    "report",
-    "memo",
-    "docs",
-    "warm",
-    "templates",
-    "steps",
-    "smoothing_views",  # the fit's smoothing τ: under the "Fitted from data" preset and on Simulate
-    "long_work",  # the estimate, progress bar and Cancel of long work, for every page that computes a curve
-}
+# the app_ui rooms every page may use; the others belong to one page family (or the guided paths) each
+SHARED_APP_ROOMS = {"core", "prior", "data"}
 
 
-def test_shared_app_modules_import_no_page_module() -> None:
+def _app_imports(path: Path) -> set[str]:
+    """The app_ui modules (dotted, without the "app_ui." prefix) that ``path`` imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = {n.module.removeprefix("app_ui.") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+           and n.module.startswith("app_ui.")}
+    out |= {a.name.removeprefix("app_ui.") for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+            if a.name.startswith("app_ui.")}
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level], f"{path}: relative import"
+    return out
+
+
+def test_app_ui_is_rooms_and_shared_rooms_import_no_page_room() -> None:
     app_ui = ROOT / "app_ui"
-    page_modules = {p.stem for p in app_ui.glob("*.py")} - SHARED_APP_MODULES
-    for name in SHARED_APP_MODULES - {"warm"}:  # warm imports every module on purpose, to load them at start
-        path = app_ui / f"{name}.py"
-        if not path.exists():
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
-        imported |= {
-            f"app_ui.{a.name}"
-            for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.level == 1 and not n.module
-            for a in n.names
-        }
-        imported |= {
-            n.module.removeprefix("app_ui.")
-            for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("app_ui.")
-        }
-        bad = {m.removeprefix("app_ui.") for m in imported} & page_modules
-        assert not bad, f"app_ui/{name}.py imports the page module(s) {sorted(bad)}: pages use shared modules, not back"
+    assert not [p.name for p in app_ui.glob("*.py") if p.name != "__init__.py"], "app_ui's modules live in rooms"
+    rooms = {p.parent.name for p in app_ui.glob("*/__init__.py")}
+    assert SHARED_APP_ROOMS <= rooms
+    for room in SHARED_APP_ROOMS:
+        for path in (app_ui / room).glob("*.py"):
+            if path.name == "warm.py":  # warm imports every module on purpose, to load them at start
+                continue
+            bad = {m for m in _app_imports(path) if m.split(".")[0] not in SHARED_APP_ROOMS}
+            assert not bad, f"{path.relative_to(ROOT)} imports the page module(s) {sorted(bad)}: pages use shared rooms"
 
 
 def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
@@ -153,11 +135,9 @@ def test_the_attacker_and_the_audits_import_no_bound_they_check() -> None:
 
 
 def test_the_attack_page_s_views_do_not_import_the_streams_page_s() -> None:
-    """app_ui/attacks.py reads the stream bounds and releases from the library registries, not from app_ui.streams."""
-    tree = ast.parse((ROOT / "app_ui" / "attacks.py").read_text(encoding="utf-8"))
-    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    names += [("." * n.level) + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    assert not [n for n in names if n in (".streams", "app_ui.streams", ".stream_controls", "app_ui.stream_controls")]
+    """app_ui/attack/ reads the stream bounds and releases from the library registries, not from app_ui/streams/."""
+    for path in (ROOT / "app_ui" / "attack").glob("*.py"):
+        assert not [m for m in _app_imports(path) if m.startswith("streams")], path
 
 
 # Θ ("a prior or a list of priors") is normalised by as_theta/theta_or_none in priors/models.py, and

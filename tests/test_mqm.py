@@ -15,7 +15,7 @@ import pytest
 
 from puffer_core.engine.mqm import mqm_noise_scale, mqm_scale
 from puffer_core.priors.models import MarkovChainPrior
-from tests.brute import converged_from, cutoff_distance, random_chain, random_distribution
+from tests.support.brute import converged_from, cutoff_distance, random_chain, random_distribution
 
 
 def _joint(transition, initial, length):

@@ -12,7 +12,7 @@ from scipy import stats
 from puffer_core import MarkovChainPrior, fit_markov_chain, fit_prior_set, influence_curve, load_sequences, prior_spread
 from puffer_core.engine.spread import PriorSpread, row_sensitivity
 from puffer_core.priors.robust import dirichlet_rows, smooth_draw
-from tests.brute import brute_influence_all
+from tests.support.brute import brute_influence_all
 
 KNOWN = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]])
 

@@ -1,5 +1,5 @@
 """Streams and temporal privacy leakage (docs/math.md §10), each checked against something independent:
-every subset S (tests/brute_stream.py), Cao et al.'s published numbers, the recursion run for many
+every subset S (tests/support/brute_stream.py), Cao et al.'s published numbers, the recursion run for many
 steps, enumeration of sequences, and the exact stream audit (docs/math.md §9)."""
 
 from __future__ import annotations
@@ -14,22 +14,20 @@ from hypothesis import strategies as st
 from puffer_core import MarkovChainPrior, certify, influence_curve
 from puffer_core.audit.exact import exact_leakage
 from puffer_core.audit.stream import exact_stream_leakage
+from puffer_core.mechanisms.laws import emission_epsilon, laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.bounds import group_dp_bound, plan_stream, stream_bounds, translation_bound
-from puffer_core.stream.laws import emission_epsilon, laplace_histogram_emission, randomized_response_emission
+from puffer_core.stream.checks import MAX_STATES
+from puffer_core.stream.fronts import leakage_function
+from puffer_core.stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from puffer_core.stream.tpl import (
-    MAX_STATES,
     backward_matrix,
     backward_privacy_leakage,
     forward_matrix,
     forward_privacy_leakage,
-    leakage_function,
-    leakage_supremum,
-    max_eps_for_tpl,
     temporal_privacy_leakage,
-    tpl_supremum,
 )
-from tests import brute_stream
-from tests.brute_stream import random_prior
+from tests.support import brute_stream
+from tests.support.brute_stream import random_prior
 
 CAO_BACKWARD = [[0.8, 0.2], [0.0, 1.0]]
 

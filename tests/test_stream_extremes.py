@@ -18,13 +18,15 @@ from hypothesis import strategies as st
 from puffer_core import MarkovChainPrior
 from puffer_core.attacks.attacker import attack_stream
 from puffer_core.audit.stream import exact_stream_leakage
-from puffer_core.stream.laws import (
+from puffer_core.mechanisms.laws import (
     ClampedDiscreteLaplace,
     RandomizedResponse,
     laplace_histogram_emission,
     randomized_response_emission,
 )
-from puffer_core.stream.tpl import leakage_function, max_eps_for_tpl, temporal_privacy_leakage
+from puffer_core.stream.fronts import leakage_function
+from puffer_core.stream.supremum import max_eps_for_tpl
+from puffer_core.stream.tpl import temporal_privacy_leakage
 
 mpmath.mp.dps = 60
 CHAIN = [[0.9, 0.1], [0.2, 0.8]]

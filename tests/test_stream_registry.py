@@ -15,11 +15,11 @@ import pytest
 from puffer_core import MarkovChainPrior, influence_curve
 from puffer_core.attacks.attacker import attack_histogram, attack_stream
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.priors.strength import strength_matrix, strength_prior
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.registry import STREAM_BOUNDS, bound_table, plan_table, stream_bound, stream_setting
 from puffer_core.tightness import RELEASES, ladder_order, ladder_row, release_spec, stream_releases
-from tests.brute_stream import random_prior
+from tests.support.brute_stream import random_prior
 
 ROUNDING = 1e-9
 

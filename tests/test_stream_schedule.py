@@ -1,6 +1,6 @@
 """Stream schedules within a TPL target, and the backward/forward matrices as inputs (docs/math.md §10).
 
-Every schedule is checked against the plain-Python TPL recursion of tests/brute_stream.py (Bayes' rule
+Every schedule is checked against the plain-Python TPL recursion of tests/support/brute_stream.py (Bayes' rule
 from marginals by vector products, L over every subset), which shares no code with puffer_core.
 """
 
@@ -13,14 +13,10 @@ import pytest
 
 from puffer_core import MarkovChainPrior
 from puffer_core.stream.schedule import optimal_schedule
-from puffer_core.stream.tpl import (
-    backward_matrix,
-    max_eps_for_tpl,
-    temporal_privacy_leakage,
-    tpl_supremum,
-)
-from tests import brute_stream
-from tests.brute_stream import random_prior
+from puffer_core.stream.supremum import max_eps_for_tpl, tpl_supremum
+from puffer_core.stream.tpl import backward_matrix, temporal_privacy_leakage
+from tests.support import brute_stream
+from tests.support.brute_stream import random_prior
 
 ROUNDING = 1e-12
 

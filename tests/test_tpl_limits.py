@@ -10,15 +10,9 @@ import numpy as np
 import pytest
 
 from puffer_core import MarkovChainPrior
-from puffer_core.stream.tpl import (
-    backward_matrix,
-    excluded_mass,
-    leakage_supremum,
-    temporal_privacy_leakage,
-    tpl_divergence_threshold,
-    tpl_supremum,
-)
-from tests.brute_stream import random_prior
+from puffer_core.stream.supremum import excluded_mass, leakage_supremum, tpl_divergence_threshold, tpl_supremum
+from puffer_core.stream.tpl import backward_matrix, temporal_privacy_leakage
+from tests.support.brute_stream import random_prior
 
 
 def brute_m(Q: list[list[float]], secrets: list[bool]) -> float:
@@ -110,12 +104,13 @@ def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch
     import puffer_core.stream.tpl as stream_module
     from puffer_core.priors.kinds import sticky_matrix
     from puffer_core.stream.bounds import plan_stream
-    from puffer_core.stream.tpl import max_eps_for_tpl, tpl_refusal
+    from puffer_core.stream.supremum import max_eps_for_tpl
+    from puffer_core.stream.tpl import tpl_refusal
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("a front was built before the refusal")
 
-    monkeypatch.setattr(stream_module, "_build_front", never)
+    monkeypatch.setattr(stream_module, "build_front", never)
     prior = _slow_chain(1000)
     message = tpl_refusal(prior)
     assert message is not None
@@ -138,13 +133,13 @@ def test_the_planned_front_count_bounds_the_fronts_built(monkeypatch: pytest.Mon
     import puffer_core.stream.tpl as stream_module
 
     built = []
-    real = stream_module._build_front
+    real = stream_module.build_front
 
     def counting(*args: object, **kwargs: object):
         built.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(stream_module, "_build_front", counting)
+    monkeypatch.setattr(stream_module, "build_front", counting)
     rng = np.random.default_rng(3)
     for _ in range(6):
         k = int(rng.integers(2, 6))

@@ -14,7 +14,7 @@ from puffer_core.engine.gaussian import gaussian_estimate
 from puffer_core.engine.influence import influence_estimate
 from puffer_core.engine.mqm import mqm_estimate
 from puffer_core.work import WorkCounter, WorkEstimate
-from tests.brute import chain_of_kind
+from tests.support.brute import chain_of_kind
 
 KINDS = ["dense", "sticky", "sparse", "near-periodic", "ring", "grid", "fitted"]
 

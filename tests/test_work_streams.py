@@ -15,7 +15,7 @@ from puffer_core import MarkovChainPrior
 from puffer_core.attacks.attacker import attack_stream, stream_attack_estimate, stream_attack_refusal
 from puffer_core.audit.exact import exact_leakage_estimate
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
-from puffer_core.stream.laws import RandomizedResponse, randomized_response_emission
+from puffer_core.mechanisms.laws import RandomizedResponse, randomized_response_emission
 from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_estimate, tpl_refusal
 from puffer_core.tightness.releases import RELEASES
 from puffer_core.work import UNIT_KINDS, WorkCounter

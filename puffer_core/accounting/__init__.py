@@ -3,20 +3,11 @@
 - :mod:`.calibration`: ``calibrate`` (ε_puffer → the best b and ε_DP), ``certify`` (ε_DP → ε_puffer), group DP;
 - :mod:`.events`: a release's privacy event, as a plain frozen record;
 - :mod:`.composition`: the accountant, the ledger and the planner;
-- :mod:`.accuracy`: accuracy first — an error target → the ε each mechanism needs, and back (§13);
 - :mod:`.risk`: ε as attacker risk — the largest posterior, the (FPR, TPR) region.
+
+Accuracy first (an error target → the ε each mechanism needs) is :mod:`puffer_core.mechanisms.accuracy`.
 """
 
-from .accuracy import (
-    AccuracyPlan,
-    Cost,
-    CountTarget,
-    MechanismAccuracy,
-    TopKTarget,
-    accuracy_at,
-    accuracy_first,
-    mqm_eps_for_scale,
-)
 from .calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .composition import (
     Accountant,
@@ -32,20 +23,13 @@ from .events import Composition, CurveEvent, MQMEvent, PrivacyEvent
 from .risk import attacker_table, max_posterior, min_posterior, pair_table, tradeoff_curve
 
 __all__ = [
-    "AccuracyPlan",
     "Accountant",
     "Calibration",
     "Composition",
-    "Cost",
-    "CountTarget",
     "CurveEvent",
     "Ledger",
     "MQMEvent",
-    "MechanismAccuracy",
     "PrivacyEvent",
-    "TopKTarget",
-    "accuracy_at",
-    "accuracy_first",
     "attacker_table",
     "calibrate",
     "calibration_objective",
@@ -58,7 +42,6 @@ __all__ = [
     "group_dp_cumulative",
     "max_posterior",
     "min_posterior",
-    "mqm_eps_for_scale",
     "naive_sum",
     "pair_table",
     "plan",

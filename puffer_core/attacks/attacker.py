@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..mechanisms.laws import ClampedDiscreteLaplace, ExponentialRanking, histogram_law, log_emissions
 from ..priors.models import MarkovChainPrior, as_theta
-from ..stream.laws import ClampedDiscreteLaplace, ExponentialRanking, histogram_law, log_emissions
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
 from ..work import FORWARD_BACKWARD, SECONDS_PER_UNIT, WorkCounter, WorkEstimate
 
@@ -142,7 +142,7 @@ def stream_log_likelihoods(prior: MarkovChainPrior, emissions: object, outputs: 
     """log Pr[r_1..r_T | X_t = x] for every step t and state x, shape (T, K) (docs/math.md §11).
 
     ``outputs`` holds one output index per step (columns of the emissions); ``emissions`` is one
-    K×O matrix or law (:mod:`puffer_core.stream.laws`) or a list of one per step.  States with no
+    K×O matrix or law (:mod:`puffer_core.mechanisms.laws`) or a list of one per step.  States with no
     prior mass at t are −inf.
     """
     if not isinstance(prior, MarkovChainPrior):

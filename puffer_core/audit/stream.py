@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..mechanisms.laws import check_emissions, histogram_law
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
-from ..stream.laws import check_emissions, histogram_law
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
 from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
@@ -203,9 +203,9 @@ def exact_histogram_leakage(
     is attained at whole numbers in 0..T, where the continuous Laplace density is proportional
     to the discretised one (two-sided geometric, Pr[Z = z] ∝ e^{−ε|z|/2}).  The release
     enumerated here is that discretised noise clamped to 0..T
-    (:class:`puffer_core.stream.laws.ClampedDiscreteLaplace`): (T+1)^K outputs with the same
+    (:class:`puffer_core.mechanisms.laws.ClampedDiscreteLaplace`): (T+1)^K outputs with the same
     leakage.  ``mechanism="exponential"``: the top-``k`` states by count, k rounds of ε/k each
-    (:class:`puffer_core.stream.laws.ExponentialRanking`); every ranking is an output.  Uses the
+    (:class:`puffer_core.mechanisms.laws.ExponentialRanking`); every ranking is an output.  Uses the
     enumeration of :func:`puffer_core.audit.exact_leakage` and its size limits.
     """
     priors = as_theta(prior_or_priors, "exact_histogram_leakage")

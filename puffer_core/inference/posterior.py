@@ -1,7 +1,7 @@
 """The true states behind one user's released outputs, given the Markov prior (docs/math.md §14).
 
 A release r_t at every step t with a known output law E_t[k, o] = Pr[r_t = o | X_t = k]
-(randomized response, a noisy histogram of one entry: :mod:`puffer_core.stream.laws`) is
+(randomized response, a noisy histogram of one entry: :mod:`puffer_core.mechanisms.laws`) is
 post-processed with the prior the analyst already has.  Post-processing reads released outputs
 only, so it costs no privacy.
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from ..mechanisms.laws import check_emissions
 from ..priors.models import MarkovChainPrior
-from ..stream.laws import check_emissions
 from ..validation import check_whole
 
 MAX_CELLS = 20_000_000  # draws × T × K log-probabilities held at once
@@ -101,7 +101,7 @@ def posterior_states(prior: MarkovChainPrior, emission: object, observations: Se
     """Pr[X_t = k | r_1..r_T] for every step t and state k, shape (T, K) (module docstring).
 
     ``emission``: one K×O matrix (row k = the output law given state k; e.g.
-    :func:`puffer_core.stream.laws.randomized_response_emission`) or a list of one per step;
+    :func:`puffer_core.mechanisms.laws.randomized_response_emission`) or a list of one per step;
     ``observations``: the released output (a column index) at each step t = 1..T.  The chain
     starts in the prior's initial distribution; T is the number of observations (the prior's own
     length is not used).  Outputs that the prior and the emission make impossible are refused.

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..mechanisms.laws import check_emissions
 from ..priors.models import MarkovChainPrior
-from ..stream.laws import check_emissions
 from ..validation import check_whole
 from .posterior import check_prior, draw_indices, forward_backward, log_emissions, safe_log, sample_outputs
 

@@ -20,9 +20,9 @@ import numpy as np
 
 from ..accounting.calibration import calibrate, group_dp
 from ..accounting.events import CurveEvent
-from ..stream.laws import ExponentialRanking
 from ..validation import check_eps, check_probability, check_rng, check_whole
 from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, check_trials, opendp_prelude, top_k_indices
+from .laws import ExponentialRanking
 
 K_NAME = "k (how many top states to release)"
 
@@ -128,7 +128,7 @@ class ExponentialTopK:
     def probabilities(self, counts: object) -> np.ndarray:
         """Exact Pr[ranking] for every ranking of :meth:`outputs` (one row of counts).
 
-        :class:`puffer_core.stream.laws.ExponentialRanking`: in log space round by round, relative to
+        :class:`puffer_core.mechanisms.laws.ExponentialRanking`: in log space round by round, relative to
         the largest count, so that huge counts or ε give a valid distribution (probabilities too small
         for a float are 0), never NaN.
         """

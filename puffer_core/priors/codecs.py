@@ -10,7 +10,7 @@ the hints a front end needs to draw a control for it (label, help, step, slider 
 Large values — a transition matrix of many states, long state labels — are written compressed
 in a link (:func:`pack_matrix`, :func:`pack_text`: zlib, then URL-safe base64 behind the marker
 ``z``), exactly: every float reads back to the same float.  Whether the link is then short enough
-to share is the caller's decision (``app_ui.state``).
+to share is the caller's decision (``app_ui.core.state``).
 """
 
 from __future__ import annotations

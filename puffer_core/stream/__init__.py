@@ -1,12 +1,15 @@
 """Streams: a release at every time step (docs/math.md §10).
 
-- :mod:`.laws`: the output laws of per-entry releases (randomized response, a noisy histogram);
-- :mod:`.tpl`: temporal privacy leakage (BPL, FPL, TPL), its supremum and the largest ε for a target;
+The output laws of the releases are :mod:`puffer_core.mechanisms.laws`.
+
+- :mod:`.checks`: the checks every stream module shares (row-stochastic matrices, schedules, the directions);
+- :mod:`.fronts`: the leakage function L(α; Q) and its Pareto front;
+- :mod:`.tpl`: temporal privacy leakage (BPL, FPL, TPL) and its cost up front;
+- :mod:`.supremum`: the supremum of an unbounded stream, where it turns infinite, the largest ε for a target;
 - :mod:`.bounds`: [C]'s translation bound and group DP beside TPL, and the stream planner;
 - :mod:`.registry`: every stream bound by name (one record each), what the app, the ladder and the scripts loop over;
 - :mod:`.schedule`: per-step ε schedules for a TPL target (constant, Cao et al.'s three values, tight).
 """
-
 
 from .bounds import (
     StreamBounds,
@@ -17,18 +20,8 @@ from .bounds import (
     stream_bounds,
     translation_bound,
 )
-from .laws import (
-    HISTOGRAM_LAWS,
-    ClampedDiscreteLaplace,
-    ExponentialRanking,
-    RandomizedResponse,
-    check_emissions,
-    emission_epsilon,
-    histogram_law,
-    laplace_histogram_emission,
-    log_emissions,
-    randomized_response_emission,
-)
+from .checks import Directions, check_row_stochastic, check_schedule, stream_priors
+from .fronts import leakage_function
 from .registry import (
     STREAM_BOUNDS,
     BoundValues,
@@ -39,39 +32,32 @@ from .registry import (
     stream_setting,
 )
 from .schedule import StreamSchedule, optimal_schedule
-from .tpl import (
-    Directions,
+from .supremum import (
     DivergenceThreshold,
+    excluded_mass,
+    leakage_suprema,
+    leakage_supremum,
+    max_eps_for_tpl,
+    tpl_divergence_threshold,
+    tpl_supremum,
+)
+from .tpl import (
     StreamFronts,
     TemporalLeakage,
     backward_matrix,
     backward_privacy_leakage,
-    check_row_stochastic,
-    check_schedule,
-    excluded_mass,
     forward_matrix,
     forward_privacy_leakage,
-    leakage_function,
-    leakage_suprema,
-    leakage_supremum,
-    max_eps_for_tpl,
     stream_fronts,
-    stream_priors,
     temporal_privacy_leakage,
-    tpl_divergence_threshold,
     tpl_refusal,
-    tpl_supremum,
 )
 
 __all__ = [
-    "HISTOGRAM_LAWS",
     "STREAM_BOUNDS",
     "BoundValues",
-    "ClampedDiscreteLaplace",
     "Directions",
     "DivergenceThreshold",
-    "ExponentialRanking",
-    "RandomizedResponse",
     "StreamBoundSpec",
     "StreamFronts",
     "StreamSchedule",
@@ -83,25 +69,19 @@ __all__ = [
     "backward_matrix",
     "backward_privacy_leakage",
     "bound_table",
-    "check_emissions",
     "check_row_stochastic",
     "check_schedule",
-    "emission_epsilon",
     "excluded_mass",
     "forward_matrix",
     "forward_privacy_leakage",
     "group_dp_bound",
-    "histogram_law",
-    "laplace_histogram_emission",
     "leakage_function",
     "leakage_suprema",
     "leakage_supremum",
-    "log_emissions",
     "max_eps_for_tpl",
     "optimal_schedule",
     "plan_stream",
     "plan_table",
-    "randomized_response_emission",
     "stream_bounds",
     "stream_fronts",
     "stream_priors",

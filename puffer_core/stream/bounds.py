@@ -23,7 +23,9 @@ from ..accounting.calibration import calibrate, certify
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
 from ..validation import check_eps, check_flag
-from .tpl import TemporalLeakage, check_schedule, max_eps_for_tpl, stream_priors, temporal_privacy_leakage
+from .checks import check_schedule, stream_priors
+from .supremum import max_eps_for_tpl
+from .tpl import TemporalLeakage, temporal_privacy_leakage
 
 _MAX_REFINED_CELLS = 50_000_000  # (curve points × T) cells of the varying-schedule [C] bound
 

@@ -20,14 +20,9 @@ from ..accounting.calibration import calibrate
 from ..engine.curve import InfluenceCurve
 from ..priors.models import Theta, theta_or_none
 from .bounds import group_dp_bound, translation_bound
-from .tpl import (
-    Directions,
-    check_directions,
-    check_schedule,
-    max_eps_for_tpl,
-    temporal_privacy_leakage,
-    tpl_refusal,
-)
+from .checks import Directions, check_directions, check_schedule
+from .supremum import max_eps_for_tpl
+from .tpl import temporal_privacy_leakage, tpl_refusal
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,7 +23,10 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior
 from ..validation import check_eps, check_whole
-from .tpl import StreamFronts, add_up, leakage_suprema, max_eps_for_tpl, stream_fronts, stream_priors
+from .checks import stream_priors
+from .fronts import add_up
+from .supremum import leakage_suprema, max_eps_for_tpl
+from .tpl import StreamFronts, stream_fronts
 
 MAX_TIGHT_ROUNDS = 5_000  # rounds of the fixed-point iteration of the tight schedule
 _TIGHT_TOLERANCE = 1e-13  # relative change below which the iteration has settled

@@ -1,6 +1,6 @@
 """The releases the tightness ladder attacks, by name: one record per release (docs/math.md §9–§11).
 
-:data:`RELEASES` holds one :class:`ReleaseSpec` per release: its law (:mod:`puffer_core.stream.laws`),
+:data:`RELEASES` holds one :class:`ReleaseSpec` per release: its law (:mod:`puffer_core.mechanisms.laws`),
 its exact leakage by enumeration (:mod:`puffer_core.audit.stream`, tiny chains), its attack
 (:mod:`puffer_core.attacks`, any size) and the work each takes, so that what is out of reach is
 refused up front with the reason.  Two kinds: a *stream* (a release at every step, ε per step) and
@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from ..attacks.attacker import Attack, attack_histogram, attack_stream, stream_attack_estimate
 from ..audit.exact import exact_leakage_estimate
 from ..audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
+from ..mechanisms.laws import ClampedDiscreteLaplace, RandomizedResponse
 from ..priors.models import Theta
-from ..stream.laws import ClampedDiscreteLaplace, RandomizedResponse
 from ..work import WorkEstimate
 
 # what is enumerated or attacked within a few seconds (the app's and the scripts' budget), by the work estimates
@@ -44,7 +44,7 @@ class ReleaseSpec:
 
     ``stream``: a release at every step, ``step_law(n_states, eps_t)`` its law at a step, with
     ``step_outputs(n_states)`` outputs; otherwise one release of the whole sequence, ``mechanism`` the
-    key of :data:`puffer_core.stream.laws.HISTOGRAM_LAWS`.
+    key of :data:`puffer_core.mechanisms.laws.HISTOGRAM_LAWS`.
     """
 
     name: str

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_ui.docs import in_app, papers
+from app_ui.core.docs import in_app, papers
 from tests.app.conftest import errors, open_page, problems
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,9 +105,9 @@ def test_home_links_to_the_about_page_and_names_no_missing_file() -> None:
 
 
 def test_links_between_the_docs_become_links_within_the_page() -> None:
-    text = "See [`math.md`](math.md), [refs](references.md#the-papers), [code](../tests/brute.py), [web](https://x.org)."
+    text = "See [`math.md`](math.md), [refs](references.md#the-papers), [code](../tests/support/brute.py), [web](https://x.org)."
     assert in_app(text) == (
-        "See [`math.md`](#math), [refs](#references), code (`tests/brute.py` in the repository),"
+        "See [`math.md`](#math), [refs](#references), code (`tests/support/brute.py` in the repository),"
         " [web](https://x.org)."
     )
     assert in_app("## §2. Title\n### §2.1 Sub") == "### §2. Title\n#### §2.1 Sub"  # under the page's own headings

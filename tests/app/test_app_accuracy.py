@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
 from puffer_core import (
     CountTarget,
     MarkovChainPrior,

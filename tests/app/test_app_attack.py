@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from app_ui.attacks import parse_attack_output
-from app_ui.tables import fmt
+from app_ui.attack.views import parse_attack_output
+from app_ui.core.tables import fmt
 from puffer_core import MarkovChainPrior, certify, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.attacks.attacker import attack_histogram, attack_stream
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import sticky_matrix
 from puffer_core.stream.bounds import stream_bounds
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, static_tables
 from tests.app.test_app_stream import STREAM, chart, run_script

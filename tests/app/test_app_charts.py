@@ -1,5 +1,5 @@
 """The charts under AppTest and by themselves: the b axis (zoom, log, all), a colour, dash and marker per
-series, ∞ drawn as triangles, and the chart helpers (app_ui/charts.py)."""
+series, ∞ drawn as triangles, and the chart helpers (app_ui/core/charts.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from app_ui.charts import PALETTE, Band, Trace, ledger_figure, line_figure, signal_end, zoom_limit
+from app_ui.core.charts import PALETTE, Band, Trace, ledger_figure, line_figure, signal_end, zoom_limit
 from tests.app.conftest import open_page, problems
 
 CURVES = "app_pages/curves.py"

@@ -388,7 +388,7 @@ def test_a_large_matrix_is_read_as_a_heatmap_and_edited_in_one_grid() -> None:
 
 
 def test_probabilities_in_heatmap_cells_are_short() -> None:
-    from app_ui.charts import probability_text
+    from app_ui.core.charts import probability_text
 
     assert [probability_text(v) for v in (0.0, 1.0, 0.123456, 0.0123, 1e-05, 0.000123)] == [
         "0",

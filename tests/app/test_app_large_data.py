@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import app_ui.data_picker as picker
+import app_ui.data.picker as picker
 from puffer_core.data.readers import load_sequences
 from tests.app.conftest import errors, metric, open_page, problems
 

@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from app_ui import state
-from app_ui.state import LINK_BUDGET, ParameterGroup, register
+from app_ui.core import state
+from app_ui.core.state import LINK_BUDGET, ParameterGroup, register
 from puffer_core import fit_markov_chain, load_dataset
 from puffer_core.priors.codecs import LabelsText, MatrixText, Number, Parameter
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING

@@ -1,7 +1,7 @@
 """Long work on the pages (AppTest): a 300-state fitted chain's curve shows its estimate, and Cancel is honoured.
 
 The chain is fitted, with the app's smoothing, to 300 walks of 400 steps on a road of 300 places
-(tests/road_walks.py): the long-work case, "fitted K = 300, T = 400".  That the computation really stops
+(tests/support/road_walks.py): the long-work case, "fitted K = 300, T = 400".  That the computation really stops
 when Cancel is clicked during it is checked in a browser (tests/e2e/test_e2e_long_work.py); here
 the page is run to the end, and once with the cancellation recorded.
 """
@@ -15,15 +15,15 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from app_ui.data_picker import DEFAULT_SMOOTHING
-from app_ui.long_work import CANCELLED, LONG_SECONDS, curve_key, finished_curve
+from app_ui.core.long_work import CANCELLED, LONG_SECONDS, curve_key, finished_curve
+from app_ui.data.picker import DEFAULT_SMOOTHING
 from puffer_core import MarkovChainPrior
 from puffer_core.data.readers import load_sequences
 from puffer_core.engine.influence import influence_estimate
 from puffer_core.priors.fitting import fit_markov_chain
 from puffer_core.priors.kinds import MATRIX
 from tests.app.conftest import APP, errors, metric, problems
-from tests.road_walks import road_walks
+from tests.support.road_walks import road_walks
 
 CURVES = "app_pages/curves.py"
 LONG_TIMEOUT = 240.0  # the curve takes ~6 CPU-s; a busy shared machine stretches that

@@ -22,8 +22,8 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from app_ui.ledger import DEFAULT_LEDGER, LABELS, MAX_NAME, LedgerText, read_ledger_csv
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
+from app_ui.plan.ledger import DEFAULT_LEDGER, LABELS, MAX_NAME, LedgerText, read_ledger_csv
 from puffer_core import MarkovChainPrior, compose, group_dp_cumulative, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables

@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_ui.data_picker import simulation_report
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
+from app_ui.data.picker import simulation_report
 from puffer_core.data.readers import load_sequences
 from puffer_core.priors.fitting import fit_markov_chain
 from tests.app.conftest import errors, metric, open_page, problems
-from tests.uploads import DIRTY
+from tests.support.uploads import DIRTY
 
 SIMULATE = "app_pages/simulate.py"
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -231,7 +231,7 @@ def test_a_chain_fitted_to_one_entry_per_user_opens_on_the_curves_page() -> None
 
 
 def test_the_upload_is_parsed_once_and_the_chain_fitted_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import app_ui.data_picker as picker
+    import app_ui.data.picker as picker
     import puffer_core.simulation.run as simulation
 
     calls: list[str] = []
@@ -537,7 +537,7 @@ def test_prior_uncertainty_calibrates_with_the_robust_set_and_shows_what_changed
 
 def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Capture what the page hands to the report/script download pair (the real buttons still draw)."""
-    import app_ui.report as report
+    import app_ui.core.report as report
 
     captured: list[tuple[str, str]] = []
     original = report.offer_exports
@@ -556,7 +556,7 @@ def _run_script(script: str, folder: Path, *args: str, as_text: bool = False) ->
     import subprocess
     import sys
 
-    from app_ui.simulate_text import parse_script_output
+    from app_ui.simulate.words import parse_script_output
 
     path = folder / "simulate.py"
     path.write_text(script, encoding="utf-8")
@@ -654,7 +654,7 @@ def test_the_script_with_prior_uncertainty_prints_both_runs(monkeypatch: pytest.
 def test_a_note_says_why_group_dp_can_be_below_mqms_own_total() -> None:
     """MQM's split top-k adds up m counts at ε/m; the same noise as one histogram (L1 sensitivity 2) under group DP
     can cost less. Both bound the same release, so the page says so instead of leaving a contradiction."""
-    from app_ui.simulate_views import smaller_bound_note
+    from app_ui.simulate.views import smaller_bound_note
     from puffer_core import MarkovChainPrior
     from puffer_core.mechanisms.laplace import mqm_top_k_counts
     from puffer_core.priors.kinds import sticky_matrix

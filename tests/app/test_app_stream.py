@@ -16,14 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app_ui.streams import (
-    StreamExport,
-    constant_schedule,
-    parse_script_output,
-    parse_segments,
-    stream_report,
-)
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
+from app_ui.streams.views import StreamExport, constant_schedule, parse_script_output, parse_segments, stream_report
 from puffer_core import (
     GaussianProcessPrior,
     MarkovChainPrior,
@@ -32,9 +26,10 @@ from puffer_core import (
     influence_curve,
 )
 from puffer_core.audit.stream import exact_stream_leakage
+from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.stream.bounds import plan_stream, stream_bounds, translation_bound
-from puffer_core.stream.laws import laplace_histogram_emission, randomized_response_emission
-from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_supremum
+from puffer_core.stream.supremum import tpl_supremum
+from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, tables
 
 STREAM = "app_pages/stream.py"

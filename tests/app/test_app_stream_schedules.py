@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.priors.strength import strength_prior
 from puffer_core.stream.schedule import optimal_schedule
-from puffer_core.stream.tpl import max_eps_for_tpl, temporal_privacy_leakage
+from puffer_core.stream.supremum import max_eps_for_tpl
+from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, static_tables
 from tests.app.test_app_attack import ATTACK
 from tests.app.test_app_stream import STREAM, chart

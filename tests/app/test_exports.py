@@ -1,6 +1,6 @@
 """What every exported script shares: the prior written as Python, and the script's frame.
 
-The prior's code (app_ui.priors.prior_source) is checked against the registry's own builder
+The prior's code (app_ui.prior.current.prior_source) is checked against the registry's own builder
 (puffer_core.priors.kinds), which shares no code with it: the same matrices, initial distribution,
 length and labels, or the same Gaussian process.
 """
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import puffer_core
-from app_ui.priors import parameters_of, prior_source
-from app_ui.report import python_script
+from app_ui.core.report import python_script
+from app_ui.prior.current import parameters_of, prior_source
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, load_dataset
 from puffer_core.priors.kinds import PRIOR_KINDS
 from puffer_core.priors.robust import fit_prior_set
@@ -98,7 +98,7 @@ TEMPLATES = ("calibrate", "plan", "simulate")
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_every_template_runs_as_it_is(name: str, tmp_path: Path) -> None:
     """A template is a script: with its default settings it runs and prints (the pages fill it with theirs)."""
-    from app_ui.templates import SCRIPTS
+    from app_ui.core.templates import SCRIPTS
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
@@ -116,8 +116,8 @@ def test_every_template_runs_as_it_is(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("kind", "values"), CASES)
 def test_filled_scripts_are_clean_python_for_every_kind_of_prior(kind: str, values: dict[str, object]) -> None:
     """ruff checks what a user downloads as it checks the repository (imports sorted and used, lines ≤ 120)."""
-    from app_ui.calibration_views import script as calibrate_script
-    from app_ui.plan_exports import script as plan_script
+    from app_ui.calibrate.views import script as calibrate_script
+    from app_ui.plan.exports import script as plan_script
 
     params = parameters_of(PRIOR_KINDS[kind], values)
     scripts = {
@@ -137,7 +137,7 @@ def test_filled_scripts_are_clean_python_for_every_kind_of_prior(kind: str, valu
 
 
 def test_a_template_refuses_what_it_cannot_fill() -> None:
-    from app_ui.templates import fill
+    from app_ui.core.templates import fill
 
     with pytest.raises(ValueError, match="assigns no \\['NOT_THERE'\\]"):
         fill("calibrate", values={"NOT_THERE": 1})

@@ -3,7 +3,7 @@
 import pandas as pd
 import plotly.graph_objects as go
 
-from app_ui.report import Section, html_report
+from app_ui.core.report import Section, html_report
 
 
 def test_report_is_self_contained_escaped_and_coloured() -> None:
@@ -23,7 +23,7 @@ def test_report_is_self_contained_escaped_and_coloured() -> None:
 
 
 def test_a_report_prints_no_instruction_for_the_app_s_controls() -> None:
-    from app_ui.charts import Note
+    from app_ui.core.charts import Note
 
     note = Note("Showing b ≤ 22 of 55.", "Choose *All b* or *Log b* to see the rest.")
     assert str(note) == "Showing b ≤ 22 of 55. Choose *All b* or *Log b* to see the rest."  # the page

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ROOT, free_port, free_ports, healthy, unavailable
+from tests.support.servers import ROOT, free_port, free_ports, healthy, unavailable
 
 START_TIMEOUT = 90.0
 

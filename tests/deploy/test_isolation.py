@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from app_ui import PAGES
-from tests.streamlit_ws import SIDEBAR, Run, Session, run_async
+from tests.support.streamlit_ws import SIDEBAR, Run, Session, run_async
 
 pytestmark = pytest.mark.deploy
 KNOWN_PAGES = {"", "curves", "calibrate", "plan", "simulate", "classroom"}  # "" is the default page (home)

@@ -16,7 +16,7 @@ import pytest
 
 from puffer_core import InfluenceCurve, MarkovChainPrior, influence_curve
 from tests.deploy.conftest import Deployment
-from tests.streamlit_ws import SIDEBAR, XSRF_COOKIE, Session, run_async
+from tests.support.streamlit_ws import SIDEBAR, XSRF_COOKIE, Session, run_async
 
 AFFINITY_COOKIE = "PUFFER_PROCESS"
 SESSIONS = 4

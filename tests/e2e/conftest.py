@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.pages import HEIGHT, PATIENCE, WIDTHS, snap_widths
-from tests.servers import ROOT, unavailable
+from tests.support.servers import ROOT, unavailable
 
 SCREENSHOTS = ROOT / "screenshots"
 CHROMIUM_ARGS = [

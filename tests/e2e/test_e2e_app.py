@@ -28,7 +28,7 @@ from tests.e2e.pages import (
     snap_widths,
     wait_idle,
 )
-from tests.servers import ROOT, free_port, start_streamlit, stop, wait_for_health
+from tests.support.servers import ROOT, free_port, start_streamlit, stop, wait_for_health
 
 DEMO_CSV = ROOT / "assets" / "checkins.csv"
 PLOT_VALUES = "() => Array.from(document.querySelector('.js-plotly-plot').data[0].customdata)"

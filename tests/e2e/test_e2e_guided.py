@@ -17,7 +17,7 @@ from puffer_core import calibrate, compose, fit_markov_chain, influence_curve, l
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from tests.e2e.pages import EXCEPTION, MAIN, alerts, download, open_page, snap_widths, wait_idle
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.e2e
 DEMO_CSV = ROOT / "assets" / "checkins.csv"

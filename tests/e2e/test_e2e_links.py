@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.e2e.pages import MAIN, PATIENCE, SIDEBAR, alerts, open_page, snap_widths, traces, wait_idle
-from tests.uploads import many_states
+from tests.support.uploads import many_states
 
 pytestmark = pytest.mark.e2e
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.pages import EXCEPTION, snap_widths, wait_idle
-from tests.road_walks import road_walks
-from tests.servers import free_port, start_streamlit, stop, wait_for_health
+from tests.support.road_walks import road_walks
+from tests.support.servers import free_port, start_streamlit, stop, wait_for_health
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.pages import MAIN, PATIENCE, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
-from tests.uploads import DIRTY
+from tests.support.uploads import DIRTY
 
 pytestmark = pytest.mark.e2e
 

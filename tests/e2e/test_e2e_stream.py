@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app_ui.tables import fmt
+from app_ui.core.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.e2e.pages import EXCEPTION, PATIENCE, alerts, open_page, sideways_at, snap_widths, traces, wait_idle

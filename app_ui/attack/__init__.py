@@ -1,0 +1,1 @@
+"""How tight is my bound?: the attack ladder's views."""

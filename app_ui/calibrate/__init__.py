@@ -1,0 +1,1 @@
+"""Calibrate: ε_puffer → ε_DP and back, its report and script."""

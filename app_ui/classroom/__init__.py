@@ -1,0 +1,1 @@
+"""Classroom: privacy collapse, the two-node Laplace chain, a tiny chain audited."""

@@ -1,0 +1,116 @@
+"""The classroom's guided path: five short steps on why correlated entries leak and what to do about it.
+
+The page is ``app_pages/lesson.py``; here are its words and its charts.  One story runs through it: Ana
+is at home or out, hour by hour, over a day (a binary chain, T = 24), and each hour is an entry of her
+sequence.  Every number comes from :mod:`puffer_core` (docs/math.md §2–§4 and §8).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app_ui.core.charts import Trace, curve_trace, ledger_figure, line_figure
+from puffer_core import InfluenceCurve, calibrate, compose, group_dp
+from puffer_core.display import fmt
+
+HOURS = 24
+TITLES = (
+    "One hour, or the whole day?",
+    "Hide more, leak less",
+    "From a target to noise",
+    "Many releases",
+    "When privacy collapses",
+)
+
+WORDS = {
+    "hour": (
+        "Ana is either **at home** or **out**, hour by hour. Differential privacy protects each hour of her"
+        " day as one entry: a release changes little whether that hour says home or out. But her hours are"
+        " linked — if she is home at 2 pm, she is probably home at 3 pm. Someone who knows the other hours"
+        " learns about 3 pm without the release saying anything about it. Set how sticky Ana's days are:"
+    ),
+    "curve": (
+        "The fix is to hide more than the one hour: a window of **b** hours around it. The attacker then only"
+        " sees hours further away, which say less. **a(b)** is the most they can still learn about the hour"
+        " (in nats: their odds move by at most a factor e^a(b)). It falls as the window grows, and is 0 once it"
+        " covers the whole day."
+    ),
+    "target": (
+        "Choose how much one release may reveal about any hour: **ε_puffer**. The release then adds noise as if"
+        " each hour had the budget ε_DP, chosen so that the window's share (b · ε_DP) and what leaks past it"
+        " (a(b)) add up to the target. The best window gives the most budget — the least noise."
+    ),
+    "compose": (
+        "Ana's town publishes these statistics every month. Each release reveals a little; how much do they"
+        " reveal together? Because each release is calibrated through the same curve, the part that leaks"
+        " past the window counts once, not every month."
+    ),
+    "collapse": (
+        "Not every privacy guarantee adds up like that. For a general Pufferfish mechanism — one that relies"
+        " on what the attacker does not know about the links — a few releases together can reveal the secret"
+        " completely, although each one alone looks safe. The Classroom page shows it run by run, and audits a"
+        " tiny chain exactly, every sequence enumerated."
+    ),
+}
+
+
+def odds(a: float) -> str:
+    """e^a as a factor in words."""
+    if math.isinf(a):
+        return "without limit (some hours rule others out)"
+    return f"×{math.exp(a):.3g}"
+
+
+def hour_words(curve: InfluenceCurve, p: float, q: float) -> str:
+    a1 = float(curve.a[0])
+    return (
+        f"Ana stays home with probability {p:g} and stays out with probability {q:g} from one hour to the next."
+        f" Knowing every other hour of her day, an attacker's odds about 3 pm move by up to {odds(a1)}"
+        f" (a(1) = {fmt(a1)} nats) — from the links alone."
+    )
+
+
+def curve_figure(curve: InfluenceCurve) -> tuple[go.Figure, list[str]]:
+    return line_figure(
+        [curve_trace(curve, "a(b)")],
+        "b — hours hidden around the hour",
+        "a(b) — what still leaks (nats)",
+        integer_x=True,
+        height=340,
+    )
+
+
+def target_words(curve: InfluenceCurve, eps: float) -> str:
+    cal = calibrate(curve, eps)
+    group = group_dp(curve, eps)
+    if cal.group_dp:
+        return (
+            f"At ε_puffer = {eps:g} no window short of the whole day works: each hour gets ε_DP = {fmt(cal.eps_dp)},"
+            " the whole day protected as one record."
+        )
+    return (
+        f"At ε_puffer = {eps:g}: hide b = {cal.b} hours around each one (a(b) = {fmt(cal.a)} still leaks) and give"
+        f" each hour ε_DP = **{fmt(cal.eps_dp)}** — {cal.eps_dp / group.eps_dp:.3g} times the {fmt(group.eps_dp)}"
+        f" that protecting the whole day as one record would allow."
+    )
+
+
+def compose_figure(curve: InfluenceCurve, eps: float, releases: int) -> tuple[go.Figure, list[str], str]:
+    each = calibrate(curve, eps)
+    x = np.arange(1, releases + 1, dtype=float)
+    together = np.array([compose([each] * n) for n in range(1, releases + 1)])
+    traces = [
+        Trace("together (Theorem 6.2)", x, together),
+        Trace("adding up each release", x, x * eps, dash="dash"),
+        Trace("the whole day as one record", x, x * curve.length * each.eps_dp, dash="dot"),
+    ]
+    figure, notes = ledger_figure(traces, log_y=True, height=340)
+    words = (
+        f"After {releases} releases at ε_puffer = {eps:g}: **{fmt(float(together[-1]))}** together, against"
+        f" {fmt(releases * eps)} if each release were added up and {fmt(releases * curve.length * each.eps_dp)}"
+        " if the whole day were protected as one record."
+    )
+    return figure, notes, words

@@ -1,0 +1,1 @@
+"""Plan & compose: the ledger of releases and its exports."""

@@ -1,0 +1,1 @@
+"""Simulate: its settings, views, words and the published baselines."""

@@ -1,0 +1,1 @@
+"""Streams: its settings, controls, views and accuracy."""

@@ -1,0 +1,376 @@
+"""The SQL both engines run, and the engine base class that holds everything dialect-specific
+(docs/math.md §1, §6, §7).
+
+The queries (:data:`PROFILE_SQL`, :data:`COUNTS_SQL`, :data:`TIE_SQL`) are the same text for both engines;
+an engine's ``register(source, columns)`` reads files, types and times written as text one way per column
+(:mod:`puffer_core.data.times`) into a view ``events(uid, ts, st, grp, tkey)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+from ..errors import DataError
+from .sequences import preview_names
+from .times import (
+    DAY_FIRST,
+    ISO8601,
+    ISO_PATTERN,
+    MONTH_FIRST,
+    MONTH_NAME_FORMATS,
+    MONTH_NAME_PATTERN,
+    NUMERIC_PATTERN,
+    YEAR_FIRST_PATTERN,
+    NumericDates,
+    check_time_format,
+    numeric_order,
+)
+
+DEFAULT_MEMORY_LIMIT = "2GB"
+PARQUET_SUFFIXES = (".parquet", ".pq")
+CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")
+# empty cells, as pandas and pyarrow read them by default
+NULL_STRINGS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+Progress = Callable[[float, str], object]
+
+# --- the shared SQL text: {events} is the engine's view, {windows} the window columns -------------
+
+PROFILE_SQL = """
+SELECT
+  count(*) AS n_rows,
+  sum(CASE WHEN uid IS NULL THEN 1 ELSE 0 END) AS missing_user,
+  sum(CASE WHEN ts IS NULL THEN 1 ELSE 0 END) AS missing_time,
+  sum(CASE WHEN st IS NULL THEN 1 ELSE 0 END) AS missing_state,
+  sum(CASE WHEN grp IS NULL THEN 1 ELSE 0 END) AS missing_group,
+  sum(CASE WHEN uid IS NULL OR ts IS NULL OR st IS NULL OR grp IS NULL THEN 1 ELSE 0 END) AS missing_rows,
+  sum(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN 1 ELSE 0 END) AS bad_times,
+  min(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN CAST(ts AS STRING) END) AS bad_time_example,
+  min(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_min,
+  max(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_max,
+  approx_count_distinct(st) AS states_about
+FROM {events}
+"""
+
+CLEAN_SQL = """
+SELECT {distinct} uid, ts, st, grp, tkey FROM {events}
+WHERE uid IS NOT NULL AND ts IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL
+"""
+
+COUNTS_SQL = """
+WITH clean AS ({clean}),
+ordered AS (
+  SELECT st, grp, tkey,
+    LAG(st) OVER w AS prev_st,
+    LAG(tkey) OVER w AS prev_tkey,
+    LEAD(tkey) OVER w AS next_tkey,
+    ROW_NUMBER() OVER w AS pos
+  FROM clean
+  WINDOW w AS (PARTITION BY uid ORDER BY tkey)
+),
+marked AS (
+  SELECT st, grp,
+    CASE WHEN pos > 1 THEN prev_st END AS from_st,
+    CASE WHEN pos = 1 THEN st END AS first_st,
+    CASE WHEN next_tkey IS NULL THEN pos END AS seq_length,
+    CASE WHEN pos <= {slot_limit} THEN pos END AS slot,
+    CASE WHEN prev_tkey = tkey THEN 1 ELSE 0 END AS tie{windows}
+  FROM ordered
+)
+SELECT from_st, st, first_st, grp, seq_length, slot{window_names},
+  count(*) AS n, sum(tie) AS ties,
+  GROUPING(from_st) AS g_from, GROUPING(st) AS g_st, GROUPING(first_st) AS g_first, GROUPING(grp) AS g_grp,
+  GROUPING(seq_length) AS g_length, GROUPING(slot) AS g_slot{window_groupings}
+FROM marked
+GROUP BY GROUPING SETS ((from_st, st), (first_st), (grp, st), (seq_length), (slot, st){window_sets}, ())
+"""
+
+TIE_SQL = """
+SELECT uid, min(ts) AS ts, count(*) AS n FROM ({clean}) AS clean
+GROUP BY uid, tkey HAVING count(*) > 1 ORDER BY uid, tkey LIMIT 1
+"""
+
+DUPLICATES_SQL = """
+SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT uid, ts, st, grp FROM ({clean}) AS c) AS d) AS duplicates
+FROM ({clean}) AS clean
+"""
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which source columns are the user, the time, the state and (optionally) the group, and how times are read."""
+
+    user: str = "user"
+    time: str = "time"
+    state: str = "state"
+    group: str | None = None
+    time_format: str | None = None
+
+    def roles(self) -> dict[str, str]:
+        out = {"user": self.user, "time": self.time, "state": self.state}
+        if self.group is not None:
+            out["group"] = self.group
+        return out
+
+
+@dataclass(frozen=True)
+class Column:
+    """A source column: its name as stored and its kind (int, float, bool, text, csv, timestamp, date, other)."""
+
+    name: str
+    kind: str
+    unit: str | None = None  # timestamps: "s", "ms", "us" or "ns"
+    utc: bool = False  # timestamps: time-zone aware
+
+
+class SqlEngine:
+    """What DuckDB and Spark share: building the ``events`` view from typed columns, running the queries.
+
+    A subclass reads the source (``_open``), says how to quote a name, match a regular expression,
+    turn ISO or formatted text into µs since 1970 (``_iso_key``, ``_format_key``), typed times into
+    keys (``_epoch``) and how to create the view and run a query.
+    """
+
+    name = "sql"
+    events = "events"
+    raw = "raw"
+    string_type = "VARCHAR"
+
+    def __init__(self) -> None:
+        self.label = "the data"
+        self.time_unit: str | None = None
+        self.time_utc = False
+        self.bad_time = "is not a date/time"  # why a time that cannot be read is refused
+        self.columns: Columns | None = None
+
+    # --- dialect hooks -------------------------------------------------------------------------------------------
+
+    def query(self, sql: str) -> pa.Table:
+        raise NotImplementedError
+
+    def _open(self, source: object) -> list[Column]:
+        raise NotImplementedError
+
+    def _create_view(self, select: str) -> None:
+        raise NotImplementedError
+
+    def _quote(self, name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    def _matches(self, expr: str, pattern: str) -> str:
+        raise NotImplementedError
+
+    def _iso_key(self, expr: str) -> str:
+        raise NotImplementedError
+
+    def _format_key(self, expr: str, fmt: str) -> str:
+        raise NotImplementedError
+
+    def _epoch(self, expr: str, column: Column) -> str:
+        raise NotImplementedError
+
+    # --- shared --------------------------------------------------------------------------------------------------
+
+    def register(self, source: object, columns: Columns) -> None:
+        """Read ``source`` and create the view ``events(uid, ts, st, grp, tkey)`` of the chosen ``columns``.
+
+        One probing scan (only when a column is CSV text or times are text) decides the types.
+        """
+        check_time_format(columns.time_format)
+        present = self._open(source)
+        found = match_columns(present, columns.roles(), self.label)
+        probe = self._probe(found, columns)
+        uid = self._value(found["user"], probe, "user")
+        st = self._value(found["state"], probe, "state")
+        grp = self._value(found["group"], probe, "group") if "group" in found else "'all'"
+        ts, tkey = self._time(found["time"], columns, probe)
+        self.columns = columns
+        self._create_view(f"SELECT {uid} AS uid, {ts} AS ts, {st} AS st, {grp} AS grp, {tkey} AS tkey FROM {self.raw}")
+
+    def _time_text(self, column: Column) -> str:
+        return f"trim(CAST({self._quote(column.name)} AS {self.string_type}))"
+
+    def _probe(self, found: dict[str, Column], columns: Columns) -> dict[str, Any]:
+        """Counts that decide the types: for CSV text, how many values are integers or numbers; for text
+        times, the same and the order-deciding counts of numeric dates (puffer_core.data.times)."""
+        parts = []
+        for role, column in found.items():
+            text_time = role == "time" and columns.time_format is None and column.kind in ("text", "csv")
+            if column.kind != "csv" and not text_time:
+                continue
+            text = self._time_text(column) if role == "time" else f"ltrim({self._quote(column.name)})"
+            parts += [
+                f"count({text}) AS {role}_n",
+                f"sum(CASE WHEN {self._matches(text, '^[+-]?[0-9]+$')} THEN 1 ELSE 0 END) AS {role}_ints",
+                f"count(try_cast({text} AS DOUBLE)) AS {role}_numbers",
+            ]
+        time = found["time"]
+        if columns.time_format is None and time.kind in ("text", "csv"):
+            text = self._time_text(time)
+            numeric = self._matches(text, NUMERIC_PATTERN)
+            first = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 1) AS INT)"
+            second = f"try_cast(regexp_extract({text}, '{NUMERIC_PATTERN}', 2) AS INT)"
+            conditions = {
+                "count": numeric,
+                "first_big": f"{numeric} AND {first} > 12",
+                "second_big": f"{numeric} AND {second} > 12",
+                "different": f"{numeric} AND {first} <> {second}",
+            }
+            for key, condition in conditions.items():
+                parts.append(f"sum(CASE WHEN {condition} THEN 1 ELSE 0 END) AS dates_{key}")
+                if key != "count":
+                    parts.append(f"min(CASE WHEN {condition} THEN {text} END) AS dates_example_{key}")
+        if not parts:
+            return {}
+        return self.query(f"SELECT {', '.join(parts)} FROM {self.raw}").to_pylist()[0]
+
+    def _value(self, column: Column, probe: dict[str, Any], role: str) -> str:
+        """A user, state or group column: CSV text typed like pandas (integers, numbers, else text), NaN as empty."""
+        name = self._quote(column.name)
+        if column.kind == "float":
+            return f"CASE WHEN isnan({name}) THEN NULL ELSE {name} END"
+        if column.kind != "csv":
+            return name
+        text = f"ltrim({name})"
+        n = probe[f"{role}_n"] or 0
+        if n and probe[f"{role}_ints"] == n:
+            return f"try_cast({text} AS BIGINT)"
+        if n and probe[f"{role}_numbers"] == n:
+            double = f"try_cast({text} AS DOUBLE)"
+            return f"CASE WHEN isnan({double}) THEN NULL ELSE {double} END"
+        return text
+
+    def _time(self, column: Column, columns: Columns, probe: dict[str, Any]) -> tuple[str, str]:
+        """The time as stored (for messages) and its exact key: numbers, timestamps in their unit, or text read once."""
+        name = self._quote(column.name)
+        fmt = columns.time_format
+        if column.kind == "timestamp" and fmt is None:
+            self.time_unit, self.time_utc = column.unit, column.utc
+            return name, self._epoch(name, column)
+        if column.kind == "date" and fmt is None:
+            self.time_unit, self.time_utc = "us", True
+            return name, self._epoch(name, column)
+        if column.kind in ("int", "bool") and fmt is None:
+            return name, f"CAST({name} AS BIGINT)"
+        if column.kind == "float" and fmt is None:
+            value = f"CASE WHEN isnan({name}) THEN NULL ELSE {name} END"
+            self.bad_time = "is not a finite number"
+            return value, self._finite(value)
+        if column.kind not in ("text", "csv", "int", "float"):
+            raise DataError(f"the time column '{columns.time}' of {self.label} holds {column.kind} values, not times")
+        text = self._time_text(column)
+        self.time_unit, self.time_utc = "us", True
+        if fmt is not None and fmt not in (DAY_FIRST, MONTH_FIRST):
+            return name, self._iso_key(text) if fmt == ISO8601 else self._format_key(text, fmt)
+        if fmt is None:
+            n = probe["time_n"] or 0
+            if n and probe["time_numbers"] == n:
+                self.time_unit, self.time_utc = None, False
+                if probe["time_ints"] == n:
+                    return name, f"try_cast({text} AS BIGINT)"
+                self.bad_time = "is not a finite number"
+                return name, self._finite(f"try_cast({text} AS DOUBLE)")
+            dates = NumericDates(
+                **{key[6:]: (value or 0) if "example" not in key else value
+                   for key, value in probe.items() if key.startswith("dates_")}
+            )
+            fmt = numeric_order(dates, columns.time)
+        return name, self._text_key(text, fmt)
+
+    def _finite(self, expr: str) -> str:
+        infinite = "(CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
+        return f"CASE WHEN {expr} IN {infinite} THEN NULL ELSE {expr} END"
+
+    def _canonical(self, text: str, pattern: str, year: int, month: int, day: int) -> str:
+        """``YYYY-MM-DD HH:MM:SS.ffffff`` from the groups of ``pattern`` (NUMERIC_PATTERN's layout), as SQL."""
+
+        def part(i: int, default: str) -> str:
+            got = f"regexp_extract({text}, '{pattern}', {i})"
+            return f"CASE WHEN {got} = '' THEN '{default}' ELSE {got} END"
+
+        fraction = f"rpad(substr({part(9, '.')}, 2), 6, '0')"
+        return (
+            f"concat({part(year, '')}, '-', lpad({part(month, '')}, 2, '0'), '-', lpad({part(day, '')}, 2, '0'),"
+            f" ' ', lpad({part(5, '0')}, 2, '0'), ':', {part(6, '00')}, ':', {part(8, '00')}, '.', {fraction})"
+        )
+
+    def _text_key(self, text: str, order: str | None) -> str:
+        """µs key of text times read as puffer_core.data.times says (ISO, numeric dates in ``order``, month names)."""
+        branches = [f"WHEN {self._matches(text, ISO_PATTERN)} THEN {self._iso_key(text)}"]
+        if order is not None:
+            day, month = (1, 2) if order == DAY_FIRST else (2, 1)
+            canonical = self._canonical(text, NUMERIC_PATTERN, 3, month, day)
+            branches.append(f"WHEN {self._matches(text, NUMERIC_PATTERN)} THEN {self._iso_key(canonical)}")
+        canonical = self._canonical(text, YEAR_FIRST_PATTERN, 1, 2, 3)
+        branches.append(f"WHEN {self._matches(text, YEAR_FIRST_PATTERN)} THEN {self._iso_key(canonical)}")
+        named = ", ".join(self._format_key(text, f) for f in MONTH_NAME_FORMATS)
+        branches.append(f"WHEN {self._matches(text, MONTH_NAME_PATTERN)} THEN coalesce({named})")
+        return "CASE " + " ".join(branches) + " END"
+
+
+def first_line(exc: BaseException) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+
+
+def match_columns(present: list[Column], wanted: dict[str, str], label: str) -> dict[str, Column]:
+    names = [c.name.strip() for c in present]
+    found: dict[str, Column] = {}
+    missing = []
+    for role, name in wanted.items():
+        key = str(name).strip()
+        if names.count(key) > 1:
+            raise DataError(f"{label} has more than one column named '{key}'; rename them so that each name is unique")
+        if key in names:
+            found[role] = present[names.index(key)]
+        else:
+            missing.append(f"{role} column '{name}'")
+    if missing:
+        raise DataError(
+            f"{label} has no {' and no '.join(missing)}; its columns are {preview_names(names)}."
+            " Choose the columns with user=…, time=…, state=… (and group=…)"
+        )
+    values = list(wanted.values())
+    if len(set(values)) != len(values):
+        raise DataError(f"the user, time, state and group columns must be different; got {values}")
+    return found
+
+
+# --- DuckDB ---------------------------------------------------------------------------------------
+
+
+# --- load_stats -----------------------------------------------------------------------------------
+
+
+def _window_column(r: int, edges: np.ndarray) -> str:
+    """The window (0..r−1) of CAST(tkey AS DOUBLE): a balanced CASE tree over the inner edges (window_of)."""
+    key = "CAST(tkey AS DOUBLE)"
+
+    def tree(lo: int, hi: int) -> str:
+        if lo == hi:
+            return str(lo)
+        mid = (lo + hi + 1) // 2
+        edge = f"CAST('{float(edges[mid])!r}' AS DOUBLE)"
+        return f"CASE WHEN {key} >= {edge} THEN {tree(mid, hi)} ELSE {tree(lo, mid - 1)} END"
+
+    return tree(0, r - 1)
+
+
+def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool) -> str:
+    """The one query that counts everything (COUNTS_SQL filled for ``engine``'s view and the windows asked for)."""
+    clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
+    return COUNTS_SQL.format(
+        clean=clean,
+        slot_limit=slot_limit,
+        windows="".join(f",\n    {_window_column(r, e)} AS win_{r}" for r, e in windows.items()),
+        window_names="".join(f", win_{r}" for r in windows),
+        window_groupings="".join(f", GROUPING(win_{r}) AS g_win_{r}" for r in windows),
+        window_sets="".join(f", (win_{r}, grp, st)" for r in windows),
+    )
+
+

@@ -1,0 +1,568 @@
+"""Accuracy first: from an error target to the ε each mechanism needs, and back (docs/math.md §13).
+
+An analyst asks "how accurate will my numbers be, and what does that cost?".  This module
+answers with the exact error law of each mechanism's noise (:mod:`puffer_core.mechanisms.noise`),
+inverted, then translated into the privacy each mechanism's own accounting charges for that noise:
+
+- **Counts** (:class:`CountTarget`): every released count within ±α of the truth with
+  probability ≥ 1 − β — for each count on its own (``joint="each"``), for all m counts at once
+  by the union bound (``"union"``, per-count β/m) or by the exact law of the largest of m
+  independent noises (``"all"``: Pr[max |Z_j| ≤ α] = Pr[|Z| ≤ α]^m).
+- **Top-k** (:class:`TopKTarget`): the released top-k set is the true one with probability
+  ≥ h — either for *every* count vector whose k-th largest count exceeds the (k+1)-th by at
+  least ``gap`` (a data-free guarantee: the worst case is all top counts tied at the boundary
+  and all others tied ``gap`` below, because raising a top count or lowering another can only
+  help, draw by draw), or for the given ``counts``.
+
+**Privacy of a noise scale.**  Curve-calibrated mechanisms (docs/math.md §3): ε_DP = Δ/s (or
+2k/λ), ε_puffer = min_b (b·ε_DP + a(b)) (certify).  Group DP: ε_puffer = T_max·ε_DP.  MQM
+(docs/math.md §5): the smallest ε with L·σ_max(ε) ≤ s (:func:`mqm_eps_for_scale`).  Each
+answer is checked by building the mechanism at that ε (:func:`puffer_core.mechanisms.make_mechanism`):
+its noise is never above the noise the target allows.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..accounting.calibration import certify, check_curve
+from ..engine.curve import InfluenceCurve
+from ..engine.mqm import mqm_noise_scale
+from ..priors.models import MarkovChainPrior, as_theta, theta_or_none
+from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
+from .base import HISTOGRAM_SENSITIVITY
+from .laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
+from .noise import (
+    DEFAULT_DRAWS,
+    EXACT_ORDERS,
+    JOINT,
+    LAWS,
+    SimulatedHit,
+    chance_of_a_set,
+    check_topk_counts,
+    check_topk_shape,
+    exact_orders,
+    gumbel_hit_at_counts,
+    invert_scale,
+    joint_failure,
+    laplace_alpha_for,
+    laplace_failure,
+    laplace_scale_for,
+    per_count_failure,
+    simulate_critical_scales,
+    sure_states,
+    top_split,
+    topk_hit_at_gap,
+)
+from .registry import MECHANISMS, MechanismSpec, Output, make_mechanism
+
+NEIGHBOURS = (
+    "Neighbouring datasets differ in the value of one entry (replace-one, per-entry DP). A histogram of all"
+    " entries then changes by one in two counts: L1 sensitivity Δ = 2; a single count has Δ = 1; the top-k"
+    " baseline releases the m counts as m separate 1-Lipschitz queries with ε/m each."
+)
+_JOINT_SENTENCE = {
+    "each": "each of the {m} counts on its own",
+    "union": "all {m} counts at once (by the union bound)",
+    "all": "all {m} counts at once (the exact law of independent noise)",
+}
+COUNT_MECHANISMS = ("pufferfish_laplace", "mqm", "group_dp_laplace")
+TOPK_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace", "mqm", "group_dp_exponential", "group_dp_laplace")
+_RELATIVE = 1e-12  # how far a found ε is nudged up until the built mechanism's noise fits
+
+
+# --------------------------------------------------------------------------------------------
+# targets
+
+
+@dataclass(frozen=True)
+class CountTarget:
+    """Released counts within ±``alpha`` of the truth with probability ≥ 1 − ``beta``.
+
+    ``counts``: how many counts are released together (m); ``joint``: ``"each"`` (every count on
+    its own), ``"union"`` (all m at once, union bound) or ``"all"`` (all m at once, exact law);
+    ``law``: the noise law (module docstring); ``sensitivity``: the released vector's L1
+    sensitivity to one entry (2 for a histogram under replace-one).
+    """
+
+    alpha: float
+    beta: float
+    counts: int = 1
+    joint: str = "each"
+    law: str = "opendp"
+    sensitivity: float = HISTOGRAM_SENSITIVITY
+
+    def __post_init__(self) -> None:
+        if not is_number(self.alpha) or not self.alpha > 0:
+            raise ValueError(
+                f"α (the error bound, ± counts) must be a number > 0; got {self.alpha!r}: an error of 0 needs"
+                " infinite ε"
+            )
+        check_positive("α (the error bound)", self.alpha)
+        check_probability("β (the failure probability)", self.beta, open_interval=True)
+        check_whole("m (how many counts are released together)", self.counts)
+        check_choice("joint", self.joint, JOINT)
+        check_choice("law", self.law, LAWS)
+        check_positive("sensitivity", self.sensitivity)
+
+    @property
+    def failure(self) -> float:
+        """The failure probability each count may have."""
+        return per_count_failure(self.beta, self.counts, self.joint)
+
+    def scale(self) -> float:
+        """The largest Laplace scale per count that meets the target."""
+        return laplace_scale_for(self.alpha, self.failure, self.law)
+
+    def achieved(self, scale: float) -> float:
+        """Pr[the target holds] for Laplace noise of ``scale`` per count."""
+        return 1.0 - joint_failure(laplace_failure(self.alpha, scale, self.law), self.counts, self.joint)
+
+    def describe(self) -> str:
+        which = _JOINT_SENTENCE[self.joint].format(m=self.counts) if self.counts > 1 else "one count"
+        return f"counts within ±{self.alpha:g} with probability ≥ {1 - self.beta:g}, {which}"
+
+
+@dataclass(frozen=True)
+class TopKTarget:
+    """The released top-k set is the true one with probability ≥ ``hit``.
+
+    Give ``gap`` (a guarantee for every count vector whose k-th largest count exceeds the
+    (k+1)-th by at least ``gap``) or ``counts`` (these counts; simulated for sorted Laplace
+    counts, and for the exponential mechanism when its sum is too long).  ``n_states`` is m.
+    ``draws``, ``seed`` and ``confidence`` set the simulation.
+    """
+
+    k: int
+    hit: float
+    n_states: int
+    gap: float | None = None
+    counts: tuple[float, ...] | None = None
+    draws: int = DEFAULT_DRAWS
+    seed: int = 0
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        k, m = check_topk_shape(self.k, self.n_states)
+        hit = check_probability("h (the top-k hit rate)", self.hit)
+        if hit >= 1.0:
+            raise ValueError("h = 1 cannot be reached with any noise (ε would be infinite); ask for h < 1")
+        if k == m:
+            raise ValueError(f"k = m = {m}: every state is released, so the top-k set is always right; lower k")
+        if (self.gap is None) == (self.counts is None):
+            raise ValueError("give either gap (a guarantee for every count vector) or counts (these counts)")
+        if self.gap is not None:
+            check_positive("the gap between the k-th and the (k+1)-th count", self.gap)
+        if self.counts is not None:
+            values = check_topk_counts(self.counts, k)
+            if values.size != m:
+                raise ValueError(f"{values.size} counts for n_states = {m}; give one count per state")
+        check_whole("draws", self.draws, minimum=100)
+        check_whole("seed", self.seed, minimum=0)
+        check_probability("confidence", self.confidence, open_interval=True)
+        if hit <= self.chance:
+            raise ValueError(
+                f"h = {hit:g} is reached by pure noise: a random set of {k} of {m} states is right with probability"
+                f" {self.chance:.4g}; ask for more"
+            )
+
+    @property
+    def chance(self) -> float:
+        """Pr[right set] with infinite noise: 1/C(m, k) for a gap; with ties in the counts possibly more."""
+        if self.counts is None:
+            return chance_of_a_set(self.k, self.n_states)
+        values = np.asarray(self.counts, dtype=float)
+        a, _ = top_split(values, self.k)
+        sure = sure_states(values, self.k).size
+        return math.comb(a.size - sure, self.k - sure) / math.comb(self.n_states, self.k)
+
+    def exact(self, noise: str) -> bool:
+        """Whether the probability under ``noise`` is computed exactly (else simulated)."""
+        if self.gap is not None:
+            return True
+        if noise == "laplace":
+            return False
+        a, _ = top_split(np.asarray(self.counts, dtype=float), self.k)
+        return exact_orders(a, self.k) <= EXACT_ORDERS
+
+    @cached_property
+    def _simulations(self) -> dict[str, SimulatedHit]:
+        return {}
+
+    def simulation(self, noise: str) -> SimulatedHit:
+        """The seeded simulation of critical scales for ``noise`` (drawn once per target and noise)."""
+        if noise not in self._simulations:
+            counts = tuple(float(c) for c in self.counts or ())
+            self._simulations[noise] = simulate_critical_scales(counts, self.k, noise, self.draws, self.seed)
+        return self._simulations[noise]
+
+    def probability(self, scale: float, noise: str) -> tuple[float, float, float]:
+        """(estimate, low, high) of Pr[right set] at ``scale``; low = high = estimate when exact."""
+        if self.gap is not None:
+            p = topk_hit_at_gap(self.k, self.n_states, self.gap, scale, noise)
+            return p, p, p
+        if self.exact(noise):
+            p = gumbel_hit_at_counts(self.counts, self.k, scale)
+            return p, p, p
+        return self.simulation(noise).probability(scale, self.confidence)
+
+    def scale(self, noise: str) -> tuple[float, float]:
+        """(estimate, guaranteed): the largest noise scale meeting the target (equal when exact)."""
+        if self.gap is not None:
+            found = invert_scale(lambda s: topk_hit_at_gap(self.k, self.n_states, self.gap, s, noise), self.hit,
+                                  self.gap)
+            return found, found
+        if self.exact(noise):
+            start = float(np.ptp(np.asarray(self.counts))) or 1.0
+            found = invert_scale(lambda s: gumbel_hit_at_counts(self.counts, self.k, s), self.hit, start)
+            return found, found
+        return self.simulation(noise).scale_for(self.hit, self.confidence)
+
+    def describe(self) -> str:
+        where = (
+            f"whenever the {_ordinal(self.k)} largest count exceeds the next by ≥ {self.gap:g}"
+            if self.gap is not None
+            else "for the given counts"
+        )
+        return (
+            f"the released top-{self.k} of {self.n_states} states to be the true top-{self.k} set with probability"
+            f" ≥ {self.hit:g}, {where}"
+        )
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+# --------------------------------------------------------------------------------------------
+# MQM: the ε whose noise is a given scale
+
+
+def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float) -> float:
+    """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
+
+    σ_max(ε) = max_θ max_t min over usable quilts of card/(ε − e) is continuous and strictly
+    decreasing in ε: every quilt's score card/(ε − e) is strictly decreasing on ε > e; raising ε
+    only adds usable quilts, each entering at +∞; min and max keep both properties.  Every
+    quilt has card ≥ 1 and e ≥ 0 and the empty quilt (card T, e = 0) is always usable, so
+    1/ε ≤ σ_max(ε) ≤ T/ε and the answer lies in [1/σ, T/σ].  Bisection in log ε keeps the upper
+    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
+    """
+    sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
+    priors = as_theta(prior_or_priors, "mqm_eps_for_scale")
+    length = priors.max_length
+    lo, hi = 1.0 / sigma, length / sigma
+    if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
+        raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
+    if mqm_noise_scale(priors, lo) <= sigma:
+        return lo
+    while hi / lo - 1.0 > 1e-9:
+        mid = math.sqrt(lo * hi)
+        if mqm_noise_scale(priors, mid) <= sigma:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# --------------------------------------------------------------------------------------------
+# accuracy first, and the accuracy of a given ε
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One mechanism's answer: the noise it adds and the privacy that noise costs (docs/math.md §13).
+
+    ``noise_scale`` is the built mechanism's (≤ ``needed``); ``achieved`` the probability that the
+    target holds at that noise (an estimate, with ``achieved_low``/``achieved_high`` its interval,
+    for simulated targets).  ``b``, ``a`` and ``fallback`` (the curve chose (T, 0)) for curve
+    mechanisms; ``sigma_max`` for MQM.
+    """
+
+    mechanism: str
+    label: str
+    noise: str
+    needed: float
+    noise_scale: float
+    eps_dp: float
+    eps_puffer: float
+    accounting: str
+    b: int | None = None
+    a: float | None = None
+    fallback: bool = False
+    sigma_max: float | None = None
+    achieved: float = math.nan
+    achieved_low: float = math.nan
+    achieved_high: float = math.nan
+
+
+@dataclass(frozen=True)
+class AccuracyPlan:
+    """The privacy each mechanism needs for one target, side by side; ``skipped``: mechanism → why not."""
+
+    target: CountTarget | TopKTarget
+    costs: tuple[Cost, ...]
+    skipped: dict[str, str] = field(default_factory=dict)
+    neighbours: str = NEIGHBOURS
+    exact: bool = True
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "mechanism": [c.label for c in self.costs],
+                "noise": [c.noise for c in self.costs],
+                "noise scale": [c.noise_scale for c in self.costs],
+                "ε_DP per entry": [c.eps_dp for c in self.costs],
+                "ε_puffer": [c.eps_puffer for c in self.costs],
+                "accounting": [c.accounting for c in self.costs],
+                "b": pd.array([c.b for c in self.costs], dtype="Int64"),
+                "a(b)": pd.array([c.a for c in self.costs], dtype="Float64"),
+                "achieved": [c.achieved for c in self.costs],
+            }
+        )
+
+    def cheapest(self) -> Cost:
+        return min(self.costs, key=lambda c: c.eps_puffer)
+
+
+def _noise_of(spec: MechanismSpec) -> str:
+    """The noise a mechanism adds: Gumbel for rankings (exponential top-k), Laplace for counts."""
+    return "gumbel" if spec.releases is Output.RANKING else "laplace"
+
+
+def _chain_priors(priors: object) -> list[MarkovChainPrior] | None:
+    chains = theta_or_none(priors, "accuracy with the prior")
+    return None if chains is None else list(chains)
+
+
+def _query(target: CountTarget | TopKTarget) -> str:
+    return "histogram" if isinstance(target, CountTarget) else "topk"
+
+
+def _check_mechanisms(names: Sequence[str] | None, target: CountTarget | TopKTarget) -> tuple[str, ...]:
+    default = COUNT_MECHANISMS if isinstance(target, CountTarget) else TOPK_MECHANISMS
+    if names is None:
+        return default
+    chosen = tuple(names)
+    for name in chosen:
+        if name not in MECHANISMS:
+            raise ValueError(f"unknown mechanism {name!r}; choose from {', '.join(MECHANISMS)}")
+        if name not in default:
+            raise ValueError(f"{name} cannot answer this target; choose from {', '.join(default)}")
+    return chosen
+
+
+def _design(target: CountTarget | TopKTarget, topk_laplace: str) -> tuple[int, float]:
+    """(queries, L): Laplace counts of a top-k release are m queries of sensitivity 1, or one histogram."""
+    if isinstance(target, CountTarget):
+        return 1, target.sensitivity
+    if topk_laplace == "split":
+        return target.n_states, 1.0
+    return 1, HISTOGRAM_SENSITIVITY
+
+
+def _build(name: str, eps: float, curve: InfluenceCurve, priors: Any, target: Any, topk_laplace: str) -> Any:
+    if isinstance(target, CountTarget):
+        if name == "mqm":
+            return mqm_laplace(priors, eps, sensitivity=target.sensitivity)
+        builder = pufferfish_laplace if name == "pufferfish_laplace" else group_dp_laplace
+        return builder(curve, eps, sensitivity=target.sensitivity)
+    return make_mechanism(name, eps, curve, priors or [], "topk", target.k, target.n_states, topk_laplace)
+
+
+def _eps_for(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovChainPrior] | None,
+             target: Any, topk_laplace: str) -> float:
+    """The ε_puffer at which ``name``'s noise is exactly ``needed`` (before the check by building it)."""
+    spec = MECHANISMS[name]
+    if _noise_of(spec) == "gumbel":
+        eps_dp = 2.0 * target.k / needed
+    else:
+        queries, sensitivity = _design(target, topk_laplace)
+        if name == "mqm":
+            if queries > 1:
+                return queries * mqm_eps_for_scale(priors, needed)
+            return mqm_eps_for_scale(priors, needed / sensitivity)
+        eps_dp = (queries if queries > 1 else sensitivity) / needed
+    if spec.calibrated == "group_dp":
+        return curve.length * eps_dp
+    return certify(curve, eps_dp).eps_puffer
+
+
+def _cost(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, target: Any,
+          topk_laplace: str) -> tuple[Cost, Any]:
+    spec = MECHANISMS[name]
+    eps = _eps_for(name, needed, curve, priors, target, topk_laplace)
+    if not math.isfinite(eps):
+        raise ValueError("the target needs no noise at all")
+    mechanism = _build(name, eps, curve, priors, target, topk_laplace)
+    tries = 0
+    while mechanism.noise_scale > needed * (1 + 1e-13) and tries < 30:  # rounding: move up until the noise fits
+        eps *= 1 + _RELATIVE * 2**tries
+        mechanism = _build(name, eps, curve, priors, target, topk_laplace)
+        tries += 1
+    if mechanism.noise_scale > needed * (1 + 1e-9):
+        raise ValueError(f"{name}: no ε found whose noise {mechanism.noise_scale:g} fits {needed:g}")
+    return _describe_cost(spec, mechanism, needed), mechanism
+
+
+def _describe_cost(spec: Any, mechanism: Any, needed: float) -> Cost:
+    event = mechanism.accounting
+    fields = event.to_dict()
+    return Cost(
+        mechanism=spec.name,
+        label=spec.label,
+        noise=mechanism.noise,
+        needed=needed,
+        noise_scale=float(mechanism.noise_scale),
+        eps_dp=float(event.eps_dp),
+        eps_puffer=float(event.eps_puffer),
+        accounting=str(spec.calibrated),
+        b=fields.get("b"),
+        a=fields.get("a"),
+        fallback=bool(fields.get("group_dp")) and str(spec.calibrated) == "curve",
+        sigma_max=fields.get("sigma_max"),
+    )
+
+
+def accuracy_first(
+    target: CountTarget | TopKTarget,
+    curve: InfluenceCurve,
+    priors: MarkovChainPrior | list[MarkovChainPrior] | None = None,
+    mechanisms: Sequence[str] | None = None,
+    topk_laplace: str = "split",
+) -> AccuracyPlan:
+    """The ε_puffer each mechanism needs to meet ``target``, side by side (docs/math.md §13).
+
+    ``curve``: the prior's a(b) curve (curve and group-DP mechanisms); ``priors``: the Markov
+    chain prior or Θ (MQM; without it MQM is skipped and ``skipped`` says why).  ``mechanisms``
+    default to the Laplace ones and MQM for counts, and to all five for top-k.
+    ``topk_laplace`` as in :func:`puffer_core.mechanisms.make_mechanism`.
+    """
+    if not isinstance(target, (CountTarget, TopKTarget)):
+        raise ValueError(f"target must be a CountTarget or a TopKTarget; got {type(target).__name__}")
+    curve = check_curve(curve, "accuracy_first")
+    check_choice("topk_laplace", topk_laplace, ("split", "histogram"))
+    names = _check_mechanisms(mechanisms, target)
+    chains = _chain_priors(priors)
+    costs, skipped = [], {}
+    needed_by_noise: dict[str, tuple[float, float]] = {}
+    for name in names:
+        if name == "mqm" and chains is None:
+            skipped[name] = "MQM needs the Markov chain prior itself (its quilts), not only the a(b) curve"
+            continue
+        noise = _noise_of(MECHANISMS[name])
+        if noise not in needed_by_noise:
+            if isinstance(target, CountTarget):
+                needed_by_noise[noise] = (target.scale(), target.scale())
+            else:
+                needed_by_noise[noise] = target.scale(noise)
+        needed = needed_by_noise[noise][1]
+        if not math.isfinite(needed):
+            skipped[name] = "the target holds with any amount of noise"
+            continue
+        cost, mechanism = _cost(name, needed, curve, chains, target, topk_laplace)
+        if isinstance(target, CountTarget):
+            p = target.achieved(mechanism.noise_scale)
+            cost = _with_achieved(cost, p, p, p)
+        else:
+            cost = _with_achieved(cost, *target.probability(mechanism.noise_scale, noise))
+        costs.append(cost)
+    exact = isinstance(target, CountTarget) or all(target.exact(c.noise) for c in costs)
+    return AccuracyPlan(target, tuple(costs), skipped, NEIGHBOURS, exact)
+
+
+def _with_achieved(cost: Cost, p: float, low: float, high: float) -> Cost:
+    return replace(cost, achieved=p, achieved_low=low, achieved_high=high)
+
+
+@dataclass(frozen=True)
+class MechanismAccuracy:
+    """How accurate one mechanism is at a given ε_puffer: its noise and what that noise allows.
+
+    Counts: ``alpha`` is the error bound reached with probability 1 − β (``beta`` of the target
+    given), ``beta`` the failure probability of the target's α.  Top-k: ``hit`` (with its
+    interval) is the probability of the right set.
+    """
+
+    mechanism: str
+    label: str
+    eps_puffer: float
+    eps_dp: float
+    noise: str
+    noise_scale: float
+    alpha: float = math.nan
+    beta: float = math.nan
+    hit: float = math.nan
+    hit_low: float = math.nan
+    hit_high: float = math.nan
+    fallback: bool = False
+
+
+def accuracy_at(
+    eps_puffer: float,
+    target: CountTarget | TopKTarget,
+    curve: InfluenceCurve,
+    priors: MarkovChainPrior | list[MarkovChainPrior] | None = None,
+    mechanisms: Sequence[str] | None = None,
+    topk_laplace: str = "split",
+) -> tuple[MechanismAccuracy, ...]:
+    """The reverse of :func:`accuracy_first`: each mechanism built at ``eps_puffer``, and its accuracy.
+
+    For a :class:`CountTarget` the α reached with the target's β (and the β of its α); for a
+    :class:`TopKTarget` the probability of the right set (its ``hit`` is not used).
+    """
+    eps = check_eps("eps_puffer", eps_puffer)
+    if not isinstance(target, (CountTarget, TopKTarget)):
+        raise ValueError(f"target must be a CountTarget or a TopKTarget; got {type(target).__name__}")
+    curve = check_curve(curve, "accuracy_at")
+    names = _check_mechanisms(mechanisms, target)
+    chains = _chain_priors(priors)
+    out = []
+    for name in names:
+        if name == "mqm" and chains is None:
+            continue
+        spec = MECHANISMS[name]
+        mechanism = _build(name, eps, curve, chains, target, topk_laplace)
+        scale = float(mechanism.noise_scale)
+        fields = mechanism.accounting.to_dict()
+        common = dict(
+            mechanism=name,
+            label=spec.label,
+            eps_puffer=eps,
+            eps_dp=float(mechanism.accounting.eps_dp),
+            noise=mechanism.noise,
+            noise_scale=scale,
+            fallback=bool(fields.get("group_dp")) and str(spec.calibrated) == "curve",
+        )
+        if isinstance(target, CountTarget):
+            if scale == 0:
+                out.append(MechanismAccuracy(**common, alpha=0.0, beta=0.0))
+                continue
+            alpha = laplace_alpha_for(scale, target.failure, target.law)
+            beta = joint_failure(laplace_failure(target.alpha, scale, target.law), target.counts, target.joint)
+            out.append(MechanismAccuracy(**common, alpha=alpha, beta=beta))
+        else:
+            p, low, high = target.probability(scale, mechanism.noise) if scale > 0 else (1.0, 1.0, 1.0)
+            out.append(MechanismAccuracy(**common, hit=p, hit_low=low, hit_high=high))
+    return tuple(out)
+
+
+__all__ = [
+    "AccuracyPlan",
+    "COUNT_MECHANISMS",
+    "Cost",
+    "CountTarget",
+    "MechanismAccuracy",
+    "NEIGHBOURS",
+    "TOPK_MECHANISMS",
+    "TopKTarget",
+    "accuracy_at",
+    "accuracy_first",
+    "mqm_eps_for_scale",
+]

@@ -1,0 +1,435 @@
+"""The noise laws the mechanisms add, and their error laws exactly (docs/math.md §13).
+
+**The neighbour relation** (per-entry DP, docs/math.md §1): neighbouring datasets differ in the
+value of one entry (replace-one).  A histogram of all entries changes by one in two counts, so
+its L1 sensitivity is Δ = 2; a single count has Δ = 1; the papers' top-k baseline releases the
+m counts as m separate 1-Lipschitz queries with ε/m each (docs/math.md §5).
+
+**The noise laws.**
+- Laplace of scale s: Pr[|Z| ≤ α] = 1 − e^(−α/s).
+- The sampler the project's Laplace mechanisms call (OpenDP 0.16 ``make_laplace`` on floats,
+  :mod:`puffer_core.mechanisms.laplace`) draws a *discrete* Laplace on the lattice g·ℤ with
+  g = 2^−1074 (OpenDP's default granularity for 64-bit floats, the smallest subnormal), then rounds
+  x + noise to the nearest float: Pr[Z = g·z] ∝ e^(−g|z|/s).  On a lattice g,
+  Pr[|Z| ≤ α] = 1 − 2·e^(−(n+1)g/s)/(1 + e^(−g/s)) with n = ⌊α/g⌋, inverted here exactly
+  (``law="opendp"``); with g = 2^−1074 every float α is a multiple of g and the formula equals
+  the continuous one to a relative 10^−300 (below double precision), and the final rounding of
+  x + noise to a float moves the probability by at most ulp(x + α)/(2s).  ``law="integer"`` is
+  OpenDP's sampler on integer counts (g = 1: Pr[Z = z] ∝ e^(−|z|/s)), for releases made that way.
+- Exponential top-k = Gumbel noise of scale λ = 2k/ε_DP on every count, keep the k largest
+  (docs/math.md §5).  The probability of a given set is a finite sum over its k! orders of
+  products of softmax terms (exact, used when the true top-k sets have few orders); at the worst
+  case of a gap it is Π_{j<k} (k−j)w / ((k−j)w + m − k), w = e^(gap/λ).
+- Laplace counts sorted for top-k: the worst case at a gap is the one-dimensional integral
+  ∫ k·f(y)(1 − F(y))^(k−1)·F(y + gap)^(m−k) dy (f, F: the Laplace density and distribution).
+- Any other case (Laplace at given counts; exponential when the sets have too many orders) is
+  simulated, seeded: for each draw of standardised noise the largest scale at which the set is
+  still right is computed exactly (the event is an intersection of "λ·(G_j − G_i) < c_i − c_j",
+  each a down-set in λ), so one set of draws serves every scale, the probability is monotone in
+  the scale, and the scale meeting h is an order statistic chosen so that it meets h with the
+  stated confidence (a distribution-free bound on a quantile).
+
+Every probability above is non-increasing in the noise scale, so each inversion has one answer.
+"""
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, optimize, stats
+
+from ..validation import check_choice, check_positive, check_probability, check_whole
+
+OPENDP_GRANULARITY = 2.0**-1074  # OpenDP's default noise lattice for 64-bit floats (its get_min_k: 2^(−1074))
+LAWS = ("opendp", "continuous", "integer")
+JOINT = ("each", "union", "all")
+JOINT_WORDS = {
+    "each": "each count on its own",
+    "union": "all counts at once (union bound)",
+    "all": "all counts at once (exact: independent noise)",
+}
+EXACT_ORDERS = 50_000  # ordered k-tuples summed exactly for the exponential mechanism at given counts
+DEFAULT_DRAWS = 20_000
+MAX_DRAW_CELLS = 20_000_000  # draws × |A| × |B| pair thresholds held at once
+# --------------------------------------------------------------------------------------------
+# the Laplace laws
+
+
+def _granularity(law: str) -> float:
+    return {"opendp": OPENDP_GRANULARITY, "continuous": 0.0, "integer": 1.0}[law]
+
+
+def _lattice_floor(alpha: float, g: float) -> float:
+    """g·⌊α/g⌋: the largest lattice point ≤ α (every float α is a multiple of 2^−1074)."""
+    if g == OPENDP_GRANULARITY:
+        return alpha
+    return g * math.floor(alpha / g)
+
+
+def laplace_failure(alpha: float, scale: float, law: str = "opendp") -> float:
+    """Pr[|Z| > α] for one count with Laplace noise of ``scale`` under ``law`` (module docstring)."""
+    alpha = check_positive("α (the error bound)", alpha)
+    scale = check_positive("the noise scale", scale)
+    check_choice("law", law, LAWS)
+    return _failure(alpha, scale, _granularity(law))
+
+
+def _failure(alpha: float, scale: float, g: float) -> float:
+    """Pr[|Z| > α], α ≥ 0, on the lattice g (0: continuous)."""
+    if g == 0.0:
+        return math.exp(-alpha / scale)
+    edge = _lattice_floor(alpha, g)
+    # 2·e^(−(edge+g)/s) / (1 + e^(−g/s)) = e^(−edge/s) · (1 − tanh(g/(2s)))
+    return math.exp(-edge / scale) * (1.0 - math.tanh(g / (2.0 * scale)))
+
+
+def per_count_failure(beta: float, counts: int, joint: str) -> float:
+    """The failure probability one count may have so that ``joint`` holds with probability 1 − β."""
+    beta = check_probability("β (the failure probability)", beta, open_interval=True)
+    counts = check_whole("m (how many counts are released)", counts)
+    check_choice("joint", joint, JOINT)
+    if joint == "each":
+        return beta
+    if joint == "union":
+        return beta / counts
+    return -math.expm1(math.log1p(-beta) / counts)  # (1 − q)^m = 1 − β
+
+
+def joint_failure(failure: float, counts: int, joint: str) -> float:
+    """The probability that ``joint`` fails when each count fails with probability ``failure``."""
+    if joint == "each":
+        return failure
+    if joint == "union":
+        return min(1.0, counts * failure)
+    if failure >= 1.0:
+        return 1.0
+    return -math.expm1(counts * math.log1p(-failure))
+
+
+def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> float:
+    """The largest Laplace scale with Pr[|Z| > α] ≤ ``failure`` under ``law`` (exact inversion)."""
+    alpha = check_positive("α (the error bound)", alpha)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    check_choice("law", law, LAWS)
+    g = _granularity(law)
+    if g == OPENDP_GRANULARITY or g == 0.0:
+        # 1 − tanh(2^−1074/(2s)) is 1 in double precision for every scale this returns
+        scale = alpha / math.log(1.0 / failure)
+        while _failure(alpha, scale, g) > failure:  # rounding: stay on the side that meets the target
+            scale = math.nextafter(scale, 0.0)
+        return scale
+    edge = _lattice_floor(alpha, g)
+
+    def excess(u: float) -> float:  # u = 1/s; log of the failure minus log of the target, decreasing in u
+        return -(edge + g) * u + math.log(2.0) - math.log1p(math.exp(-g * u)) - math.log(failure)
+
+    high = math.log(2.0 / failure) / (edge + g)  # there the failure is ≤ 2e^(−(edge+g)u) = failure
+    root = optimize.brentq(excess, 1e-300, high, xtol=1e-300, rtol=1e-15)
+    scale = 1.0 / root
+    while _failure(alpha, scale, g) > failure:  # stay on the side that meets the target
+        scale = math.nextafter(scale, 0.0)
+    return scale
+
+
+def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> float:
+    """The smallest α with Pr[|Z| > α] ≤ ``failure`` for one count with Laplace noise of ``scale``.
+
+    On the integer lattice the answer is a whole number (0: the noise is 0 often enough).
+    """
+    scale = check_positive("the noise scale", scale)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    check_choice("law", law, LAWS)
+    g = _granularity(law)
+    if g == OPENDP_GRANULARITY or g == 0.0:
+        return scale * math.log(1.0 / failure)
+    # integer lattice: the failure depends on ⌊α⌋ = n only, 2e^(−(n+1)/s)/(1+e^(−1/s)) ≤ q
+    # ⇔ n + 1 ≥ s·(log 2 − log q − log(1 + e^(−1/s))); the smallest such whole n ≥ 0
+    need = scale * (math.log(2.0) - math.log(failure) - math.log1p(math.exp(-1.0 / scale))) - 1.0
+    n = max(0, math.ceil(need))
+    while n > 0 and _failure(float(n - 1), scale, 1.0) <= failure:
+        n -= 1
+    while _failure(float(n), scale, 1.0) > failure:
+        n += 1
+    return float(n)
+
+
+# --------------------------------------------------------------------------------------------
+# top-k laws
+
+
+def chance_of_a_set(k: int, m: int) -> float:
+    return 1.0 / math.comb(m, k)
+
+
+def check_topk_shape(k: int, m: int) -> tuple[int, int]:
+    m = check_whole("m (the number of states)", m, minimum=2)
+    k = check_whole("k (how many top states are released)", k, maximum=m)
+    return k, m
+
+
+def topk_hit_at_gap(k: int, m: int, gap: float, scale: float, noise: str) -> float:
+    """Pr[the released top-k set is the true one] in the worst case of a ``gap`` (module docstring).
+
+    ``noise`` is ``"gumbel"`` (exponential top-k, scale λ = 2k/ε_DP) or ``"laplace"`` (noisy
+    counts sorted).  Every count vector whose k-th largest count exceeds the (k+1)-th by at least
+    ``gap`` has at least this probability.
+    """
+    k, m = check_topk_shape(k, m)
+    gap = check_positive("the gap between the k-th and the (k+1)-th count", gap)
+    scale = check_positive("the noise scale", scale)
+    check_choice("noise", noise, ("gumbel", "laplace"))
+    if k == m:
+        return 1.0
+    z = gap / scale
+    if noise == "gumbel":
+        ratio = math.exp(-z) if z < 745 else 0.0
+        return math.exp(sum(-math.log1p((m - k) / (k - j) * ratio) for j in range(k)))
+
+    def integrand(y: float) -> float:
+        # k·f(y)(1 − F(y))^(k−1)·F(y + z)^(m−k), standard Laplace
+        dens = 0.5 * math.exp(-abs(y))
+        upper = 0.5 * math.exp(-y) if y > 0 else 1.0 - 0.5 * math.exp(y)
+        shifted = y + z
+        below = 1.0 - 0.5 * math.exp(-shifted) if shifted > 0 else 0.5 * math.exp(shifted)
+        return k * dens * upper ** (k - 1) * below ** (m - k)
+
+    pieces = sorted({-z, 0.0})
+    total = 0.0
+    edges = [-math.inf, *pieces, math.inf]
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        value, _ = integrate.quad(integrand, lo, hi, epsabs=1e-13, epsrel=1e-11, limit=200)
+        total += value
+    return min(1.0, max(0.0, total))
+
+
+def topk_gap_for(k: int, m: int, hit: float, scale: float, noise: str) -> float:
+    """The smallest gap between the k-th and (k+1)-th count for which top-k is right with probability ≥ ``hit``.
+
+    The reverse of :func:`topk_hit_at_gap` (increasing in the gap): with this noise, any count
+    vector whose k-th largest count exceeds the next by at least the answer gets the true top-k
+    set with probability ≥ ``hit``.
+    """
+    k, m = check_topk_shape(k, m)
+    hit = check_probability("h (the top-k hit rate)", hit, open_interval=True)
+    scale = check_positive("the noise scale", scale)
+    if k == m or hit <= chance_of_a_set(k, m):
+        return 0.0
+    lo, hi = 0.0, scale
+    while topk_hit_at_gap(k, m, hi, scale, noise) < hit:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(100):
+        if hi - lo <= 1e-10 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if mid > 0 and topk_hit_at_gap(k, m, mid, scale, noise) >= hit:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def invert_scale(probability, target: float, start: float) -> float:
+    """The largest scale λ with probability(λ) ≥ target; ``probability`` is non-increasing in λ."""
+    lo = hi = start
+    while probability(lo) < target:
+        lo /= 2.0
+        if lo < 1e-300:
+            raise ValueError("no noise scale reaches this target")
+    while probability(hi) >= target:
+        hi *= 2.0
+        if hi > 1e300:
+            return math.inf
+    for _ in range(200):  # bisection in log λ to a relative 1e-12
+        if hi / lo - 1.0 < 1e-12:
+            break
+        mid = math.sqrt(lo * hi)
+        if probability(mid) >= target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def top_split(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A = the states that may be in a true top-k set (count ≥ the k-th largest), B = the others."""
+    threshold = np.sort(counts)[::-1][k - 1]
+    return np.flatnonzero(counts >= threshold), np.flatnonzero(counts < threshold)
+
+
+def sure_states(counts: np.ndarray, k: int) -> np.ndarray:
+    """The states in every true top-k set: count above the k-th largest."""
+    threshold = np.sort(counts)[::-1][k - 1]
+    return np.flatnonzero(counts > threshold)
+
+
+def exact_orders(a: np.ndarray, k: int) -> int:
+    return math.perm(a.size, k)
+
+
+def gumbel_hit_at_counts(counts: Sequence[float], k: int, scale: float) -> float:
+    """Pr[exponential top-k returns a true top-k set] for these counts, exactly (Gumbel noise of ``scale``).
+
+    A true top-k set holds every state whose count is above the k-th largest count and fills
+    the rest with states at exactly the k-th largest count (ties make several such sets).  The
+    sum runs over the ordered k-tuples of such sets of the product of the k rounds' softmax
+    probabilities, in log space.
+    """
+    values = check_topk_counts(counts, k)
+    scale = check_positive("the noise scale", scale)
+    a, b = top_split(values, k)
+    if b.size == 0:
+        return 1.0
+    if exact_orders(a, k) > EXACT_ORDERS:
+        raise ValueError(
+            f"{exact_orders(a, k):,} orders of the possible top-{k} states are too many to sum exactly;"
+            " use topk_hit (simulated)"
+        )
+    logw = (values - values.max()) / scale
+    log_b = float(np.logaddexp.reduce(logw[b]))  # the states outside every true top-k set stay unpicked
+    sure = np.flatnonzero(np.isin(a, sure_states(values, k)))  # positions in A of the states every true set holds
+    orders = np.array(list(itertools.permutations(range(a.size), k)), dtype=np.int64)  # indices into A
+    if sure.size:
+        orders = orders[np.isin(orders, sure).sum(axis=1) == sure.size]
+    rows = np.arange(orders.shape[0])
+    unpicked = np.ones((orders.shape[0], a.size), dtype=bool)
+    log_a = logw[a]
+    log_p = np.zeros(orders.shape[0])
+    for j in range(k):
+        masked = np.where(unpicked, log_a[None, :], -np.inf)
+        left = np.logaddexp(np.logaddexp.reduce(masked, axis=1), log_b)  # log Σ of the weights still in play
+        log_p += log_a[orders[:, j]] - left
+        unpicked[rows, orders[:, j]] = False
+    return float(min(1.0, math.exp(np.logaddexp.reduce(log_p))))
+
+
+def check_topk_counts(counts: Sequence[float], k: int) -> np.ndarray:
+    try:
+        values = np.asarray(counts, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError("counts must be numbers, one per state") from None
+    if values.size < 2 or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError(f"counts must be at least 2 finite numbers ≥ 0, one per state; got {values.size}")
+    check_whole("k (how many top states are released)", k, maximum=values.size)
+    return values
+
+
+@dataclass(frozen=True)
+class SimulatedHit:
+    """Critical scales of a seeded simulation: the set is right at scale λ exactly when λ < ``critical[d]``."""
+
+    critical: np.ndarray
+    draws: int
+    seed: int
+    noise: str
+
+    def probability(self, scale: float, confidence: float = 0.95) -> tuple[float, float, float]:
+        """(estimate, low, high): Pr[right set] at ``scale`` with a Clopper–Pearson interval."""
+        hits = int(np.count_nonzero(self.critical > scale))
+        low, high = _clopper_pearson(hits, self.draws, confidence)
+        return hits / self.draws, low, high
+
+    def scale_for(self, hit: float, confidence: float = 0.95) -> tuple[float, float]:
+        """(estimate, guaranteed): the largest scale meeting ``hit``, and one that meets it with ``confidence``.
+
+        The estimate is the empirical (1 − hit)-quantile of the critical scales; the guaranteed
+        scale is the order statistic X_(j) with Pr[Bin(n, 1 − hit) ≥ j] ≥ confidence, so that
+        Pr[X_(j) ≤ the true quantile] ≥ confidence over the simulation.
+        """
+        n = self.draws
+        ordered = np.sort(self.critical)
+        estimate = float(np.quantile(ordered, 1.0 - hit, method="inverted_cdf"))
+        j_minus_1 = int(stats.binom.ppf(1.0 - confidence, n, 1.0 - hit))  # smallest i with cdf(i) ≥ 1 − conf
+        while j_minus_1 >= 0 and stats.binom.cdf(j_minus_1, n, 1.0 - hit) > 1.0 - confidence:
+            j_minus_1 -= 1
+        if j_minus_1 < 0:
+            raise ValueError(
+                f"{n:,} draws cannot certify a hit rate of {hit:g} with confidence {confidence:g};"
+                " use more draws"
+            )
+        return estimate, float(ordered[j_minus_1])
+
+
+def _clopper_pearson(hits: int, n: int, confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0
+    low = 0.0 if hits == 0 else float(stats.beta.ppf(tail, hits, n - hits + 1))
+    high = 1.0 if hits == n else float(stats.beta.ppf(1.0 - tail, hits + 1, n - hits))
+    return low, high
+
+
+def simulate_critical_scales(
+    counts: Sequence[float], k: int, noise: str, draws: int = DEFAULT_DRAWS, seed: int = 0
+) -> SimulatedHit:
+    """For ``draws`` seeded draws of standardised noise, the largest scale at which top-k is still right.
+
+    With standard noise G (Gumbel or Laplace, scale 1) the noisy counts at scale λ are c + λG,
+    and state i stays above state j (c_i > c_j) while λ·(G_j − G_i) < c_i − c_j, i.e. for
+    λ < t_ij = (c_i − c_j)/(G_j − G_i) (∞ when G_j ≤ G_i).  Let A hold the states with a count
+    ≥ the k-th largest, S ⊆ A those above it (in every true top-k set), r = k − |S|.  The
+    released set is a true one exactly when (i) k states of A beat every state outside A —
+    λ below the k-th largest over i ∈ A of min_{j ∉ A} t_ij — and (ii) every i ∈ S beats all but
+    at most r of the states outside S — λ below the (n − r)-th largest of t_ij over those n
+    states.  Each is a down-set in λ, so the set is right exactly for λ below the smaller of
+    the two, the draw's critical scale.
+    """
+    values = check_topk_counts(counts, k)
+    check_choice("noise", noise, ("gumbel", "laplace"))
+    draws = check_whole("draws", draws, minimum=100)
+    seed = check_whole("seed", seed, minimum=0)
+    a, b = top_split(values, k)
+    if b.size == 0:
+        return SimulatedHit(np.full(draws, math.inf), draws, seed, noise)
+    sure = sure_states(values, k)
+    others = np.setdiff1d(np.arange(values.size), sure)  # the states outside S
+    spare = k - sure.size
+    rng = np.random.default_rng(seed)
+    out = np.empty(draws)
+    chunk = max(1, MAX_DRAW_CELLS // (values.size * values.size))
+    for start in range(0, draws, chunk):
+        n = min(chunk, draws - start)
+        sample = rng.gumbel(size=(n, values.size)) if noise == "gumbel" else rng.laplace(size=(n, values.size))
+        critical = -np.sort(-_thresholds(values, sample, a, b).min(axis=2), axis=1)[:, k - 1]
+        if sure.size:
+            beaten = _thresholds(values, sample, sure, others)  # (n, |S|, n_others)
+            needed = others.size - spare  # how many of the others each sure state must stay above
+            per_sure = -np.sort(-beaten, axis=2)[:, :, needed - 1]
+            critical = np.minimum(critical, per_sure.min(axis=1))
+        out[start : start + n] = critical
+    return SimulatedHit(out, draws, seed, noise)
+
+
+def _thresholds(values: np.ndarray, sample: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """t_ij for i in ``upper``, j in ``lower`` (c_i > c_j): the scale below which i stays above j; (n, |U|, |L|)."""
+    diff = values[upper][:, None] - values[lower][None, :]
+    gap = sample[:, lower][:, None, :] - sample[:, upper][:, :, None]  # G_j − G_i
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(gap > 0, diff[None] / np.where(gap > 0, gap, 1.0), np.inf)
+
+
+__all__ = [
+    "chance_of_a_set",
+    "check_topk_counts",
+    "check_topk_shape",
+    "DEFAULT_DRAWS",
+    "exact_orders",
+    "EXACT_ORDERS",
+    "gumbel_hit_at_counts",
+    "invert_scale",
+    "JOINT",
+    "joint_failure",
+    "JOINT_WORDS",
+    "laplace_alpha_for",
+    "laplace_failure",
+    "laplace_scale_for",
+    "LAWS",
+    "MAX_DRAW_CELLS",
+    "OPENDP_GRANULARITY",
+    "per_count_failure",
+    "simulate_critical_scales",
+    "SimulatedHit",
+    "sure_states",
+    "top_split",
+    "topk_gap_for",
+    "topk_hit_at_gap",
+]

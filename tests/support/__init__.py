@@ -1,0 +1,1 @@
+"""What the tests share: brute-force references, chains, uploads, servers and the websocket client."""
