@@ -1,0 +1,146 @@
+"""Value pairs and protected positions: the :class:`Secrets` value (docs/math.md §16).
+
+For a sequence X_1..X_T of states in {0..K−1}, the discriminative pairs are
+Q = {(X_t = x, X_t = x') : t ∈ I, (x, x') ∈ E}: a set I of protected positions and a set E of value pairs.
+Restricting Q only restricts the outer maximum of every a(b) computation (over t, x, x'); the splits, the
+supremum over Θ and the minimum over splits are unchanged, so a smaller Q can only lower a(b).  Unprotected
+entries are still data: they carry correlation.
+
+Positions are 0-based indices into the sequence (entry t = 1 of docs/math.md is index 0).  States are the
+prior's state indices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import check_choice, check_flag, is_whole
+
+PAIR_KINDS = ("all", "sensitive", "groups", "list")
+
+
+def _states(name: str, values: object) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list of state indices; got {values!r}")
+    out = []
+    for v in values:
+        if not is_whole(v) or int(v) < 0:
+            raise ValueError(f"{name} must hold state indices (whole numbers ≥ 0); got {v!r}")
+        out.append(int(v))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """Which entries are secret and which pairs of their values must stay indistinguishable.
+
+    ``pairs`` says which value pairs E are protected at every protected position:
+
+    - ``"all"`` (default): every pair of distinct states;
+    - ``"sensitive"``: each state of ``states`` against every other state ("at the clinic rather than
+      anywhere else"), both ways;
+    - ``"groups"``: pairs of distinct states inside each group of ``groups`` (e.g. which disease, among
+      diseases), both ways;
+    - ``"list"``: the pairs of ``listed``, both ways unless ``ordered`` (then (x, x') protects only
+      "x rather than x'").
+
+    ``positions``: the protected entries as 0-based indices into the sequence; ``None`` (default) protects
+    every entry.
+    """
+
+    pairs: str = "all"
+    states: tuple[int, ...] = ()
+    groups: tuple[tuple[int, ...], ...] = ()
+    listed: tuple[tuple[int, int], ...] = ()
+    ordered: bool = False
+    positions: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("pairs", self.pairs, PAIR_KINDS)
+        object.__setattr__(self, "states", _states("states", self.states))
+        groups = tuple(_states("each group", g) for g in self.groups) if not isinstance(self.groups, str) else None
+        if groups is None:
+            raise TypeError(f"groups must be a list of lists of state indices; got {self.groups!r}")
+        object.__setattr__(self, "groups", groups)
+        listed = []
+        for pair in self.listed:
+            pair = _states("each listed pair", pair)
+            if len(pair) != 2 or pair[0] == pair[1]:
+                raise ValueError(f"each listed pair must be two different states; got {pair!r}")
+            listed.append(pair)
+        object.__setattr__(self, "listed", tuple(listed))
+        object.__setattr__(self, "ordered", check_flag("ordered", self.ordered))
+        if self.positions is not None:
+            positions = tuple(sorted(set(_states("positions", self.positions))))
+            if not positions:
+                raise ValueError("positions must name at least one protected entry (None protects every entry)")
+            object.__setattr__(self, "positions", positions)
+        if self.pairs == "sensitive" and not self.states:
+            raise ValueError("pairs='sensitive' needs the sensitive states (states=[...])")
+        if self.pairs == "groups" and not any(len(set(g)) >= 2 for g in self.groups):
+            raise ValueError("pairs='groups' needs at least one group of two or more states (groups=[[...], ...])")
+        if self.pairs == "list" and not self.listed:
+            raise ValueError("pairs='list' needs at least one pair of states (listed=[(x, y), ...])")
+
+    @property
+    def is_all(self) -> bool:
+        """Every entry and every pair of distinct states (the default, the most pessimistic choice)."""
+        return self.pairs == "all" and self.positions is None
+
+    def pair_matrix(self, n_states: int) -> np.ndarray:
+        """A K×K boolean matrix: ``[x, x']`` is True when (X_t = x, X_t = x') is a protected ordered pair.
+
+        The diagonal is False.  States named here must exist: a state index ≥ K is refused.
+        """
+        k = int(n_states)
+        named = set(self.states) | {s for g in self.groups for s in g} | {s for p in self.listed for s in p}
+        if self.pairs != "all" and named and max(named) >= k:
+            raise ValueError(f"the secrets name state {max(named)}, but the prior has {k} states (0..{k - 1})")
+        if self.pairs == "all":
+            out = np.ones((k, k), dtype=bool)
+        else:
+            out = np.zeros((k, k), dtype=bool)
+            if self.pairs == "sensitive":
+                for s in self.states:
+                    out[s, :] = out[:, s] = True
+            elif self.pairs == "groups":
+                for g in self.groups:
+                    idx = np.array(sorted(set(g)), dtype=int)
+                    out[np.ix_(idx, idx)] = True
+            else:
+                for x, y in self.listed:
+                    out[x, y] = True
+                    if not self.ordered:
+                        out[y, x] = True
+        np.fill_diagonal(out, False)
+        return out
+
+    def position_mask(self, length: int) -> np.ndarray:
+        """A boolean vector of ``length``: True at the protected entries (positions beyond the sequence are
+        ignored: a shorter sequence of Θ simply has fewer protected entries)."""
+        n = int(length)
+        if self.positions is None:
+            return np.ones(n, dtype=bool)
+        out = np.zeros(n, dtype=bool)
+        inside = [p for p in self.positions if p < n]
+        out[inside] = True
+        return out
+
+    def pair_mask(self, n_states: int, length: int) -> np.ndarray:
+        """A T×K×K boolean array: ``[t, x, x']`` True when (X_t = x, X_t = x') is a protected ordered pair."""
+        return self.position_mask(length)[:, None, None] & self.pair_matrix(n_states)[None, :, :]
+
+
+ALL_SECRETS = Secrets()
+
+
+def as_secrets(secrets: object) -> Secrets:
+    """``None`` → :data:`ALL_SECRETS`; a :class:`Secrets` as it is; anything else is refused (TypeError)."""
+    if secrets is None:
+        return ALL_SECRETS
+    if isinstance(secrets, Secrets):
+        return secrets
+    raise TypeError(f"secrets must be a Secrets value (puffer_core.secrets.Secrets) or None; got {secrets!r}")
