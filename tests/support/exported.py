@@ -1,0 +1,105 @@
+"""Every exported script of every page, as a user downloads it: the pages run in AppTest with a fitted prior,
+a set Θ and a Gaussian process in their links, and the script each page hands to its download button is kept.
+
+``.ci/installed.py`` runs these scripts with the installed wheel from outside the repository and compares
+what they print with the same scripts run from the repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "streamlit_app.py"
+
+# the pages that offer a script, and the priors each can take
+PAGES = {"calibrate": "chain gp", "plan": "chain gp", "stream": "chain gp", "attack": "chain", "simulate": ""}
+RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run"}  # pages that compute only when asked
+
+
+def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:
+    """name → (prior kind, its parameter values): a chain fitted to the built-in check-ins, a set Θ, a GP."""
+    from puffer_core import fit_markov_chain, load_dataset
+
+    fitted = fit_markov_chain(load_dataset("checkins"))
+    matrix = tuple(tuple(float(v) for v in row) for row in fitted.transition)
+    return {
+        "fitted": ("matrix", {"matrix": matrix, "labels": tuple(str(s) for s in fitted.labels), "length": 12}),
+        "theta": ("theta", {"theta": ((0.8, 0.7), (0.95, 0.6), (0.6, 0.9)), "length": 10}),
+        "gaussian": (
+            "gaussian",
+            {"kernel": "squared_exponential", "length_scale": 2.0, "n": 12, "gamma": 3.0, "delta": 0.2},
+        ),
+    }
+
+
+def link_query(kind: str, values: dict[str, Any]) -> dict[str, str]:
+    """The share link's query for this prior (the same codecs the app's links use)."""
+    from app_ui.core.state import KIND
+    from puffer_core.priors.kinds import PRIOR_KINDS
+
+    query = {KIND.url: KIND.codec.encode(kind)}
+    for parameter in PRIOR_KINDS[kind].parameters:
+        if parameter.key in values:
+            query[parameter.url] = parameter.codec.encode(values[parameter.key])
+    return query
+
+
+def page_script(page: str, query: dict[str, str]) -> str:
+    """The script the page offers for download when opened with this link."""
+    from streamlit.testing.v1 import AppTest
+
+    import app_ui.core.report as report
+
+    seen: list[str] = []
+    original: Callable[..., None] = report.offer_exports
+
+    def spy(report_html: object, script: object, stem: str, key: str) -> None:
+        seen.append(script() if callable(script) else str(script))
+        original(report_html, script, stem, key)
+
+    report.offer_exports = spy
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=300)
+        for name, value in query.items():
+            at.query_params[name] = value
+        at.run()
+        at.switch_page(f"app_pages/{page}.py").run()
+        if page in RUN_BUTTONS:
+            at.button(key=RUN_BUTTONS[page]).click().run()
+        if at.exception:
+            raise RuntimeError(f"{page} raised: {[e.message for e in at.exception]}")
+    finally:
+        report.offer_exports = original
+    if not seen:
+        raise RuntimeError(f"{page} offered no script for {query}")
+    return seen[-1]
+
+
+def export_scripts(folder: Path) -> list[Path]:
+    """Write every page's script for every prior it takes into ``folder``; the paths written."""
+    import logging
+    import sys
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" warnings
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    cases = prior_cases()
+    written = []
+    for page, takes in PAGES.items():
+        runs = (
+            {"default": {}}
+            if not takes
+            else {
+                name: link_query(kind, values)
+                for name, (kind, values) in cases.items()
+                if ("gp" if kind == "gaussian" else "chain") in takes.split()
+            }
+        )
+        for name, query in runs.items():
+            path = folder / f"{page}_{name}.py"
+            path.write_text(page_script(page, query), encoding="utf-8")
+            written.append(path)
+    return written
