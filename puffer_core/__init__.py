@@ -41,6 +41,7 @@ from .mechanisms import (
     group_dp_exponential,
     group_dp_laplace,
     make_mechanism,
+    mqm_eps_for_scale,
     mqm_laplace,
     mqm_top_k_counts,
     pufferfish_exponential,
@@ -53,7 +54,6 @@ from .mechanisms.accuracy import (
     TopKTarget,
     accuracy_at,
     accuracy_first,
-    mqm_eps_for_scale,
 )
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution

@@ -17,12 +17,18 @@ from .accuracy import (
     TopKTarget,
     accuracy_at,
     accuracy_first,
-    mqm_eps_for_scale,
 )
 from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused, check_counts, top_k_indices
 from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_exponential
 from .influence_matrix import influence_laplace, influence_translation
-from .laplace import LaplaceCounts, group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
+from .laplace import (
+    LaplaceCounts,
+    group_dp_laplace,
+    mqm_eps_for_scale,
+    mqm_laplace,
+    mqm_top_k_counts,
+    pufferfish_laplace,
+)
 from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
 from .registry import (
     ANSWERS,
