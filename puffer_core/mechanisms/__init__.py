@@ -30,6 +30,7 @@ from .laplace import (
     pufferfish_laplace,
 )
 from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
+from .noise import DISCRETE_LAPLACE, GUMBEL, LAPLACE, NOISES, Noise, noise_law
 from .registry import (
     ANSWERS,
     DEFAULT_MECHANISMS,
@@ -40,9 +41,13 @@ from .registry import (
     Calibrated,
     MechanismSpec,
     Output,
+    ScaleRequest,
+    curve_mechanisms,
+    group_dp_twins,
     make_mechanism,
     mechanism_spec,
     mechanisms_for,
+    output_law,
 )
 from .wasserstein import wasserstein_laplace, wasserstein_scale
 
@@ -54,6 +59,16 @@ __all__ = [
     "BuildRequest",
     "Calibrated",
     "check_counts",
+    "curve_mechanisms",
+    "DISCRETE_LAPLACE",
+    "group_dp_twins",
+    "GUMBEL",
+    "LAPLACE",
+    "Noise",
+    "noise_law",
+    "NOISES",
+    "output_law",
+    "ScaleRequest",
     "Cost",
     "CountTarget",
     "DEFAULT_MECHANISMS",
