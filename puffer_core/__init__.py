@@ -43,8 +43,9 @@ from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
-from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.bounds import TranslationBound, translation_bound
 from .stream.fronts import leakage_function
+from .stream.registry import StreamBounds, StreamPlan, plan_stream, stream_bounds
 from .stream.schedule import StreamSchedule, optimal_schedule
 from .stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from .stream.tpl import (

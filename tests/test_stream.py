@@ -15,9 +15,10 @@ from puffer_core import MarkovChainPrior, certify, influence_curve
 from puffer_core.audit.exact import exact_leakage
 from puffer_core.audit.stream import exact_stream_leakage
 from puffer_core.mechanisms.laws import emission_epsilon, laplace_histogram_emission, randomized_response_emission
-from puffer_core.stream.bounds import group_dp_bound, plan_stream, stream_bounds, translation_bound
+from puffer_core.stream.bounds import group_dp_bound, translation_bound
 from puffer_core.stream.checks import MAX_STATES
 from puffer_core.stream.fronts import leakage_function
+from puffer_core.stream.registry import plan_stream, stream_bounds
 from puffer_core.stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from puffer_core.stream.tpl import (
     backward_matrix,
