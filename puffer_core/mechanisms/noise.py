@@ -560,6 +560,13 @@ def discrete_topk_gap_for(k: int, m: int, hit: float, scale: float) -> float:
     return float(hi)
 
 
+def _discrete_failure(alpha: float, scale: float) -> float:
+    """Pr[|Z| > α] on the integer lattice; α = 0 is allowed (the noise is 0 often enough)."""
+    if alpha == 0:
+        return _failure(0.0, check_positive("the noise scale", scale), 1.0)
+    return laplace_failure(alpha, scale, "integer")
+
+
 def _geometric(rng: np.random.Generator, scale: float, shape: tuple[int, ...]) -> np.ndarray:
     """Discrete Laplace draws: the difference of two geometric counts of failures, p = 1 − e^(−1/s)."""
     p = -math.expm1(-1.0 / scale)
@@ -583,7 +590,7 @@ DISCRETE_LAPLACE = Noise(
     label="discrete Laplace",
     symbol="DLap",
     sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: _geometric(rng, scale, shape)),
-    failure=lambda alpha, scale: laplace_failure(alpha, scale, "integer"),
+    failure=_discrete_failure,
     interval=lambda scale, failure: laplace_alpha_for(scale, failure, "integer"),
     scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "integer"),
     topk_hit=discrete_topk_hit_at_gap,

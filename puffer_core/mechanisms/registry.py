@@ -341,6 +341,7 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         noise=LAPLACE,
         build=_wasserstein,
         needs_chains=True,
+        exact_probabilities=True,
         same_query_only=True,
     ),
     MechanismSpec(
@@ -351,6 +352,7 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         noise=LAPLACE,
         build=lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
         needs_chains=True,
+        exact_probabilities=True,
     ),
     MechanismSpec(
         name="influence_matrix",
@@ -360,6 +362,7 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         noise=LAPLACE,
         build=lambda r: influence_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
         needs_chains=True,
+        exact_probabilities=True,
     ),
 )
 
