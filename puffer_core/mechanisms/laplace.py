@@ -246,8 +246,9 @@ def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior]
     end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
     """
     sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
-    priors = as_theta(prior_or_priors, "mqm_eps_for_scale")
-    length = priors.max_length
+    theta = as_theta(prior_or_priors, "mqm_eps_for_scale")
+    length = theta.max_length
+    priors = list(theta)
     lo, hi = 1.0 / sigma, length / sigma
     if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
         raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")

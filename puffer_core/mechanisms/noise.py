@@ -462,6 +462,20 @@ class Noise:
         return f"{self.label}({scale:.{digits}g})"
 
 
+def _meeting(
+    interval: Callable[[float, float], float], failure: Callable[[float, float], float]
+) -> Callable[[float, float], float]:
+    """``interval`` moved up by whole ulps until its failure law meets the target (the side that holds)."""
+
+    def meets(scale: float, target: float) -> float:
+        alpha = interval(scale, target)
+        while alpha > 0 and failure(alpha, scale) > target:
+            alpha = math.nextafter(alpha, math.inf)
+        return alpha
+
+    return meets
+
+
 def _zeros_if_no_noise(scale: float, shape: tuple[int, ...], draw: Callable[[], np.ndarray]) -> np.ndarray:
     return np.zeros(shape) if scale == 0 else draw()
 
@@ -579,7 +593,7 @@ LAPLACE = Noise(
     symbol="Lap",
     sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: rng.laplace(0.0, scale, size=shape)),
     failure=lambda alpha, scale: laplace_failure(alpha, scale, "opendp"),
-    interval=lambda scale, failure: laplace_alpha_for(scale, failure, "opendp"),
+    interval=_meeting(lambda s, q: laplace_alpha_for(s, q, "opendp"), lambda a, s: laplace_failure(a, s, "opendp")),
     scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "opendp"),
     topk_hit=lambda k, m, gap, scale: topk_hit_at_gap(k, m, gap, scale, "laplace"),
     topk_gap=lambda k, m, hit, scale: topk_gap_for(k, m, hit, scale, "laplace"),
@@ -617,7 +631,9 @@ CONTINUOUS_LAPLACE = Noise(
     symbol="Lap",
     sample=LAPLACE.sample,
     failure=lambda alpha, scale: laplace_failure(alpha, scale, "continuous"),
-    interval=lambda scale, failure: laplace_alpha_for(scale, failure, "continuous"),
+    interval=_meeting(
+        lambda s, q: laplace_alpha_for(s, q, "continuous"), lambda a, s: laplace_failure(a, s, "continuous")
+    ),
     scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "continuous"),
     topk_hit=LAPLACE.topk_hit,
     topk_gap=LAPLACE.topk_gap,

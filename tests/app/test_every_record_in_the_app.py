@@ -192,16 +192,19 @@ KIND_NAMES = list(PRIOR_KINDS)
 
 @pytest.mark.parametrize("kind", KIND_NAMES)
 def test_every_prior_kind_travels_in_a_link(kind: str) -> None:
+    """A link naming the kind and its parameters opens it; the link the page then writes carries it back."""
     record = PRIOR_KINDS[kind]
-    query = {"prior": kind}
-    for parameter in record.parameters:
-        query[parameter.link] = parameter.codec.encode(parameter.default)
+    linked = [p for p in record.parameters if p.url is not None and p.codec is not None and p.default is not None]
+    query = {"prior": kind, **{p.url: p.codec.encode(p.default) for p in linked}}
     at = open_page("app_pages/calibrate.py", query)
     assert not problems(at) and not errors(at)
     settings = at.session_state["settings"]
-    assert settings["prior"] == kind
-    for parameter in record.parameters:
+    assert settings["prior_kind"] == kind
+    for parameter in linked:
         assert parameter.codec.encode(settings[parameter.key]) == parameter.codec.encode(parameter.default)
+        if parameter.url in at.query_params:
+            again = parameter.codec.parse(at.query_params[parameter.url])
+            assert parameter.codec.encode(again) == parameter.codec.encode(parameter.default)
 
 
 @pytest.mark.parametrize("kind", KIND_NAMES)
