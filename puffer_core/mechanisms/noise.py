@@ -481,7 +481,7 @@ def _zeros_if_no_noise(scale: float, shape: tuple[int, ...], draw: Callable[[], 
 
 
 def _gumbel_failure(alpha: float, scale: float) -> float:
-    """Pr[|G| > α] for Gumbel(0, λ) noise: 1 − F(α) + F(−α), F(x) = exp(−e^(−x/λ))."""
+    """Pr[|G| > α] for Gumbel(0, λ) noise: 1 − F(α) + F(−α), F(x) = exp(−e^(−x/λ)) (docs/math.md §13)."""
     alpha = check_positive("α (the error bound)", alpha)
     z = alpha / check_positive("the noise scale", scale)
     return -math.expm1(-math.exp(-z)) + (math.exp(-math.exp(z)) if z < 700 else 0.0)
@@ -518,7 +518,7 @@ DISCRETE_TERMS = 2_000_000  # lattice points summed at most for the discrete top
 
 
 def discrete_topk_hit_at_gap(k: int, m: int, gap: float, scale: float) -> float:
-    """Pr[the noisy top-k set is the true one] with discrete Laplace noise, worst case of a ``gap`` (ties lose).
+    """Pr[the noisy top-k set is the true one] with discrete Laplace noise, worst case of a ``gap`` (ties lose; §13).
 
     Noise Pr[Z = z] ∝ p^|z|, p = e^(−1/s), on every count.  The worst case is as for continuous noise (all
     top counts tied at the boundary, all others ``gap`` below); a noisy tie between a top state and another
