@@ -52,9 +52,6 @@ METRIC_HELP = {
     "c_bound": "min_b b·ε + a(b), refined per entry.",
     "group_dp": "Σ ε_t: every entry of the user may change.",
 }
-SENTENCE_NAMES = {"c_bound": "the [C] bound"}
-
-
 def legend(name: str) -> str:
     return LEGENDS.get(name, STREAM_BOUNDS[name].label)
 
@@ -247,9 +244,9 @@ def summary_of(bounds: dict[str, BoundValues]) -> str:
     if tpl.values is None:
         return f"TPL is not computed: {tpl.refusal}. The [C] bound does not need it: ε = {fmt(c)}."
     chain_bounds = {
-        SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label): values.max
+        STREAM_BOUNDS[name].in_words: values.max
         for name, values in bounds.items()
-        if values.values is not None and name != "group_dp"
+        if values.values is not None and STREAM_BOUNDS[name].compared
     }
     return describe_bounds(chain_bounds)
 
@@ -561,22 +558,22 @@ def plan_sentence(plan: dict[str, float], target: float, length: int, unbounded:
     stream = "an unbounded stream" if unbounded else f"a stream of T = {length} steps"
     parts = []
     for name, value in plan.items():
-        label = SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label)
+        label = STREAM_BOUNDS[name].in_words
         if math.isnan(value):
             continue
-        if name == "group_dp" and unbounded:
-            parts.append("group DP allows nothing (infinitely many entries)")
+        if not STREAM_BOUNDS[name].compared and unbounded:
+            parts.append(f"{label} allows nothing (infinitely many entries)")
         elif value > 0:
             parts.append(f"{label} allows ε = {fmt(value)} per step")
         else:
             parts.append(f"{label} allows nothing (no ε within reach meets the target)")
     text = f"To keep {stream} within ε = {target:g}: " + ", ".join(parts) + "."
-    chain = {n: v for n, v in plan.items() if n != "group_dp" and not math.isnan(v) and v > 0}
+    chain = {n: v for n, v in plan.items() if STREAM_BOUNDS[n].compared and not math.isnan(v) and v > 0}
     if len(chain) >= 2:
         best = max(chain, key=chain.get)
         high, low = chain[best], min(chain.values())
         if not math.isclose(high, low, rel_tol=1e-9):
-            label = SENTENCE_NAMES.get(best, STREAM_BOUNDS[best].label)
+            label = STREAM_BOUNDS[best].in_words
             text += f" {label[:1].upper() + label[1:]} allows {high / low:.3g}× as much ε per step."
     return text
 

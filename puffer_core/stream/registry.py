@@ -114,7 +114,8 @@ class StreamBoundSpec:
     eps)`` → (per-step values, detail); ``largest_eps(setting, target, unbounded)``: the largest
     constant ε per step whose bound stays within ``target`` (``unbounded``: over an endless stream).
     ``whole_sequence``: the bound also holds for a single per-entry ε-DP release of the whole sequence
-    (TPL does not: it reads the release at each step).
+    (TPL does not: it reads the release at each step).  ``sentence``: how a sentence names it (default its
+    label); ``compared``: whether "which bound is tighter" weighs it (group DP, the loosest by design, is not).
     """
 
     name: str
@@ -126,6 +127,13 @@ class StreamBoundSpec:
     refusal: Callable[[StreamSetting], str | None]
     per_step: Callable[[StreamSetting, np.ndarray], tuple[np.ndarray, object]]
     largest_eps: Callable[[StreamSetting, float, bool], float]
+    sentence: str = ""
+    compared: bool = True
+
+    @property
+    def in_words(self) -> str:
+        """Its name in a sentence."""
+        return self.sentence or self.label
 
     def values(self, setting: StreamSetting, eps: object) -> BoundValues:
         """The bound per step of schedule ``eps``, or its refusal."""
@@ -204,6 +212,7 @@ STREAM_BOUNDS: dict[str, StreamBoundSpec] = {
             refusal=lambda setting: None,
             per_step=_c_bound,
             largest_eps=_c_plan,
+            sentence="the [C] bound",
         ),
         StreamBoundSpec(
             "group_dp",
@@ -215,6 +224,7 @@ STREAM_BOUNDS: dict[str, StreamBoundSpec] = {
             refusal=lambda setting: None,
             per_step=_group,
             largest_eps=lambda setting, target, unbounded: 0.0 if unbounded else target / setting.length,
+            compared=False,
         ),
     )
 }
@@ -288,8 +298,9 @@ class StreamBounds:
         return {name: values.max for name, values in self.bounds.items()}
 
     def describe(self) -> str:
-        """One sentence: which bound is tightest and by how much, against the next one."""
-        return describe_bounds({STREAM_BOUNDS[name].label: value for name, value in self.largest().items()})
+        """One sentence: which compared bound is tightest and by how much, against the next one."""
+        compared = {name: value for name, value in self.largest().items() if STREAM_BOUNDS[name].compared}
+        return describe_bounds({STREAM_BOUNDS[name].in_words: value for name, value in compared.items()})
 
 
 def stream_bounds(
