@@ -109,6 +109,8 @@ PAGE_CASES: tuple[PageCase, ...] = (
     ),
     PageCase("Classroom: ε of the randomized response", "classroom", "", (), {"w_rr_eps": 0.5}, {"w_rr_eps": 0.55}),
     PageCase("About the math (a rerun)", "about"),
+    PageCase("Guided: publish your data (a rerun)", "analyst"),
+    PageCase("Guided: a lesson, p", "lesson", first={"w_lesson_p": 0.9}, second={"w_lesson_p": 0.91}),
 )
 
 # ---------------------------------------------------------------------------- servers under test

@@ -3,6 +3,7 @@
 data → prior → a(b) curve → calibration → mechanism → releases → metrics/ledger.
 """
 
+from . import mechanisms
 from .accounting.calibration import Calibration, calibrate, calibration_objective, certify, certify_objective, group_dp
 from .accounting.composition import (
     Accountant,
@@ -34,27 +35,7 @@ from .errors import DataError
 from .inference.counts import CountSmoothing, count_moments, smooth_count_stream
 from .inference.posterior import SmoothingAccuracy, map_states, posterior_states, smoothing_accuracy
 from .inference.roc import TestPoints, likelihood_ratio_points
-from .mechanisms import (
-    MECHANISMS,
-    ExponentialTopK,
-    LaplaceCounts,
-    group_dp_exponential,
-    group_dp_laplace,
-    make_mechanism,
-    mqm_laplace,
-    mqm_top_k_counts,
-    pufferfish_exponential,
-    pufferfish_laplace,
-)
-from .mechanisms.accuracy import (
-    AccuracyPlan,
-    CountTarget,
-    MechanismAccuracy,
-    TopKTarget,
-    accuracy_at,
-    accuracy_first,
-    mqm_eps_for_scale,
-)
+from .mechanisms import *  # noqa: F403  the registry, the constructors and accuracy first (mechanisms.__all__)
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
@@ -62,8 +43,9 @@ from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 from .simulation.run import SimulationResult, simulate
-from .stream.bounds import StreamBounds, StreamPlan, TranslationBound, plan_stream, stream_bounds, translation_bound
+from .stream.bounds import TranslationBound, translation_bound
 from .stream.fronts import leakage_function
+from .stream.registry import StreamBounds, StreamPlan, plan_stream, stream_bounds
 from .stream.schedule import StreamSchedule, optimal_schedule
 from .stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from .stream.tpl import (
@@ -78,28 +60,22 @@ from .work import WorkCounter, WorkEstimate
 
 __all__ = [
     "Accountant",
-    "AccuracyPlan",
     "Attack",
     "Calibration",
     "Composition",
     "CountSmoothing",
-    "CountTarget",
     "CurveEvent",
     "DATASETS",
     "DataError",
     "Dataset",
     "Explanation",
-    "ExponentialTopK",
     "Finding",
     "GaussianProcessPrior",
     "InfluenceCurve",
     "InfluenceDrivers",
-    "LaplaceCounts",
     "Ledger",
-    "MECHANISMS",
     "MQMEvent",
     "MarkovChainPrior",
-    "MechanismAccuracy",
     "PriorSpread",
     "SequenceStats",
     "Sequences",
@@ -112,14 +88,11 @@ __all__ = [
     "Table",
     "TemporalLeakage",
     "TestPoints",
-    "TopKTarget",
     "TranslationBound",
     "Winner",
     "WorkCounter",
     "WorkEstimate",
     "acc_at_k",
-    "accuracy_at",
-    "accuracy_first",
     "attack_histogram",
     "attack_stream",
     "attacker_table",
@@ -145,8 +118,6 @@ __all__ = [
     "gaussian_estimate",
     "group_dp",
     "group_dp_cumulative",
-    "group_dp_exponential",
-    "group_dp_laplace",
     "hit_rate_at_k",
     "influence_curve",
     "influence_drivers",
@@ -158,15 +129,11 @@ __all__ = [
     "load_dataset",
     "load_sequences",
     "load_stats",
-    "make_mechanism",
     "map_states",
     "max_eps_for_tpl",
     "max_posterior",
-    "mqm_eps_for_scale",
     "mqm_estimate",
-    "mqm_laplace",
     "mqm_noise_scale",
-    "mqm_top_k_counts",
     "naive_sum",
     "optimal_schedule",
     "ndcg_at_k",
@@ -176,8 +143,6 @@ __all__ = [
     "posterior_mean_chain",
     "posterior_states",
     "prior_spread",
-    "pufferfish_exponential",
-    "pufferfish_laplace",
     "read_columns",
     "read_table",
     "row_sensitivity",
@@ -197,4 +162,5 @@ __all__ = [
     "tradeoff_curve",
     "transition_counts",
     "translation_bound",
+    *mechanisms.__all__,
 ]

@@ -53,7 +53,8 @@ from .priors.models import GaussianProcessPrior, MarkovChainPrior
 
 __all__ = ["CompositionPlanner", "InfluenceExplorer", "format_matrix", "parse_initial", "parse_matrix"]
 
-KINDS = ("binary", "matrix", "gaussian")  # the kinds of prior the explorer offers (one prior each, not a set Θ)
+# the kinds of prior the explorer offers: every registered kind whose prior is one prior (not a set Θ)
+KINDS = tuple(name for name, record in PRIOR_KINDS.items() if not isinstance(record.prior(record.defaults), list))
 # where the notebook starts a kind away from the app's defaults (a Gaussian curve is recomputed on every change)
 STARTS: dict[str, Any] = {"n": 40, "length_scale": 2.0}
 MAX_RELEASES = 200

@@ -82,10 +82,10 @@ def test_posterior_marginals_and_map_path_against_enumeration(seed: int) -> None
     if np.sum(np.isclose(probs, best, rtol=1e-9)) == 1:
         assert tuple(path) == seqs[int(np.argmax(probs))]
     # the batched Viterbi of the accuracy simulation finds the same path
-    from puffer_core.inference.posterior import _viterbi_batch, log_emissions, safe_log
+    from puffer_core.inference.posterior import log_emissions, safe_log, viterbi_batch
 
     emit = log_emissions([safe_log(w) for w in laws], outputs[None])
-    batch = _viterbi_batch(safe_log(np.asarray(prior.initial)), safe_log(prior.transition), emit)[0]
+    batch = viterbi_batch(safe_log(np.asarray(prior.initial)), safe_log(prior.transition), emit)[0]
     assert probs[seqs.index(tuple(batch))] == pytest.approx(best, rel=1e-9)
 
 

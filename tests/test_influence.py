@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, binary_chain_curve, influence_curve
 from tests.support.brute import brute_influence_all, random_chain, random_distribution
+from tests.support.strategies import chains
 
 
 def _as_plain(priors):
@@ -123,28 +124,6 @@ def test_binary_closed_form_paper_example_value():
     """[C] Example 3 by hand: p = q = 0.9, b = 1 → dL = dR = 1, π = 1/2, λ = 0.8: 2·log(0.9/0.1)."""
     curve = binary_chain_curve(0.9, 0.9, 1, length=3)
     assert curve.a[0] == pytest.approx(2 * math.log(9.0), abs=1e-12)
-
-
-@st.composite
-def chains(draw, max_k=4, max_len=9):
-    k = draw(st.integers(2, max_k))
-    rows = []
-    for _ in range(k):
-        w = draw(st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1.0)), min_size=k, max_size=k))
-        if sum(w) <= 1e-6:
-            w[draw(st.integers(0, k - 1))] = 1.0
-        rows.append(w)
-    matrix = np.array(rows) / np.array(rows).sum(axis=1, keepdims=True)
-    length = draw(st.integers(1, max_len))
-    stationary = draw(st.booleans())
-    initial = None
-    if not stationary:
-        w = np.array(draw(st.lists(st.floats(0.01, 1.0), min_size=k, max_size=k)))
-        initial = w / w.sum()
-    try:
-        return MarkovChainPrior(matrix, initial, length=length)
-    except ValueError:
-        return MarkovChainPrior(matrix, np.full(k, 1.0 / k), length=length)
 
 
 @given(prior=chains(), extra=st.integers(0, 4))

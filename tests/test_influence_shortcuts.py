@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior, influence_curve
-from tests.support.brute import brute_influence_all, chain_of_kind, converged_from, cutoff_distance, reference_curve
+from tests.support.brute import brute_influence_all, converged_from, cutoff_distance, reference_curve
 from tests.support.location_chains import banded, grid, ring
+from tests.support.strategies import prior_of_kind, small_theta
 
 
 def _plain(priors):
@@ -34,23 +35,11 @@ def _assert_sound_and_tight(got, want):
     assert np.all(got[fin] - want[fin] <= 1e-9 * scale), f"above by {(got[fin] - want[fin]).max():.3g}"
 
 
-def fast_mixing(rng, k):
-    m = 0.8 / k + 0.2 * rng.dirichlet(np.full(k, 0.3), size=k)
-    return m / m.sum(axis=1, keepdims=True)
-
-
-def _prior(rng, kind, k, length, initial=None):
-    transition = fast_mixing(rng, k) if kind == "fast" else chain_of_kind(rng, k, kind)
-    if isinstance(initial, str):
-        initial = rng.dirichlet(np.ones(k)) if initial == "random" else np.eye(k)[int(initial)]
-    return MarkovChainPrior(transition, initial, length=length)
-
-
 @pytest.mark.parametrize("kind", ["fast", "dense", "sticky", "sparse", "near-periodic", "periodic"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_stationary_chains_of_every_kind(kind, seed):
     rng = np.random.default_rng(seed)
-    prior = _prior(rng, kind, 3 + seed, 45)
+    prior = prior_of_kind(rng, kind, 3 + seed, 45)
     curve = influence_curve(prior)
     _assert_sound_and_tight(curve.a, reference_curve(_plain([prior]), prior.length))
 
@@ -58,7 +47,7 @@ def test_stationary_chains_of_every_kind(kind, seed):
 def test_the_cutoff_and_its_constant_tail_are_exercised():
     """A fast-mixing chain stops its tables early and fills large b from a(2D − 1)."""
     rng = np.random.default_rng(5)
-    prior = _prior(rng, "fast", 3, 60)
+    prior = prior_of_kind(rng, "fast", 3, 60)
     d = cutoff_distance(prior.transition, prior.initial > 0)
     assert d is not None and 2 * d - 1 < 59  # the tail beyond 2D − 1 is filled, not computed
     _assert_sound_and_tight(influence_curve(prior).a, reference_curve(_plain([prior]), 60))
@@ -78,7 +67,7 @@ def test_the_cutoff_and_its_constant_tail_are_exercised():
 )
 def test_non_stationary_chains(kind, initial, length):
     rng = np.random.default_rng(len(kind) + length)
-    prior = _prior(rng, kind, 3, length, initial)
+    prior = prior_of_kind(rng, kind, 3, length, initial)
     if kind == "fast":
         t_eta = converged_from(prior)
         depth = cutoff_distance(prior.transition, np.ones(3, bool))
@@ -91,7 +80,7 @@ def test_theta_of_several_kinds_lengths_and_starts(seed):
     rng = np.random.default_rng(40 + seed)
     kinds = ["fast", "dense", "sparse", "sticky", "near-periodic"]
     priors = [
-        _prior(rng, kinds[(seed + i) % len(kinds)], 3, length, initial)
+        prior_of_kind(rng, kinds[(seed + i) % len(kinds)], 3, length, initial)
         for i, (length, initial) in enumerate([(36, None), (30, "random"), (24, None), (33, "0")][: 2 + seed % 3])
     ]
     curve = influence_curve(priors)
@@ -101,33 +90,14 @@ def test_theta_of_several_kinds_lengths_and_starts(seed):
 def test_theta_with_a_short_exact_prior_and_a_mixing_long_one():
     """A short prior with no cutoff keeps every b computed even though the long one mixes."""
     rng = np.random.default_rng(9)
-    priors = [_prior(rng, "fast", 3, 50), _prior(rng, "near-periodic", 3, 12, "random")]
+    priors = [prior_of_kind(rng, "fast", 3, 50), prior_of_kind(rng, "near-periodic", 3, 12, "random")]
     _assert_sound_and_tight(influence_curve(priors).a, reference_curve(_plain(priors), 50))
 
 
 def test_max_b_below_the_length():
     rng = np.random.default_rng(12)
-    prior = _prior(rng, "sticky", 4, 40, "random")
+    prior = prior_of_kind(rng, "sticky", 4, 40, "random")
     _assert_sound_and_tight(influence_curve(prior, max_b=9).a, reference_curve(_plain([prior]), 9))
-
-
-@st.composite
-def small_theta(draw):
-    k = draw(st.integers(2, 3))
-    kinds = st.sampled_from(["fast", "dense", "sticky", "sparse", "near-periodic", "periodic", "transient"])
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    priors = []
-    for _ in range(draw(st.integers(1, 2))):
-        length = draw(st.integers(1, 14))
-        start = draw(st.sampled_from([None, "random", "0"]))
-        try:
-            priors.append(_prior(rng, draw(kinds), k, length, start))
-        except ValueError:  # no unique stationary distribution for a stationary start: skip this member
-            continue
-    if not priors:
-        priors.append(_prior(rng, "fast", k, 5))
-    return priors
 
 
 @given(priors=small_theta(), extra=st.integers(0, 3))
@@ -142,7 +112,7 @@ def test_reference_agrees_with_brute_force():
     """The unpruned reference is itself checked against enumeration on chains small enough for both."""
     rng = np.random.default_rng(77)
     for kind in ("dense", "sparse", "transient", "periodic"):
-        priors = [_prior(rng, kind, 3, 5, "random"), _prior(rng, "sticky", 3, 4)]
+        priors = [prior_of_kind(rng, kind, 3, 5, "random"), prior_of_kind(rng, "sticky", 3, 4)]
         want = np.array(brute_influence_all(_plain(priors)))
         got = reference_curve(_plain(priors), 5)
         np.testing.assert_array_equal(np.isinf(got), np.isinf(want))

@@ -15,9 +15,10 @@ from puffer_core import MarkovChainPrior, certify, influence_curve
 from puffer_core.audit.exact import exact_leakage
 from puffer_core.audit.stream import exact_stream_leakage
 from puffer_core.mechanisms.laws import emission_epsilon, laplace_histogram_emission, randomized_response_emission
-from puffer_core.stream.bounds import group_dp_bound, plan_stream, stream_bounds, translation_bound
+from puffer_core.stream.bounds import group_dp_bound, translation_bound
 from puffer_core.stream.checks import MAX_STATES
 from puffer_core.stream.fronts import leakage_function
+from puffer_core.stream.registry import plan_stream, stream_bounds
 from puffer_core.stream.supremum import leakage_supremum, max_eps_for_tpl, tpl_supremum
 from puffer_core.stream.tpl import (
     backward_matrix,
@@ -28,6 +29,7 @@ from puffer_core.stream.tpl import (
 )
 from tests.support import brute_stream
 from tests.support.brute_stream import random_prior
+from tests.support.strategies import stochastic_matrices
 
 CAO_BACKWARD = [[0.8, 0.2], [0.0, 1.0]]
 
@@ -70,20 +72,7 @@ def test_leakage_function_at_huge_alpha_tends_to_the_log_of_the_largest_ratio():
     assert leakage_function(Q, 0.0) == 0.0
 
 
-@st.composite
-def matrices(draw, max_k=6):
-    k = draw(st.integers(2, max_k))
-    rows = []
-    for _ in range(k):
-        row = draw(st.lists(st.floats(0.0, 1.0), min_size=k, max_size=k))
-        if sum(row) <= 1e-6:
-            row = [1.0] + [0.0] * (k - 1)
-        total = sum(row)
-        rows.append([v / total for v in row])
-    return np.array(rows)
-
-
-@given(Q=matrices(), a=st.floats(0.0, 40.0), b=st.floats(0.0, 40.0))
+@given(Q=stochastic_matrices(), a=st.floats(0.0, 40.0), b=st.floats(0.0, 40.0))
 @settings(max_examples=150, deadline=None)
 def test_leakage_function_properties(Q, a, b):
     lo, hi = min(a, b), max(a, b)
@@ -93,7 +82,7 @@ def test_leakage_function_properties(Q, a, b):
     assert lo - L_lo <= hi - L_hi + 1e-9  # α − L(α) never decreases (the supremum proof rests on it)
 
 
-@given(Q=matrices(max_k=4), a=st.floats(0.0, 8.0))
+@given(Q=stochastic_matrices(max_k=4), a=st.floats(0.0, 8.0))
 @settings(max_examples=60, deadline=None)
 def test_leakage_function_matches_enumeration_property(Q, a):
     assert leakage_function(Q, a) == pytest.approx(brute_stream.leakage_function(Q.tolist(), a), rel=1e-10, abs=1e-13)

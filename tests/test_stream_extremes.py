@@ -27,6 +27,7 @@ from puffer_core.mechanisms.laws import (
 from puffer_core.stream.fronts import leakage_function
 from puffer_core.stream.supremum import max_eps_for_tpl
 from puffer_core.stream.tpl import temporal_privacy_leakage
+from tests.support.strategies import stochastic_matrices
 
 mpmath.mp.dps = 60
 CHAIN = [[0.9, 0.1], [0.2, 0.8]]
@@ -111,22 +112,10 @@ def test_tpl_with_a_huge_first_step_stays_above_the_exact_leakage():
         assert mpmath.mpf(float(tpl[t])) >= exact[t], (t, tpl[t], exact[t])
 
 
-@st.composite
-def matrices(draw, max_k=4):
-    k = draw(st.integers(2, max_k))
-    rows = []
-    for _ in range(k):
-        row = draw(st.lists(st.floats(0.0, 1.0), min_size=k, max_size=k))
-        if sum(row) <= 1e-6:
-            row = [1.0] + [0.0] * (k - 1)
-        rows.append([v / sum(row) for v in row])
-    return rows
-
-
 huge = st.floats(-8.0, 300.0).map(lambda e: 10.0**e)  # α from 1e-8 to 1e300, log-uniform
 
 
-@given(Q=matrices(), a=huge, b=huge)
+@given(Q=stochastic_matrices(max_k=4).map(np.ndarray.tolist), a=huge, b=huge)
 @settings(max_examples=120, deadline=None)
 def test_leakage_function_is_non_decreasing_and_never_below_the_truth_up_to_1e300(Q, a, b):
     lo, hi = min(a, b), max(a, b)
@@ -137,7 +126,7 @@ def test_leakage_function_is_non_decreasing_and_never_below_the_truth_up_to_1e30
 
 
 @given(
-    P=matrices(max_k=3),
+    P=stochastic_matrices(max_k=3).map(np.ndarray.tolist),
     steps=st.lists(huge, min_size=2, max_size=5),
     which=st.integers(0, 4),
     factor=st.floats(1.0, 1e6),

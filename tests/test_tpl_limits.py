@@ -103,7 +103,7 @@ def _slow_chain(length: int) -> MarkovChainPrior:
 def test_a_stream_out_of_reach_is_refused_up_front_with_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
     import puffer_core.stream.tpl as stream_module
     from puffer_core.priors.kinds import sticky_matrix
-    from puffer_core.stream.bounds import plan_stream
+    from puffer_core.stream.registry import plan_stream
     from puffer_core.stream.supremum import max_eps_for_tpl
     from puffer_core.stream.tpl import tpl_refusal
 

@@ -19,7 +19,7 @@ from puffer_core.accounting.composition import cumulative, naive_sum, plan  # no
 from puffer_core.engine.curve import InfluenceCurve  # noqa: E402
 from puffer_core.engine.influence import influence_curve  # noqa: E402
 from puffer_core.priors.models import GaussianProcessPrior, MarkovChainPrior  # noqa: E402
-from puffer_core.widgets import CompositionPlanner, InfluenceExplorer, format_matrix, parse_matrix  # noqa: E402
+from puffer_core.widgets import KINDS, CompositionPlanner, InfluenceExplorer, format_matrix, parse_matrix  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -199,7 +199,7 @@ def test_controls_of_hidden_panels_do_not_recompute() -> None:
     explorer.matrix.value = "not a matrix"
     assert explorer.curve is curve and explorer.error is None
     displays = {kind: panel.layout.display for kind, panel in explorer._panels.items()}
-    assert displays == {"binary": "none", "matrix": "none", "gaussian": None}
+    assert displays == {kind: None if kind == "gaussian" else "none" for kind in KINDS}
     explorer.kind.value = "binary"
     expected = influence_curve(MarkovChainPrior([[0.3, 1 - 0.3], [1 - 0.8, 0.8]], length=100))
     assert_explorer_shows(explorer, expected, 1.0)

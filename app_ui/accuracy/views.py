@@ -20,7 +20,7 @@ import streamlit as st
 from app_ui.core.tables import Shown, fmt, right_aligned, shown, static_table
 from app_ui.prior.current import Params, build_prior, chain_priors
 from puffer_core import InfluenceCurve
-from puffer_core.mechanisms import MECHANISMS, make_mechanism
+from puffer_core.mechanisms import MECHANISMS, Calibrated, Mechanism, Output, make_mechanism, mechanism_spec
 from puffer_core.mechanisms.accuracy import (
     NEIGHBOURS,
     AccuracyPlan,
@@ -30,13 +30,14 @@ from puffer_core.mechanisms.accuracy import (
     accuracy_first,
 )
 from puffer_core.mechanisms.base import Refused
-from puffer_core.mechanisms.noise import JOINT_WORDS, laplace_alpha_for, topk_gap_for
+from puffer_core.mechanisms.noise import JOINT_WORDS, noise_law
 from puffer_core.priors.models import MarkovChainPrior
 
-PALETTE = {"curve": "#0072B2", "mqm": "#009E73", "group_dp": "#D55E00"}
+# a colour per way of calibrating (the record's ``calibrated``); the others share the last
+PALETTE = {Calibrated.CURVE: "#0072B2", Calibrated.MQM: "#009E73", Calibrated.GROUP_DP: "#D55E00"}
+OTHER_COLOUR = "#7f7f7f"
 KIND_WORDS = {"counts": "Counts (a histogram)", "topk": "The top-k states"}
 JOINT_CHOICES = ("all", "each", "union")
-ACCOUNTING_WORDS = {"curve": "a(b) curve", "mqm": "MQM's own", "group_dp": "group DP, T·ε_DP"}
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,20 @@ def plan_for(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: Inf
 
 
 def _noise_text(noise: str, scale: float) -> str:
-    return f"{'Gumbel' if noise == 'gumbel' else 'Laplace'}({fmt(scale)})"
+    """The noise per count as its record names it: "Laplace(3.2)", "Gumbel(12)"."""
+    return f"{noise_law(noise).label}({fmt(scale)})"
+
+
+def _charged(c: Any) -> str:
+    """How a cost's noise is charged, by how its mechanism is calibrated (the record's code)."""
+    if c.accounting == Calibrated.CURVE:
+        point = "group DP point (T, 0)" if c.fallback else f"b = {c.b}, a(b) = {fmt(float(c.a))}"
+        return f"a(b) curve: {point}"
+    if c.sigma_max is not None:
+        return f"{c.label}: σ_max = {fmt(float(c.sigma_max))}"
+    if c.accounting == Calibrated.GROUP_DP:
+        return f"group DP: T·ε_DP, T = {c.b}"
+    return f"{c.label}'s own rule"
 
 
 def plan_frames(plan: AccuracyPlan) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -136,15 +150,7 @@ def plan_frames(plan: AccuracyPlan) -> tuple[pd.DataFrame, pd.DataFrame]:
             "target met": [c.achieved for c in plan.costs],
         }
     )
-    how = []
-    for c in plan.costs:
-        if c.accounting == "curve":
-            point = "group DP point (T, 0)" if c.fallback else f"b = {c.b}, a(b) = {fmt(float(c.a))}"
-            how.append(f"a(b) curve: {point}")
-        elif c.accounting == "mqm":
-            how.append(f"MQM: σ_max = {fmt(float(c.sigma_max))}")
-        else:
-            how.append(f"group DP: T·ε_DP, T = {c.b}")
+    how = [_charged(c) for c in plan.costs]
     charged = pd.DataFrame(
         {
             "mechanism": [c.label for c in plan.costs],
@@ -178,7 +184,7 @@ def plan_view(key: tuple[Any, ...], target: CountTarget | TopKTarget, _curve: In
             x=[c.eps_puffer for c in plan.costs],
             y=[c.label for c in plan.costs],
             orientation="h",
-            marker_color=[PALETTE[c.accounting] for c in plan.costs],
+            marker_color=[PALETTE.get(Calibrated(c.accounting), OTHER_COLOUR) for c in plan.costs],
             text=[fmt(c.eps_puffer, 3) for c in plan.costs],
             textposition="outside",
             cliponaxis=False,
@@ -243,39 +249,64 @@ def accuracy_table(key: tuple[Any, ...], target: CountTarget | TopKTarget, eps_p
 # one line of accuracy per release: Plan, Simulate
 
 
-def release_accuracy(noise: str, scale: float, k: int | None = None, n_states: int | None = None,
-                     confidence: float = 0.95) -> str:
-    """What one release's noise buys, in words short enough for a table cell (docs/math.md §13).
+def _lead(mechanism: Mechanism, n_states: int | None, confidence: float) -> tuple[int, float] | None:
+    """(k, gap): the lead of the k-th count over the next that makes a ranking right with ``confidence`` (the
+    worst data for that lead); k = 1 when the ranking covers every state (the first pick).  None: unknown m."""
+    k = getattr(mechanism, "k", None)
+    if k is None or n_states is None or n_states < 2:
+        return None
+    shown = 1 if k >= n_states else int(k)
+    noise = mechanism_spec(mechanism.name).noise
+    return shown, noise.topk_gap(shown, n_states, confidence, float(mechanism.noise_scale))
 
-    Laplace counts: ±α per count with probability ``confidence``.  Exponential top-k over
-    ``n_states`` states: the lead of the k-th count over the next that makes the released set the
-    true one with that probability (the worst data for that lead); when k covers every state, the
-    lead that makes the first pick the true largest count.
-    """
+
+def _alpha(mechanism: Mechanism, confidence: float) -> float:
+    """The ± each released count keeps with ``confidence`` (the mechanism's noise record)."""
+    return mechanism_spec(mechanism.name).noise.interval(float(mechanism.noise_scale), 1.0 - confidence)
+
+
+def _no_noise(scale: float) -> str | None:
     if not math.isfinite(scale) or scale <= 0:
         return "exact" if scale == 0 else "—"
-    if noise == "laplace":
-        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))} per count ({confidence:.0%})"
-    if k is None or n_states is None or n_states < 2:
+    return None
+
+
+def release_accuracy(mechanism: Mechanism, n_states: int | None = None, confidence: float = 0.95) -> str:
+    """What one release's noise buys, in words short enough for a table cell (docs/math.md §13).
+
+    Read from the mechanism's record: a release of counts keeps ±α per count with probability ``confidence``
+    (its noise's interval); a ranking over ``n_states`` states is the true top-k set with that probability when
+    the k-th count leads the next by the gap its noise needs (the worst data for that lead); when k covers every
+    state, the lead that makes the first pick the true largest count.
+    """
+    plain = _no_noise(float(mechanism.noise_scale))
+    if plain is not None:
+        return plain
+    if mechanism_spec(mechanism.name).releases is Output.COUNTS:
+        return f"±{_count(_alpha(mechanism, confidence))} per count ({confidence:.0%})"
+    lead = _lead(mechanism, n_states, confidence)
+    if lead is None:
         return "—"
-    if k >= n_states:
-        gap = topk_gap_for(1, n_states, confidence, scale, "gumbel")
+    k, gap = lead
+    if k == 1 and getattr(mechanism, "k", 1) > 1:
         return f"first pick right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
-    gap = topk_gap_for(k, n_states, confidence, scale, "gumbel")
     return f"top-{k} right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
 
 
-def ledger_accuracy(noise: str, scale: float, k: int | None, n_states: int | None, confidence: float = 0.95) -> str:
-    """:func:`release_accuracy` short enough for a ledger cell: "±164", "top-3 lead 329", "1st lead 329"."""
-    if not math.isfinite(scale) or scale <= 0:
-        return "exact" if scale == 0 else "—"
-    if noise == "laplace":
-        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))}"
-    if k is None or n_states is None or n_states < 2:
+def ledger_accuracy(mechanism: Mechanism, n_states: int | None, confidence: float = 0.95) -> str:
+    """:func:`release_accuracy` short enough for a ledger cell: "±164", "top-3: lead 329", "1st: lead 329"."""
+    plain = _no_noise(float(mechanism.noise_scale))
+    if plain is not None:
+        return plain
+    if mechanism_spec(mechanism.name).releases is Output.COUNTS:
+        return f"±{_count(_alpha(mechanism, confidence))}"
+    lead = _lead(mechanism, n_states, confidence)
+    if lead is None:
         return "—"
-    if k >= n_states:
-        return f"1st: lead {_count(topk_gap_for(1, n_states, confidence, scale, 'gumbel'))}"
-    return f"top-{k}: lead {_count(topk_gap_for(k, n_states, confidence, scale, 'gumbel'))}"
+    k, gap = lead
+    if k == 1 and getattr(mechanism, "k", 1) > 1:
+        return f"1st: lead {_count(gap)}"
+    return f"top-{k}: lead {_count(gap)}"
 
 
 def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, mechanisms: tuple[str, ...],
@@ -289,7 +320,7 @@ def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, 
     for eps in eps_grid:
         cells = []
         for name in mechanisms:
-            if name == "mqm" and priors is None:
+            if MECHANISMS[name].needs_chains and priors is None:
                 cells.append("—")
                 continue
             try:
@@ -297,7 +328,7 @@ def grid_accuracy(curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, 
             except Refused:  # no guarantee, or out of reach for this prior: the page says why beside its results
                 cells.append("—")
                 continue
-            cells.append(short_accuracy(mechanism.noise, float(mechanism.noise_scale), k, n_states))
+            cells.append(short_accuracy(mechanism, k, n_states))
         out[f"ε = {eps:g}"] = cells
     return pd.DataFrame(out)
 
@@ -307,11 +338,13 @@ def _count(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else fmt(value, 3)
 
 
-def short_accuracy(noise: str, scale: float, k: int, n_states: int, confidence: float = 0.95) -> str:
+def short_accuracy(mechanism: Mechanism, k: int, n_states: int, confidence: float = 0.95) -> str:
     """:func:`release_accuracy` in a few characters for a grid: "±155" per count, or "lead 210" for top-k."""
-    if noise == "laplace":
-        return f"±{_count(laplace_alpha_for(scale, 1.0 - confidence))}"
-    return f"lead {_count(topk_gap_for(min(k, n_states - 1), n_states, confidence, scale, 'gumbel'))}"
+    spec = mechanism_spec(mechanism.name)
+    scale = float(mechanism.noise_scale)
+    if spec.releases is Output.COUNTS:
+        return f"±{_count(_alpha(mechanism, confidence))}"
+    return f"lead {_count(spec.noise.topk_gap(min(k, n_states - 1), n_states, confidence, scale))}"
 
 
 def default_states(kind: str, params: Params) -> int | None:

@@ -19,8 +19,9 @@ import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from app_ui.core.report import Section, html_report, python_script
+from app_ui.core.report import Section, html_report
 from app_ui.core.tables import fmt, right_aligned
+from app_ui.core.templates import Code, fill
 from app_ui.prior.current import Params, kind_curve, prior_source
 from puffer_core import MarkovChainPrior, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.engine.curve import InfluenceCurve
@@ -308,7 +309,8 @@ def ladder_tables(export: AttackExport) -> tuple[Styler, Styler]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def attack_script(export: AttackExport) -> str:
-    """A Python program that reruns the ladders with their seed and prints one line per prior.
+    """A Python program that reruns the ladders with their seed and prints one line per prior
+    (``app_ui/core/scripts/attack.py`` filled in).
 
     Each line: ``row <i> lower=<float|none> exact=<float|none> <bound name>=<float|none> …  # <prior>``
     (``none`` where the page shows no value).
@@ -317,38 +319,20 @@ def attack_script(export: AttackExport) -> str:
     user = [s for s in export.sources if s[0] != "demo"]
     expressions = [DEMO_PRIORS[s[1]].code if s[0] == "demo" else "your_prior" for s in export.sources]
     priors = ",\n    ".join(f"({r.short!r}, {code})" for r, code in zip(rows, expressions))
-    lines = [prior_source(user[0][1], user[0][2], name="your_prior")[1]] if user else []
-    lines += [
-        f"RELEASE = {export.release!r}  # {release_label(export.release)}",
-        f"EPS = {export.eps!r}",
-        f"K = {export.k!r}  # the exponential mechanism's top-k",
-        f"SEED = {export.seed!r}",
-        f"DRAWS = {export.draws!r}",
-        "PRIORS = [",
-        f"    {priors},",
-        "]",
-        "",
-        "",
-        "def show(value):",
-        '    return "none" if value is None else repr(float(value))',
-        "",
-        "",
-        "# the ladder attacks and enumerates within the budgets of puffer_core.tightness.releases, as the page does",
-        "for i, (name, prior) in enumerate(PRIORS):",
-        "    row = ladder_row(prior, RELEASE, EPS, k=K, seed=SEED, draws=DRAWS)",
-        '    bounds = " ".join(f"{bound}={show(value)}" for bound, value in row.bounds)',
-        '    print(f"row {i} lower={show(row.lower)} exact={show(row.exact)} {bounds}  # {name}")',
-    ]
-    return python_script(
-        'Rerun the attacks of Pufferfish Lab\'s "How tight is my bound?" page, with their seed.',
-        ["Prints one line per prior: the attack's lower bound, the exact leakage and the reported bounds."],
+    names, prior = prior_source(user[0][1], user[0][2], name="your_prior") if user else ("", "")
+    return fill(
         "attack",
-        [
-            "from puffer_core import MarkovChainPrior, fit_markov_chain, load_dataset",
-            "from puffer_core.priors.kinds import sticky_matrix",
-            "from puffer_core.tightness import ladder_row",
-        ],
-        "\n".join(lines),
+        doc={"Release": f"{release_label(export.release)}, ε = {export.eps:g}, seed {export.seed}."},
+        values={
+            "RELEASE": export.release,
+            "EPS": export.eps,
+            "K": export.k,
+            "SEED": export.seed,
+            "DRAWS": export.draws,
+            "PRIORS": Code(f"[\n    {priors},\n]"),
+        },
+        blocks={"prior": prior} if user else {},
+        imports=[*(n for n in names.split(", ") if n), "fit_markov_chain", "load_dataset"],  # kept where used
     )
 
 

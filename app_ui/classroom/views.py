@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,18 @@ import streamlit as st
 
 from app_ui.core.charts import Trace, line_figure
 from app_ui.core.tables import fmt
-from puffer_core import MarkovChainPrior, certify, cumulative, group_dp_cumulative, influence_curve, pufferfish_laplace
+from puffer_core import (
+    LAPLACE,
+    MECHANISMS,
+    MarkovChainPrior,
+    Output,
+    certify,
+    cumulative,
+    curve_mechanisms,
+    group_dp_cumulative,
+    influence_curve,
+    make_mechanism,
+)
 from puffer_core.audit.exact import leakage_report
 from puffer_core.classroom import (
     FiniteModel,
@@ -294,14 +306,23 @@ class LaplaceView:
     table: pd.DataFrame
 
 
+# the curve-calibrated mechanism that adds Laplace noise to counts (its record says so)
+LAPLACE_COUNTS = next(
+    name for name in curve_mechanisms()
+    if MECHANISMS[name].noise is LAPLACE and MECHANISMS[name].releases is Output.COUNTS
+)
+
+
 @st.cache_resource(show_spinner=False, max_entries=128)
 def laplace_view(p: float, q: float, releases: int, target: float) -> LaplaceView:
     """The second tab's numbers for one chain, number of releases and ε_puffer (ValueError for a bad chain)."""
     ks = np.arange(1, releases + 1)
     plain = np.array([laplace_sum_leakage(p, q, int(k)) for k in ks])
     chain = MarkovChainPrior([[1 - q, q], [1 - p, p]], length=2)
-    # X₁ + X₂ moves by at most 1 when one entry changes: sensitivity 1
-    calibrated_laplace = pufferfish_laplace(chain, float(target), sensitivity=1.0)
+    # X₁ + X₂ moves by at most 1 when one entry changes: sensitivity 1; the curve-calibrated Laplace counts
+    calibrated_laplace: Any = make_mechanism(
+        LAPLACE_COUNTS, float(target), influence_curve(chain), chain, query="histogram", sensitivity=1.0
+    )
     cal = calibrated_laplace.accounting.calibration
     scale = calibrated_laplace.scale
     calibrated = np.array([laplace_sum_leakage(p, q, int(k), scale=scale) for k in ks])

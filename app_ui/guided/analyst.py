@@ -19,13 +19,29 @@ import plotly.graph_objects as go
 from app_ui.core.charts import Trace, ledger_figure
 from app_ui.core.report import Section, html_report
 from app_ui.data.picker import LoadedData
-from puffer_core import Calibration, InfluenceCurve, MarkovChainPrior, calibrate, compose, group_dp, simulate
+from puffer_core import (
+    MECHANISMS,
+    Accountant,
+    Calibration,
+    CurveEvent,
+    InfluenceCurve,
+    Ledger,
+    MarkovChainPrior,
+    calibrate,
+    group_dp,
+    group_dp_twins,
+    simulate,
+)
+from puffer_core import (
+    QUERIES as QUERY_NAMES,
+)
 from puffer_core.display import fmt
 
 TITLES = ("Your data", "The attacker's belief", "Your target", "Your plan", "A trial run", "Your report")
-TRIAL_MECHANISMS = {
-    "topk": ("pufferfish_exponential", "group_dp_exponential"),
-    "histogram": ("pufferfish_laplace", "group_dp_laplace"),
+# per query: the first curve-calibrated mechanism whose release answers it as it is, and its group-DP twin
+TRIAL_MECHANISMS: dict[str, tuple[str, str]] = {
+    query: next((name, twin) for name, twin in group_dp_twins().items() if MECHANISMS[name].queries[0] == query)
+    for query in QUERY_NAMES
 }
 QUERIES = {"topk": "the most frequent states of each group (a top-k list)", "histogram": "a count of every state"}
 
@@ -92,10 +108,18 @@ class PlanNumbers:
     group: float  # group DP accounting: T · Σ ε_DP
 
 
-def plan_numbers(curve: InfluenceCurve, eps: float, releases: int) -> PlanNumbers:
+def plan_ledger(curve: InfluenceCurve, eps: float, releases: int) -> tuple[Calibration, Ledger]:
+    """``releases`` releases calibrated at ``eps`` each, composed by the accountant (docs/math.md §4): Theorem 6.2,
+    the naive sum and group DP after each release."""
     each = calibrate(curve, eps)
+    event = CurveEvent(TRIAL_MECHANISMS["topk"][0], each)
+    return each, Accountant(curve.length).ledger([event] * releases)
+
+
+def plan_numbers(curve: InfluenceCurve, eps: float, releases: int) -> PlanNumbers:
+    each, ledger = plan_ledger(curve, eps, releases)
     return PlanNumbers(
-        releases, each, compose([each] * releases), releases * eps, releases * curve.length * each.eps_dp
+        releases, each, float(ledger.eps_puffer[-1]), float(ledger.naive_sum[-1]), float(ledger.group_dp[-1])
     )
 
 
@@ -110,12 +134,12 @@ def plan_words(plan: PlanNumbers) -> str:
 
 def plan_figure(curve: InfluenceCurve, plan: PlanNumbers) -> tuple[go.Figure, list[str]]:
     """What the releases spend after each one: Theorem 6.2, the naive sum and group DP."""
-    steps = [plan_numbers(curve, plan.each.eps_puffer, n) for n in range(1, plan.releases + 1)]
+    _, ledger = plan_ledger(curve, plan.each.eps_puffer, plan.releases)
     x = pd.Series(range(1, plan.releases + 1), dtype=float).to_numpy()
     traces = [
-        Trace("Theorem 6.2 (composed)", x, pd.Series([s.composed for s in steps]).to_numpy()),
-        Trace("naive sum", x, pd.Series([s.naive for s in steps]).to_numpy(), dash="dash"),
-        Trace("group DP", x, pd.Series([s.group for s in steps]).to_numpy(), dash="dot"),
+        Trace("Theorem 6.2 (composed)", x, ledger.eps_puffer),
+        Trace("naive sum", x, ledger.naive_sum, dash="dash"),
+        Trace("group DP", x, ledger.group_dp, dash="dot"),
     ]
     return ledger_figure(traces, log_y=True, height=340)
 

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from app_ui.core.charts import Trace, curve_trace, ledger_figure, line_figure
-from puffer_core import InfluenceCurve, calibrate, compose, group_dp
+from puffer_core import Accountant, CurveEvent, InfluenceCurve, calibrate, curve_mechanisms, group_dp
 from puffer_core.display import fmt
 
 HOURS = 24
@@ -99,18 +99,19 @@ def target_words(curve: InfluenceCurve, eps: float) -> str:
 
 
 def compose_figure(curve: InfluenceCurve, eps: float, releases: int) -> tuple[go.Figure, list[str], str]:
-    each = calibrate(curve, eps)
+    # the accountant composes the month's releases: Theorem 6.2, the naive sum and group DP (docs/math.md §4)
+    event = CurveEvent(curve_mechanisms()[0], calibrate(curve, eps))
+    ledger = Accountant(curve.length).ledger([event] * releases)
     x = np.arange(1, releases + 1, dtype=float)
-    together = np.array([compose([each] * n) for n in range(1, releases + 1)])
     traces = [
-        Trace("together (Theorem 6.2)", x, together),
-        Trace("adding up each release", x, x * eps, dash="dash"),
-        Trace("the whole day as one record", x, x * curve.length * each.eps_dp, dash="dot"),
+        Trace("together (Theorem 6.2)", x, ledger.eps_puffer),
+        Trace("adding up each release", x, ledger.naive_sum, dash="dash"),
+        Trace("the whole day as one record", x, ledger.group_dp, dash="dot"),
     ]
     figure, notes = ledger_figure(traces, log_y=True, height=340)
     words = (
-        f"After {releases} releases at ε_puffer = {eps:g}: **{fmt(float(together[-1]))}** together, against"
-        f" {fmt(releases * eps)} if each release were added up and {fmt(releases * curve.length * each.eps_dp)}"
+        f"After {releases} releases at ε_puffer = {eps:g}: **{fmt(float(ledger.eps_puffer[-1]))}** together, against"
+        f" {fmt(float(ledger.naive_sum[-1]))} if each release were added up and {fmt(float(ledger.group_dp[-1]))}"
         " if the whole day were protected as one record."
     )
     return figure, notes, words

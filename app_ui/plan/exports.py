@@ -30,22 +30,11 @@ from app_ui.core.charts import Trace, ledger_figure, line_figure
 from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
-from app_ui.plan.ledger import LABELS, LEDGER_QUERIES, Row, display_name
+from app_ui.plan.ledger import HISTOGRAM_MECHANISM, LABELS, LEDGER_QUERIES, Row, display_name
 from app_ui.prior.current import Params, prior_sections, prior_settings, prior_source
-from puffer_core import (
-    Accountant,
-    Calibration,
-    InfluenceCurve,
-    calibrate,
-    compose,
-    group_dp,
-    make_mechanism,
-    plan,
-    pufferfish_laplace,
-)
-from puffer_core.mechanisms import Mechanism
+from puffer_core import Accountant, Calibration, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
+from puffer_core.mechanisms import Mechanism, Output, mechanism_spec
 
-NOISE_LABELS = {"gumbel": "Gumbel", "laplace": "Lap"}
 MAX_NAMED_TICKS = 24  # more releases than this: numbered ticks, names in the table
 TICK_CHARS = 8  # a release's name on the x axis, cut beyond this many characters
 
@@ -55,9 +44,20 @@ def _mechanism(name: str, curve: InfluenceCurve, eps: float, k: int) -> Mechanis
     return make_mechanism(name, eps, curve, [], query=LEDGER_QUERIES[name], k=k)
 
 
+def _ranks(mechanism: Mechanism) -> bool:
+    return mechanism_spec(mechanism.name).releases is Output.RANKING
+
+
+def _k(mechanism: Mechanism) -> int | None:
+    """The k of a ranking (None for counts)."""
+    return getattr(mechanism, "k", None) if _ranks(mechanism) else None
+
+
 def _noise(mechanism: Mechanism) -> str:
-    text = f"{NOISE_LABELS[mechanism.noise]}({mechanism.noise_scale:.3g}) per count"
-    return text + (f", top {mechanism.k}" if mechanism.noise == "gumbel" else "")
+    """The noise column, from the mechanism's record: "Lap(3.2) per count", "Gumbel(12) per count, top 3"."""
+    spec = mechanism_spec(mechanism.name)
+    text = f"{spec.noise.symbol}({mechanism.noise_scale:.3g}) per count"
+    return text + (f", top {_k(mechanism)}" if _ranks(mechanism) else "")
 
 
 def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, n_states: int | None = None) -> pd.DataFrame:
@@ -76,14 +76,12 @@ def ledger_table(curve: InfluenceCurve, rows: tuple[Row, ...], k: int, n_states:
             "release": [display_name(name, i) for i, (name, _, _) in enumerate(rows)],
             "mechanism": [LABELS[name] for _, name, _ in rows],
             "ε_puffer": [e.eps_puffer for e in events],
-            "k": pd.array([m.k if m.noise == "gumbel" else None for m in mechanisms], dtype="Int64"),
+            "k": pd.array([_k(m) for m in mechanisms], dtype="Int64"),
             "ε_DP per entry": [e.eps_dp for e in events],
             "b": [e.b for e in events],
             "a(b)": [e.a for e in events],
             "noise": [_noise(m) for m in mechanisms],
-            "accuracy (95%)": [
-                ledger_accuracy(m.noise, float(m.noise_scale), getattr(m, "k", None), n_states) for m in mechanisms
-            ],
+            "accuracy (95%)": [ledger_accuracy(m, n_states) for m in mechanisms],
             "cumulative (Thm 6.2)": ledger.eps_puffer,
             "cumulative (naive sum)": ledger.naive_sum,
             "cumulative (group DP)": ledger.group_dp,
@@ -156,7 +154,8 @@ def planner_summary(curve: InfluenceCurve, total_eps: float, releases: int) -> s
     planned = plan(curve, total_eps, releases)
     split = calibrate(curve, total_eps / releases)
     group_each = group_dp(curve, total_eps / releases)
-    histogram = pufferfish_laplace(curve, planned.eps_puffer)  # a histogram released at the plan's ε_DP
+    # a histogram released at the plan's ε_puffer, by the ledger's first mechanism that answers one
+    histogram = make_mechanism(HISTOGRAM_MECHANISM, planned.eps_puffer, curve, [], query="histogram")
     return (
         f"Run each of the {releases} releases with a per-entry **ε_DP = {fmt(planned.eps_dp)}**"
         f" mechanism (curve point b = {planned.b}, a(b) = {fmt(planned.a)}). Each release on its"
@@ -164,7 +163,7 @@ def planner_summary(curve: InfluenceCurve, total_eps: float, releases: int) -> s
         f" {fmt(compose([planned] * releases))} (Theorem 6.2). Calibrating each release on its"
         f" own at E/k = {fmt(total_eps / releases)} would allow only ε_DP = {fmt(split.eps_dp)},"
         f" and group DP only {fmt(group_each.eps_dp)}. A histogram released with it keeps every count within"
-        f" {release_accuracy('laplace', histogram.scale).replace(' per count', '')} per count"
+        f" {release_accuracy(histogram).replace(' per count', '')} per count"
         " (docs/math.md §13)."
     )
 

@@ -39,24 +39,24 @@ QUERY_LABELS = {"topk": "top-k ranking", "histogram": "histogram"}
 # a ledger composes by Theorem 6.2: its rows use the curve-calibrated mechanisms, each for the query its
 # release answers as it is (the registry's first query)
 LEDGER_QUERIES: dict[str, str] = {
-    name: spec.queries[0] for name, spec in MECHANISMS.items() if spec.composition is Composition.THEOREM_6_2
+    name: spec.queries[0]
+    for name, spec in MECHANISMS.items()
+    if spec.composition is Composition.THEOREM_6_2 and not spec.needs_chains
 }
 LABELS: dict[str, str] = {
     name: f"{MECHANISMS[name].label} ({QUERY_LABELS[query]})" for name, query in LEDGER_QUERIES.items()
 }
 BY_LABEL: dict[str, str] = {label: name for name, label in LABELS.items()}
-# short names in links; a mechanism added to the registry later is written by its full name
-_SHORT = {
-    "pufferfish_exponential": "pe",
-    "pufferfish_laplace": "pl",
-    "group_dp_exponential": "ge",
-    "group_dp_laplace": "gl",
-}
-CODES: dict[str, str] = {name: _SHORT.get(name, name) for name in LEDGER_QUERIES}
+# names in links: each record's link code (its name when it has none)
+CODES: dict[str, str] = {name: MECHANISMS[name].code for name in LEDGER_QUERIES}
 BY_CODE: dict[str, str] = {**{name: name for name in LEDGER_QUERIES}, **{code: name for name, code in CODES.items()}}
+# the first of them that releases a ranking: the default ledger (the papers' mechanism, [C] §7); the first that
+# answers a histogram: the planner's example
+DEFAULT_MECHANISM = next(name for name, query in LEDGER_QUERIES.items() if query == "topk")
+HISTOGRAM_MECHANISM = next(name for name, query in LEDGER_QUERIES.items() if query == "histogram")
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-DEFAULT_LEDGER: tuple[Row, ...] = tuple((month, "pufferfish_exponential", 0.5) for month in MONTHS)
+DEFAULT_LEDGER: tuple[Row, ...] = tuple((month, DEFAULT_MECHANISM, 0.5) for month in MONTHS)
 
 
 def display_name(name: str, position: int) -> str:

@@ -21,12 +21,12 @@ from app_ui.core.tables import fmt, join_words
 from app_ui.core.templates import Code, fill
 from app_ui.data.picker import LoadedData
 from app_ui.prior.smoothing import drivers_sentence
-from puffer_core.mechanisms import MECHANISMS
+from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, Calibrated
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.simulation.explain import Explanation, Finding, base_name
 from puffer_core.simulation.run import SimulationResult
 
-PAPER_FIRST = "pufferfish_exponential"  # what [C] §7's experiments rank first on top-k
+PAPER_FIRST = DEFAULT_MECHANISMS["topk"][0]  # what [C] §7's experiments (Tables 2–5) rank first on top-k
 QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
 RELEASE_MODE_NAMES = {
     "repeat": "the same data again (fresh noise each time)",
@@ -208,10 +208,24 @@ def _fallbacks(explanation: Explanation) -> list[str]:
             f"**{label(mechanism)} falls back to group DP** at ε_puffer = {_eps_list([f.eps_puffer for f in found])}:"
             f" no window b shorter than a whole sequence lets it spend more than ε_puffer / T per entry"
             f" (T = {t}{detail}), so it protects each user's whole sequence as one record (b = T) — exactly what"
-            f" {label(first.numbers['same_as'])} does: there the two are the same mechanism, and any difference"
+            f" {_twin_words(first.numbers['same_as'])} does: there the two are the same mechanism, and any difference"
             " between their results is simulation noise."
         )
     return out
+
+
+def _twin_words(twin: str | None) -> str:
+    """The group-DP twin of a mechanism that fell back, by its label (group DP itself when it has none)."""
+    return label(twin) if twin is not None else "group DP with the same noise"
+
+
+def _group_dp_like(name: str) -> str:
+    """The label of the group-DP mechanism that releases what ``name`` releases (the noise MQM falls back to)."""
+    releases = MECHANISMS[base_name(name)].releases if base_name(name) in MECHANISMS else None
+    for other, spec in MECHANISMS.items():
+        if spec.calibrated is Calibrated.GROUP_DP and spec.releases is releases:
+            return label(other)
+    return "group DP"
 
 
 def _fallback_losses(explanation: Explanation) -> list[str]:
@@ -225,7 +239,7 @@ def _fallback_losses(explanation: Explanation) -> list[str]:
             f"Where {label(pufferfish)} is group DP (ε_puffer = {_eps_list([f.eps_puffer for f in found])}),"
             f" **{label(best)} is the better mechanism**: its {explanation.metric} is {better} beyond the 95%"
             f" intervals ({fmt(first.numbers['best_mean'], 3)} against {fmt(first.numbers['pufferfish_mean'], 3)} at"
-            f" ε_puffer = {first.eps_puffer:g}) — a comparison with {label(first.numbers['same_as'])}, not a loss"
+            f" ε_puffer = {first.eps_puffer:g}) — a comparison with {_twin_words(first.numbers['same_as'])}, not a loss"
             " of the Pufferfish calibration."
         )
     return out
@@ -287,10 +301,11 @@ def _mqm(explanation: Explanation) -> list[str]:
     m = n["queries"]
     scale = f"T/ε_puffer with T = {n['t_max']}" if m == 1 else f"T·m/ε_puffer with T = {n['t_max']} and m = {m} counts"
     return [
-        f"**MQM adds group-DP noise** at ε_puffer = {_eps_list([f.eps_puffer for f in found])}: it finds no"
+        f"**{label(str(first.mechanism))} adds group-DP noise** at ε_puffer ="
+        f" {_eps_list([f.eps_puffer for f in found])}: it finds no"
         f" Markov quilt smaller than the whole sequence, so its noise is that of a whole sequence, σ_max ="
         f" {fmt(n['sigma_max'], 4)} at ε_puffer = {first.eps_puffer:g} ({scale}) — the same noise as"
-        f" {label('group_dp_laplace')}."
+        f" {_group_dp_like(str(first.mechanism))}."
     ]
 
 

@@ -21,8 +21,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app_ui.core.charts import Trace, line_figure
-from app_ui.core.report import Section, html_report, python_script
+from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
+from app_ui.core.templates import Code, fill
 from app_ui.prior.current import Params, build_prior, chain_priors, kind_curve, prior_source
 from app_ui.streams.settings import MAX_STEP_EPS
 from puffer_core.audit.stream import StreamAudit
@@ -52,9 +53,6 @@ METRIC_HELP = {
     "c_bound": "min_b b·ε + a(b), refined per entry.",
     "group_dp": "Σ ε_t: every entry of the user may change.",
 }
-SENTENCE_NAMES = {"c_bound": "the [C] bound"}
-
-
 def legend(name: str) -> str:
     return LEGENDS.get(name, STREAM_BOUNDS[name].label)
 
@@ -247,9 +245,9 @@ def summary_of(bounds: dict[str, BoundValues]) -> str:
     if tpl.values is None:
         return f"TPL is not computed: {tpl.refusal}. The [C] bound does not need it: ε = {fmt(c)}."
     chain_bounds = {
-        SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label): values.max
+        STREAM_BOUNDS[name].in_words: values.max
         for name, values in bounds.items()
-        if values.values is not None and name != "group_dp"
+        if values.values is not None and STREAM_BOUNDS[name].compared
     }
     return describe_bounds(chain_bounds)
 
@@ -561,29 +559,30 @@ def plan_sentence(plan: dict[str, float], target: float, length: int, unbounded:
     stream = "an unbounded stream" if unbounded else f"a stream of T = {length} steps"
     parts = []
     for name, value in plan.items():
-        label = SENTENCE_NAMES.get(name, STREAM_BOUNDS[name].label)
+        label = STREAM_BOUNDS[name].in_words
         if math.isnan(value):
             continue
-        if name == "group_dp" and unbounded:
-            parts.append("group DP allows nothing (infinitely many entries)")
+        if not STREAM_BOUNDS[name].compared and unbounded:
+            parts.append(f"{label} allows nothing (infinitely many entries)")
         elif value > 0:
             parts.append(f"{label} allows ε = {fmt(value)} per step")
         else:
             parts.append(f"{label} allows nothing (no ε within reach meets the target)")
     text = f"To keep {stream} within ε = {target:g}: " + ", ".join(parts) + "."
-    chain = {n: v for n, v in plan.items() if n != "group_dp" and not math.isnan(v) and v > 0}
+    chain = {n: v for n, v in plan.items() if STREAM_BOUNDS[n].compared and not math.isnan(v) and v > 0}
     if len(chain) >= 2:
         best = max(chain, key=chain.get)
         high, low = chain[best], min(chain.values())
         if not math.isclose(high, low, rel_tol=1e-9):
-            label = SENTENCE_NAMES.get(best, STREAM_BOUNDS[best].label)
+            label = STREAM_BOUNDS[best].in_words
             text += f" {label[:1].upper() + label[1:]} allows {high / low:.3g}× as much ε per step."
     return text
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def stream_script(export: StreamExport) -> str:
-    """A Python program that recomputes the Streams page's numbers with puffer_core and prints them.
+    """A Python program that recomputes the Streams page's numbers with puffer_core and prints them
+    (``app_ui/core/scripts/stream.py`` filled in).
 
     Output: ``name value`` lines (values as Python floats, ``inf`` for ∞): ``bound_<name>`` for every
     registered bound, ``exact``, ``sup_tpl``, ``divergence_eps``, ``plan_<name>``; then a header line
@@ -592,60 +591,20 @@ def stream_script(export: StreamExport) -> str:
     names, prior = prior_source(export.kind, export.params)
     segments = ",\n    ".join(repr(s) for s in export.schedule.segments)
     backward, forward = export.directions
-    lines = [
-        prior.rstrip("\n"),
-        f"SEGMENTS = [  # (first step, last step, ε per step)\n    {segments},\n]",
-        f"RELEASE = {export.release!r}  # the release at each step, for the exact leakage",
-        f"EXACT = {export.exact!r}  # the page enumerates every sequence only for tiny chains",
-        f"TARGET = {export.target!r}  # the planner's target ε",
-        f"UNBOUNDED = {export.unbounded!r}",
-        f"BACKWARD = {backward!r}  # P^B the attacker knows (None: the prior's own)",
-        f"FORWARD = {forward!r}  # P^F the attacker knows (None: the prior's own)",
-        "",
-        "curve = influence_curve(prior)  # the a(b) curve (docs/math.md §2)",
-        "length = curve.length",
-        "eps = [0.0] * length",
-        "for first, last, value in SEGMENTS:",
-        "    eps[first - 1 : last] = [value] * (last - first + 1)",
-        "",
-        "setting = stream_setting(prior, curve, BACKWARD, FORWARD)",
-        "bounds = bound_table(setting, eps)  # every registered bound per step (docs/math.md §10)",
-        "nan = [math.nan] * length",
-        "for name, values in bounds.items():",
-        '    print(f"bound_{name}", repr(values.max) if values.values is not None else "nan")',
-        "tpl = bounds['tpl']",
-        "bpl = list(tpl.detail.bpl) if tpl.values is not None else nan",
-        "fpl = list(tpl.detail.fpl) if tpl.values is not None else nan",
-        "exact = nan",
-        "if EXACT:",
-        "    audit = RELEASES[RELEASE].exact_stream(setting.chains, eps)",
-        "    exact = list(audit.per_entry)",
-        '    print("exact", repr(audit.eps))',
-        "if setting.chains is not None and tpl.values is not None and len(set(eps)) == 1:",
-        "    if all(p.stationary_initial for p in setting.chains):  # constant ε: the unbounded stream's supremum",
-        "        directions = {'backward': BACKWARD, 'forward': FORWARD}",
-        '        print("sup_tpl", repr(float(tpl_supremum(prior, eps[0], **directions))))',
-        '        print("divergence_eps", repr(float(tpl_divergence_threshold(prior, **directions).eps)))',
-        "for name, value in plan_table(setting, TARGET, UNBOUNDED).items():",
-        '    print(f"plan_{name}", repr(value))',
-        'print("t eps bpl fpl", " ".join(bounds), "exact")',
-        "for t in range(length):",
-        "    per_step = [v.values[t] if v.values is not None else math.nan for v in bounds.values()]",
-        "    row = (eps[t], bpl[t], fpl[t], *per_step, exact[t])",
-        '    print(t + 1, " ".join(repr(float(v)) for v in row))',
-    ]
-    return python_script(
-        f"Recompute the Streams page of Pufferfish Lab: {export.description}.",
-        ["Prints one `name value` line per number, then one line per time step t = 1..T."],
+    return fill(
         "stream",
-        [
-            "import math",
-            f"from puffer_core import {names}, influence_curve",
-            "from puffer_core.stream.registry import bound_table, plan_table, stream_setting",
-            "from puffer_core.stream.supremum import tpl_divergence_threshold, tpl_supremum",
-            "from puffer_core.tightness.releases import RELEASES",
-        ],
-        "\n".join(lines),
+        doc={"Stream": f"{export.description}."},
+        values={
+            "SEGMENTS": Code(f"[\n    {segments},\n]"),
+            "RELEASE": export.release,
+            "EXACT": export.exact,
+            "TARGET": export.target,
+            "UNBOUNDED": export.unbounded,
+            "BACKWARD": Code(repr(backward)),
+            "FORWARD": Code(repr(forward)),
+        },
+        blocks={"prior": prior},
+        imports=[*names.split(", "), "influence_curve"],
     )
 
 

@@ -274,7 +274,7 @@ def smoothing_accuracy(
         raw = raw_states(laws, outputs)
         raw_right[start : start + n] = raw == states
         path_raw += int(np.all(raw == states, axis=1).sum())
-        path_map += int(np.all(_viterbi_batch(log_init, log_p, emit) == states, axis=1).sum())
+        path_map += int(np.all(viterbi_batch(log_init, log_p, emit) == states, axis=1).sum())
     mean = values.mean(axis=0)
     half = Z_95 * values.std(axis=0, ddof=1) / math.sqrt(draws)
     return SmoothingAccuracy(
@@ -291,7 +291,7 @@ def smoothing_accuracy(
     )
 
 
-def _viterbi_batch(log_init: np.ndarray, log_p: np.ndarray, emit: np.ndarray) -> np.ndarray:
+def viterbi_batch(log_init: np.ndarray, log_p: np.ndarray, emit: np.ndarray) -> np.ndarray:
     """The most probable path for each row of a batch of log emissions (n, T, K); ties to the lower index."""
     n, T, K = emit.shape
     score = log_init[None, :] + emit[:, 0]

@@ -17,13 +17,20 @@ from .accuracy import (
     TopKTarget,
     accuracy_at,
     accuracy_first,
-    mqm_eps_for_scale,
 )
 from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused, check_counts, top_k_indices
 from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_exponential
 from .influence_matrix import influence_laplace, influence_translation
-from .laplace import LaplaceCounts, group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
+from .laplace import (
+    LaplaceCounts,
+    group_dp_laplace,
+    mqm_eps_for_scale,
+    mqm_laplace,
+    mqm_top_k_counts,
+    pufferfish_laplace,
+)
 from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
+from .noise import DISCRETE_LAPLACE, GUMBEL, LAPLACE, NOISES, Noise, noise_law
 from .registry import (
     ANSWERS,
     DEFAULT_MECHANISMS,
@@ -34,9 +41,13 @@ from .registry import (
     Calibrated,
     MechanismSpec,
     Output,
+    ScaleRequest,
+    curve_mechanisms,
+    group_dp_twins,
     make_mechanism,
     mechanism_spec,
     mechanisms_for,
+    output_law,
 )
 from .wasserstein import wasserstein_laplace, wasserstein_scale
 
@@ -48,6 +59,16 @@ __all__ = [
     "BuildRequest",
     "Calibrated",
     "check_counts",
+    "curve_mechanisms",
+    "DISCRETE_LAPLACE",
+    "group_dp_twins",
+    "GUMBEL",
+    "LAPLACE",
+    "Noise",
+    "noise_law",
+    "NOISES",
+    "output_law",
+    "ScaleRequest",
     "Cost",
     "CountTarget",
     "DEFAULT_MECHANISMS",

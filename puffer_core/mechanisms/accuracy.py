@@ -16,7 +16,8 @@ inverted, then translated into the privacy each mechanism's own accounting charg
 
 **Privacy of a noise scale.**  Curve-calibrated mechanisms (docs/math.md §3): ε_DP = Δ/s (or
 2k/λ), ε_puffer = min_b (b·ε_DP + a(b)) (certify).  Group DP: ε_puffer = T_max·ε_DP.  MQM
-(docs/math.md §5): the smallest ε with L·σ_max(ε) ≤ s (:func:`mqm_eps_for_scale`).  Each
+(docs/math.md §5): the smallest ε with L·σ_max(ε) ≤ s (:func:`~puffer_core.mechanisms.laplace.mqm_eps_for_scale`).
+Each mechanism's record says which (its ``eps_for_scale``, :mod:`puffer_core.mechanisms.registry`).  Each
 answer is checked by building the mechanism at that ε (:func:`puffer_core.mechanisms.make_mechanism`):
 its noise is never above the noise the target allows.
 """
@@ -30,36 +31,33 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..accounting.calibration import certify, check_curve
+from ..accounting.calibration import check_curve
 from ..engine.curve import InfluenceCurve
-from ..engine.mqm import mqm_noise_scale
-from ..priors.models import MarkovChainPrior, as_theta, theta_or_none
+from ..priors.models import MarkovChainPrior, theta_or_none
 from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
 from .base import HISTOGRAM_SENSITIVITY
-from .laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
 from .noise import (
     DEFAULT_DRAWS,
     EXACT_ORDERS,
     JOINT,
+    LAPLACE,
+    LAPLACE_LAWS,
     LAWS,
+    Noise,
     SimulatedHit,
+    as_noise,
     chance_of_a_set,
     check_topk_counts,
     check_topk_shape,
     exact_orders,
-    gumbel_hit_at_counts,
     invert_scale,
     joint_failure,
-    laplace_alpha_for,
-    laplace_failure,
-    laplace_scale_for,
     per_count_failure,
     simulate_critical_scales,
     sure_states,
     top_split,
-    topk_hit_at_gap,
 )
-from .registry import MECHANISMS, MechanismSpec, Output, make_mechanism
+from .registry import MECHANISMS, MechanismSpec, Output, ScaleRequest, make_mechanism
 
 NEIGHBOURS = (
     "Neighbouring datasets differ in the value of one entry (replace-one, per-entry DP). A histogram of all"
@@ -71,8 +69,6 @@ _JOINT_SENTENCE = {
     "union": "all {m} counts at once (by the union bound)",
     "all": "all {m} counts at once (the exact law of independent noise)",
 }
-COUNT_MECHANISMS = ("pufferfish_laplace", "mqm", "group_dp_laplace")
-TOPK_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace", "mqm", "group_dp_exponential", "group_dp_laplace")
 _RELATIVE = 1e-12  # how far a found ε is nudged up until the built mechanism's noise fits
 
 
@@ -115,13 +111,19 @@ class CountTarget:
         """The failure probability each count may have."""
         return per_count_failure(self.beta, self.counts, self.joint)
 
-    def scale(self) -> float:
-        """The largest Laplace scale per count that meets the target."""
-        return laplace_scale_for(self.alpha, self.failure, self.law)
+    def noise_law(self, noise: Noise | str = LAPLACE) -> Noise:
+        """The error law of ``noise`` for this target: Laplace noise drawn on the lattice ``law`` says, any other
+        noise by its own record."""
+        record = as_noise(noise)
+        return LAPLACE_LAWS[self.law] if record is LAPLACE else record
 
-    def achieved(self, scale: float) -> float:
-        """Pr[the target holds] for Laplace noise of ``scale`` per count."""
-        return 1.0 - joint_failure(laplace_failure(self.alpha, scale, self.law), self.counts, self.joint)
+    def scale(self, noise: Noise | str = LAPLACE) -> float:
+        """The largest scale per count of ``noise`` (default Laplace) that meets the target."""
+        return self.noise_law(noise).scale_for(self.alpha, self.failure)
+
+    def achieved(self, scale: float, noise: Noise | str = LAPLACE) -> float:
+        """Pr[the target holds] for ``noise`` (default Laplace) of ``scale`` per count."""
+        return 1.0 - joint_failure(self.noise_law(noise).failure(self.alpha, scale), self.counts, self.joint)
 
     def describe(self) -> str:
         which = _JOINT_SENTENCE[self.joint].format(m=self.counts) if self.counts > 1 else "one count"
@@ -181,11 +183,19 @@ class TopKTarget:
         sure = sure_states(values, self.k).size
         return math.comb(a.size - sure, self.k - sure) / math.comb(self.n_states, self.k)
 
-    def exact(self, noise: str) -> bool:
+    def answers(self, noise: Noise | str) -> str | None:
+        """None when the probability under ``noise`` can be computed (exactly or simulated), else why not."""
+        record = as_noise(noise)
+        if self.gap is not None or record.hit_at_counts is not None or record.scale_family:
+            return None
+        return f"the top-k law of {record.label} noise at given counts is not offered (give a gap instead)"
+
+    def exact(self, noise: Noise | str) -> bool:
         """Whether the probability under ``noise`` is computed exactly (else simulated)."""
+        record = as_noise(noise)
         if self.gap is not None:
             return True
-        if noise == "laplace":
+        if record.hit_at_counts is None:
             return False
         a, _ = top_split(np.asarray(self.counts, dtype=float), self.k)
         return exact_orders(a, self.k) <= EXACT_ORDERS
@@ -194,34 +204,44 @@ class TopKTarget:
     def _simulations(self) -> dict[str, SimulatedHit]:
         return {}
 
-    def simulation(self, noise: str) -> SimulatedHit:
+    def simulation(self, noise: Noise | str) -> SimulatedHit:
         """The seeded simulation of critical scales for ``noise`` (drawn once per target and noise)."""
-        if noise not in self._simulations:
+        record = as_noise(noise)
+        problem = self.answers(record)
+        if problem is not None:
+            raise ValueError(problem)
+        if record.name not in self._simulations:
             counts = tuple(float(c) for c in self.counts or ())
-            self._simulations[noise] = simulate_critical_scales(counts, self.k, noise, self.draws, self.seed)
-        return self._simulations[noise]
+            self._simulations[record.name] = simulate_critical_scales(
+                counts, self.k, record.name, self.draws, self.seed
+            )
+        return self._simulations[record.name]
 
-    def probability(self, scale: float, noise: str) -> tuple[float, float, float]:
+    def probability(self, scale: float, noise: Noise | str) -> tuple[float, float, float]:
         """(estimate, low, high) of Pr[right set] at ``scale``; low = high = estimate when exact."""
+        record = as_noise(noise)
         if self.gap is not None:
-            p = topk_hit_at_gap(self.k, self.n_states, self.gap, scale, noise)
+            p = record.topk_hit(self.k, self.n_states, self.gap, scale)
             return p, p, p
-        if self.exact(noise):
-            p = gumbel_hit_at_counts(self.counts, self.k, scale)
+        if self.exact(record) and record.hit_at_counts is not None:
+            p = record.hit_at_counts(self.counts or (), self.k, scale)
             return p, p, p
-        return self.simulation(noise).probability(scale, self.confidence)
+        return self.simulation(record).probability(scale, self.confidence)
 
-    def scale(self, noise: str) -> tuple[float, float]:
+    def scale(self, noise: Noise | str) -> tuple[float, float]:
         """(estimate, guaranteed): the largest noise scale meeting the target (equal when exact)."""
+        record = as_noise(noise)
         if self.gap is not None:
-            found = invert_scale(lambda s: topk_hit_at_gap(self.k, self.n_states, self.gap, s, noise), self.hit,
-                                  self.gap)
+            gap = self.gap
+            found = invert_scale(lambda s: record.topk_hit(self.k, self.n_states, gap, s), self.hit, gap)
             return found, found
-        if self.exact(noise):
-            start = float(np.ptp(np.asarray(self.counts))) or 1.0
-            found = invert_scale(lambda s: gumbel_hit_at_counts(self.counts, self.k, s), self.hit, start)
+        if self.exact(record) and record.hit_at_counts is not None:
+            at_counts = record.hit_at_counts
+            counts = self.counts or ()
+            start = float(np.ptp(np.asarray(counts))) or 1.0
+            found = invert_scale(lambda s: at_counts(counts, self.k, s), self.hit, start)
             return found, found
-        return self.simulation(noise).scale_for(self.hit, self.confidence)
+        return self.simulation(record).scale_for(self.hit, self.confidence)
 
     def describe(self) -> str:
         where = (
@@ -238,37 +258,6 @@ class TopKTarget:
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-# --------------------------------------------------------------------------------------------
-# MQM: the ε whose noise is a given scale
-
-
-def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float) -> float:
-    """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
-
-    σ_max(ε) = max_θ max_t min over usable quilts of card/(ε − e) is continuous and strictly
-    decreasing in ε: every quilt's score card/(ε − e) is strictly decreasing on ε > e; raising ε
-    only adds usable quilts, each entering at +∞; min and max keep both properties.  Every
-    quilt has card ≥ 1 and e ≥ 0 and the empty quilt (card T, e = 0) is always usable, so
-    1/ε ≤ σ_max(ε) ≤ T/ε and the answer lies in [1/σ, T/σ].  Bisection in log ε keeps the upper
-    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
-    """
-    sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
-    priors = as_theta(prior_or_priors, "mqm_eps_for_scale")
-    length = priors.max_length
-    lo, hi = 1.0 / sigma, length / sigma
-    if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
-        raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
-    if mqm_noise_scale(priors, lo) <= sigma:
-        return lo
-    while hi / lo - 1.0 > 1e-9:
-        mid = math.sqrt(lo * hi)
-        if mqm_noise_scale(priors, mid) <= sigma:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 # --------------------------------------------------------------------------------------------
@@ -331,11 +320,6 @@ class AccuracyPlan:
         return min(self.costs, key=lambda c: c.eps_puffer)
 
 
-def _noise_of(spec: MechanismSpec) -> str:
-    """The noise a mechanism adds: Gumbel for rankings (exponential top-k), Laplace for counts."""
-    return "gumbel" if spec.releases is Output.RANKING else "laplace"
-
-
 def _chain_priors(priors: object) -> list[MarkovChainPrior] | None:
     chains = theta_or_none(priors, "accuracy with the prior")
     return None if chains is None else list(chains)
@@ -343,6 +327,19 @@ def _chain_priors(priors: object) -> list[MarkovChainPrior] | None:
 
 def _query(target: CountTarget | TopKTarget) -> str:
     return "histogram" if isinstance(target, CountTarget) else "topk"
+
+
+def offers(spec: MechanismSpec, query: str) -> bool:
+    """Whether accuracy first plans ``spec`` for ``query``: it answers it and has an inverse calibration."""
+    return spec.answers(query) and spec.eps_for_scale is not None
+
+
+def _offered(query: str) -> tuple[str, ...]:
+    return tuple(name for name, spec in MECHANISMS.items() if offers(spec, query))
+
+
+COUNT_MECHANISMS = _offered("histogram")  # the mechanisms accuracy first plans for counts, in registry order
+TOPK_MECHANISMS = _offered("topk")  # … and for the top-k set
 
 
 def _check_mechanisms(names: Sequence[str] | None, target: CountTarget | TopKTarget) -> tuple[str, ...]:
@@ -359,7 +356,7 @@ def _check_mechanisms(names: Sequence[str] | None, target: CountTarget | TopKTar
 
 
 def _design(target: CountTarget | TopKTarget, topk_laplace: str) -> tuple[int, float]:
-    """(queries, L): Laplace counts of a top-k release are m queries of sensitivity 1, or one histogram."""
+    """(queries, L): counts of a top-k release are m queries of sensitivity 1, or one histogram (docs/math.md §5)."""
     if isinstance(target, CountTarget):
         return 1, target.sensitivity
     if topk_laplace == "split":
@@ -367,37 +364,29 @@ def _design(target: CountTarget | TopKTarget, topk_laplace: str) -> tuple[int, f
     return 1, HISTOGRAM_SENSITIVITY
 
 
+def _k(target: CountTarget | TopKTarget) -> int:
+    return target.k if isinstance(target, TopKTarget) else 1
+
+
 def _build(name: str, eps: float, curve: InfluenceCurve, priors: Any, target: Any, topk_laplace: str) -> Any:
     if isinstance(target, CountTarget):
-        if name == "mqm":
-            return mqm_laplace(priors, eps, sensitivity=target.sensitivity)
-        builder = pufferfish_laplace if name == "pufferfish_laplace" else group_dp_laplace
-        return builder(curve, eps, sensitivity=target.sensitivity)
+        return make_mechanism(name, eps, curve, priors or [], "histogram", sensitivity=target.sensitivity)
     return make_mechanism(name, eps, curve, priors or [], "topk", target.k, target.n_states, topk_laplace)
 
 
-def _eps_for(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovChainPrior] | None,
+def _eps_for(spec: MechanismSpec, needed: float, curve: InfluenceCurve, priors: list[MarkovChainPrior] | None,
              target: Any, topk_laplace: str) -> float:
-    """The ε_puffer at which ``name``'s noise is exactly ``needed`` (before the check by building it)."""
-    spec = MECHANISMS[name]
-    if _noise_of(spec) == "gumbel":
-        eps_dp = 2.0 * target.k / needed
-    else:
-        queries, sensitivity = _design(target, topk_laplace)
-        if name == "mqm":
-            if queries > 1:
-                return queries * mqm_eps_for_scale(priors, needed)
-            return mqm_eps_for_scale(priors, needed / sensitivity)
-        eps_dp = (queries if queries > 1 else sensitivity) / needed
-    if spec.calibrated == "group_dp":
-        return curve.length * eps_dp
-    return certify(curve, eps_dp).eps_puffer
+    """The ε_puffer at which ``spec``'s noise is exactly ``needed`` (before the check by building it)."""
+    if spec.eps_for_scale is None:
+        raise ValueError(f"{spec.label} offers no inverse calibration")
+    queries, sensitivity = _design(target, topk_laplace) if spec.releases is Output.COUNTS else (1, 1.0)
+    return spec.eps_for_scale(ScaleRequest(needed, curve, priors, _k(target), queries, sensitivity))
 
 
 def _cost(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovChainPrior] | None, target: Any,
           topk_laplace: str) -> tuple[Cost, Any]:
     spec = MECHANISMS[name]
-    eps = _eps_for(name, needed, curve, priors, target, topk_laplace)
+    eps = _eps_for(spec, needed, curve, priors, target, topk_laplace)
     if not math.isfinite(eps):
         raise ValueError("the target needs no noise at all")
     mechanism = _build(name, eps, curve, priors, target, topk_laplace)
@@ -453,28 +442,39 @@ def accuracy_first(
     costs, skipped = [], {}
     needed_by_noise: dict[str, tuple[float, float]] = {}
     for name in names:
-        if name == "mqm" and chains is None:
-            skipped[name] = "MQM needs the Markov chain prior itself (its quilts), not only the a(b) curve"
+        spec = MECHANISMS[name]
+        why_not = _why_not(spec, chains, target)
+        if why_not is not None:
+            skipped[name] = why_not
             continue
-        noise = _noise_of(MECHANISMS[name])
-        if noise not in needed_by_noise:
+        noise = spec.noise
+        if noise.name not in needed_by_noise:
             if isinstance(target, CountTarget):
-                needed_by_noise[noise] = (target.scale(), target.scale())
+                needed_by_noise[noise.name] = (target.scale(noise), target.scale(noise))
             else:
-                needed_by_noise[noise] = target.scale(noise)
-        needed = needed_by_noise[noise][1]
+                needed_by_noise[noise.name] = target.scale(noise)
+        needed = needed_by_noise[noise.name][1]
         if not math.isfinite(needed):
             skipped[name] = "the target holds with any amount of noise"
             continue
         cost, mechanism = _cost(name, needed, curve, chains, target, topk_laplace)
         if isinstance(target, CountTarget):
-            p = target.achieved(mechanism.noise_scale)
+            p = target.achieved(mechanism.noise_scale, noise)
             cost = _with_achieved(cost, p, p, p)
         else:
             cost = _with_achieved(cost, *target.probability(mechanism.noise_scale, noise))
         costs.append(cost)
     exact = isinstance(target, CountTarget) or all(target.exact(c.noise) for c in costs)
     return AccuracyPlan(target, tuple(costs), skipped, NEIGHBOURS, exact)
+
+
+def _why_not(
+    spec: MechanismSpec, chains: list[MarkovChainPrior] | None, target: CountTarget | TopKTarget
+) -> str | None:
+    """Why ``spec`` is left out of this plan (None: it is planned)."""
+    if spec.needs_chains and chains is None:
+        return f"{spec.label} needs the Markov chain prior itself (not only the a(b) curve)"
+    return target.answers(spec.noise) if isinstance(target, TopKTarget) else None
 
 
 def _with_achieved(cost: Cost, p: float, low: float, high: float) -> Cost:
@@ -525,9 +525,9 @@ def accuracy_at(
     chains = _chain_priors(priors)
     out = []
     for name in names:
-        if name == "mqm" and chains is None:
-            continue
         spec = MECHANISMS[name]
+        if _why_not(spec, chains, target) is not None:
+            continue
         mechanism = _build(name, eps, curve, chains, target, topk_laplace)
         scale = float(mechanism.noise_scale)
         fields = mechanism.accounting.to_dict()
@@ -544,11 +544,12 @@ def accuracy_at(
             if scale == 0:
                 out.append(MechanismAccuracy(**common, alpha=0.0, beta=0.0))
                 continue
-            alpha = laplace_alpha_for(scale, target.failure, target.law)
-            beta = joint_failure(laplace_failure(target.alpha, scale, target.law), target.counts, target.joint)
+            law = target.noise_law(spec.noise)
+            alpha = law.interval(scale, target.failure)
+            beta = joint_failure(law.failure(target.alpha, scale), target.counts, target.joint)
             out.append(MechanismAccuracy(**common, alpha=alpha, beta=beta))
         else:
-            p, low, high = target.probability(scale, mechanism.noise) if scale > 0 else (1.0, 1.0, 1.0)
+            p, low, high = target.probability(scale, spec.noise) if scale > 0 else (1.0, 1.0, 1.0)
             out.append(MechanismAccuracy(**common, hit=p, hit_low=low, hit_high=high))
     return tuple(out)
 
@@ -560,9 +561,9 @@ __all__ = [
     "CountTarget",
     "MechanismAccuracy",
     "NEIGHBOURS",
+    "offers",
     "TOPK_MECHANISMS",
     "TopKTarget",
     "accuracy_at",
     "accuracy_first",
-    "mqm_eps_for_scale",
 ]

@@ -56,7 +56,10 @@ class Refused(ValueError):
 class Mechanism(Protocol):
     """The vocabulary every mechanism shares (see the module docstring)."""
 
-    accounting: PrivacyEvent
+    @property
+    def accounting(self) -> PrivacyEvent:
+        """The privacy event of one release (:mod:`puffer_core.accounting.events`)."""
+        ...
 
     @property
     def name(self) -> str:
@@ -65,12 +68,21 @@ class Mechanism(Protocol):
 
     @property
     def noise(self) -> str:
-        """The noise it adds: ``"gumbel"`` (exponential top-k) or ``"laplace"``."""
+        """The code of the noise it adds: a key of :data:`puffer_core.mechanisms.noise.NOISES`."""
         ...
 
     @property
     def noise_scale(self) -> float:
         """The scale of that noise, per count."""
+        ...
+
+    @property
+    def variance(self) -> float:
+        """The variance of that noise, per count (the post-processing weighs the counts by it)."""
+        ...
+
+    def expected_l1_error(self, n_counts: int) -> float:
+        """E Σ_j |noisy_j − c_j| over ``n_counts`` released counts (ValueError for a release of no counts)."""
         ...
 
     def release(self, counts: object, rng: np.random.Generator | None = None) -> np.ndarray: ...

@@ -23,6 +23,7 @@ from ..accounting.events import CurveEvent
 from ..validation import check_eps, check_probability, check_rng, check_whole
 from .base import MAX_OUTPUT_CELLS, MAX_OUTPUTS, as_curve, check_counts, check_trials, opendp_prelude, top_k_indices
 from .laws import ExponentialRanking
+from .noise import GUMBEL
 
 K_NAME = "k (how many top states to release)"
 
@@ -38,7 +39,7 @@ class ExponentialTopK:
 
     accounting: CurveEvent
     k: int
-    noise: ClassVar[str] = "gumbel"
+    noise: ClassVar[str] = GUMBEL.name
 
     def __post_init__(self) -> None:
         check_whole(K_NAME, self.k)
@@ -61,6 +62,15 @@ class ExponentialTopK:
     @property
     def noise_scale(self) -> float:
         return self.gumbel_scale
+
+    @property
+    def variance(self) -> float:
+        """Variance π²λ²/6 of the Gumbel noise on each count (the counts themselves are never released)."""
+        return math.pi**2 * self.gumbel_scale**2 / 6.0
+
+    def expected_l1_error(self, n_counts: int) -> float:
+        """A ranking releases no counts: there is no count error to expect (ValueError)."""
+        raise ValueError(f"{self.name} releases a ranking, not counts: it has no count error")
 
     def _counts(self, counts: object) -> np.ndarray:
         values = check_counts(counts)
@@ -104,7 +114,7 @@ class ExponentialTopK:
         values = self._counts(counts)
         trials = check_trials(trials, values)
         rng = check_rng(rng)
-        noisy = values[None, ...] + rng.gumbel(0.0, self.gumbel_scale, size=(trials,) + values.shape)
+        noisy = values[None, ...] + GUMBEL.sample(rng, self.gumbel_scale, (trials,) + values.shape)
         return top_k_indices(noisy, self.k)
 
     def ranking(self, draws: np.ndarray, k: int) -> np.ndarray:

@@ -198,7 +198,7 @@ def influence_translation(prior_or_priors: MarkovChainPrior | Sequence[MarkovCha
             )
         gains = _gains(up, down)
         factor = float(1.0 + gains.max()) * (1 + 1e-9)  # rounding in the solves
-        if factor > best.factor or best.prior_index is None:
+        if best.factor is None or factor > best.factor or best.prior_index is None:
             entry = int(np.argmax(gains))
             best = InfluenceTranslation(factor, max(radius, best.radius), max(phi, best.phi), entry, index)
     return best
@@ -219,9 +219,10 @@ def influence_laplace(
     sensitivity = check_positive("sensitivity", sensitivity)
     queries = check_whole("queries", queries)
     translation = influence_translation(prior_or_priors)
-    if not translation.guarantee:
+    factor = translation.factor
+    if not translation.guarantee or factor is None:
         raise Refused("no_guarantee", f"no influence-matrix guarantee: {translation.reason}")
-    eps_dp = eps / translation.factor
+    eps_dp = eps / factor
     scale = (queries if queries > 1 else sensitivity) / eps_dp
-    event = NoiseEvent("influence_matrix", eps, eps_dp, translation.factor, Composition.DP_TRANSLATION, queries)
+    event = NoiseEvent("influence_matrix", eps, eps_dp, factor, Composition.DP_TRANSLATION, queries)
     return LaplaceCounts(event, scale, HISTOGRAM_SENSITIVITY if queries > 1 else sensitivity)

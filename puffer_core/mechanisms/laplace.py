@@ -24,7 +24,7 @@ import numpy as np
 from ..accounting.calibration import Calibration, calibrate, group_dp
 from ..accounting.events import CurveEvent, MQMEvent, PrivacyEvent
 from ..engine.mqm import mqm_noise_scale
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, as_theta
 from ..validation import check_eps, check_number, check_positive, check_probability, check_rng, check_whole
 from .base import (
     HISTOGRAM_SENSITIVITY,
@@ -35,6 +35,7 @@ from .base import (
     opendp_prelude,
     top_k_indices,
 )
+from .noise import LAPLACE
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class LaplaceCounts:
     accounting: PrivacyEvent
     scale: float
     sensitivity: float = HISTOGRAM_SENSITIVITY
-    noise: ClassVar[str] = "laplace"
+    noise: ClassVar[str] = LAPLACE.name
 
     def __post_init__(self) -> None:
         if check_number("the Laplace scale", self.scale) < 0:
@@ -123,7 +124,7 @@ class LaplaceCounts:
         values = check_counts(counts)
         trials = check_trials(trials, values)
         rng = check_rng(rng)
-        return values[None, ...] + rng.laplace(0.0, self.scale, size=(trials,) + values.shape)
+        return values[None, ...] + LAPLACE.sample(rng, self.scale, (trials,) + values.shape)
 
     @staticmethod
     def rank(noisy: np.ndarray, k: int) -> np.ndarray:
@@ -232,3 +233,31 @@ def mqm_top_k_counts(
     n_counts = check_whole("n_counts (the number of categories m)", n_counts, minimum=2)
     sigma = mqm_noise_scale(prior_or_priors, eps / n_counts)
     return _mqm(eps, sigma, sigma, HISTOGRAM_SENSITIVITY, n_counts)
+
+
+def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float) -> float:
+    """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
+
+    σ_max(ε) = max_θ max_t min over usable quilts of card/(ε − e) is continuous and strictly
+    decreasing in ε: every quilt's score card/(ε − e) is strictly decreasing on ε > e; raising ε
+    only adds usable quilts, each entering at +∞; min and max keep both properties.  Every
+    quilt has card ≥ 1 and e ≥ 0 and the empty quilt (card T, e = 0) is always usable, so
+    1/ε ≤ σ_max(ε) ≤ T/ε and the answer lies in [1/σ, T/σ].  Bisection in log ε keeps the upper
+    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
+    """
+    sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
+    theta = as_theta(prior_or_priors, "mqm_eps_for_scale")
+    length = theta.max_length
+    priors = list(theta)
+    lo, hi = 1.0 / sigma, length / sigma
+    if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
+        raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
+    if mqm_noise_scale(priors, lo) <= sigma:
+        return lo
+    while hi / lo - 1.0 > 1e-9:
+        mid = math.sqrt(lo * hi)
+        if mqm_noise_scale(priors, mid) <= sigma:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -34,7 +34,7 @@ Every probability above is non-increasing in the noise scale, so each inversion 
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -407,7 +407,280 @@ def _thresholds(values: np.ndarray, sample: np.ndarray, upper: np.ndarray, lower
         return np.where(gap > 0, diff[None] / np.where(gap > 0, gap, 1.0), np.inf)
 
 
+
+# --------------------------------------------------------------------------------------------
+# the noise records: one per noise law a mechanism adds (what every consumer reads)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Noise:
+    """One noise law a mechanism adds to every count: its typed code, its label, and its error laws (§13).
+
+    ``name`` is the code a mechanism's ``noise`` carries; ``label`` how pages and scripts name the noise
+    ("Laplace(3.2)"); ``symbol`` its short form in a ledger cell ("Lap(3.2)").  All functions take the
+    noise's scale (per count):
+
+    - ``sample(rng, scale, shape)`` draws the noise (numpy, reproducible: for simulations and teaching);
+    - ``failure(alpha, scale)`` = Pr[|Z| > α] for one count;
+    - ``interval(scale, failure)`` = the smallest α with Pr[|Z| > α] ≤ ``failure`` (the ± of one count);
+    - ``scale_for(alpha, failure)`` = the largest scale with Pr[|Z| > α] ≤ ``failure``;
+    - ``topk_hit(k, m, gap, scale)`` = Pr[the noisy top-k set is the true one] for every count vector whose
+      k-th largest count leads the next by ≥ ``gap`` (the worst case), and ``topk_gap(k, m, hit, scale)``
+      the smallest such gap for a hit rate;
+    - ``scale_family``: the noise is ``scale`` times one standard draw, so that the seeded simulation of
+      critical scales (:func:`simulate_critical_scales`) serves every scale (False for a lattice law);
+    - ``hit_at_counts(counts, k, scale)``: Pr[the noisy top-k set is a true one] at given counts, exactly
+      (None: simulated, when ``scale_family``).
+    """
+
+    name: str
+    label: str
+    symbol: str
+    sample: Callable[[np.random.Generator, float, tuple[int, ...]], np.ndarray]
+    failure: Callable[[float, float], float]
+    interval: Callable[[float, float], float]
+    scale_for: Callable[[float, float], float]
+    topk_hit: Callable[[int, int, float, float], float]
+    topk_gap: Callable[[int, int, float, float], float]
+    scale_family: bool
+    hit_at_counts: Callable[[Sequence[float], int, float], float] | None = None
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "label", "symbol"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"Noise {field_name} must be a non-empty string; got {value!r}")
+        for field_name in ("sample", "failure", "interval", "scale_for", "topk_hit", "topk_gap"):
+            if not callable(getattr(self, field_name)):
+                value = getattr(self, field_name)
+                raise TypeError(f"Noise {self.name}: {field_name} must be a function; got {value!r}")
+        if not isinstance(self.scale_family, bool):
+            raise TypeError(f"Noise {self.name}: scale_family must be True or False; got {self.scale_family!r}")
+
+    def text(self, scale: float, digits: int = 3) -> str:
+        """The noise as a formula, e.g. ``Laplace(3.21)``."""
+        return f"{self.label}({scale:.{digits}g})"
+
+
+def _meeting(
+    interval: Callable[[float, float], float], failure: Callable[[float, float], float]
+) -> Callable[[float, float], float]:
+    """``interval`` moved up by whole ulps until its failure law meets the target (the side that holds)."""
+
+    def meets(scale: float, target: float) -> float:
+        alpha = interval(scale, target)
+        while alpha > 0 and failure(alpha, scale) > target:
+            alpha = math.nextafter(alpha, math.inf)
+        return alpha
+
+    return meets
+
+
+def _zeros_if_no_noise(scale: float, shape: tuple[int, ...], draw: Callable[[], np.ndarray]) -> np.ndarray:
+    return np.zeros(shape) if scale == 0 else draw()
+
+
+def _gumbel_failure(alpha: float, scale: float) -> float:
+    """Pr[|G| > α] for Gumbel(0, λ) noise: 1 − F(α) + F(−α), F(x) = exp(−e^(−x/λ)) (docs/math.md §13)."""
+    alpha = check_positive("α (the error bound)", alpha)
+    z = alpha / check_positive("the noise scale", scale)
+    return -math.expm1(-math.exp(-z)) + (math.exp(-math.exp(z)) if z < 700 else 0.0)
+
+
+def _gumbel_ratio(failure: float) -> float:
+    """The z = α/λ at which Pr[|G| > α] = ``failure`` (decreasing in z), rounded to the side that meets it."""
+    failure = check_probability("the failure probability", failure, open_interval=True)
+
+    def excess(z: float) -> float:
+        return _gumbel_failure(z, 1.0) - failure
+
+    hi = 1.0
+    while excess(hi) > 0:
+        hi *= 2.0
+    z = optimize.brentq(excess, 1e-300, hi, xtol=1e-15, rtol=1e-15) if excess(1e-300) > 0 else 1e-300
+    while excess(z) > 0:
+        z = math.nextafter(z, math.inf)
+    return z
+
+
+def _gumbel_interval(scale: float, failure: float) -> float:
+    return check_positive("the noise scale", scale) * _gumbel_ratio(failure)
+
+
+def _gumbel_scale_for(alpha: float, failure: float) -> float:
+    scale = check_positive("α (the error bound)", alpha) / _gumbel_ratio(failure)
+    while _gumbel_failure(alpha, scale) > failure:
+        scale = math.nextafter(scale, 0.0)
+    return scale
+
+
+DISCRETE_TERMS = 2_000_000  # lattice points summed at most for the discrete top-k law (a lower bound beyond)
+
+
+def discrete_topk_hit_at_gap(k: int, m: int, gap: float, scale: float) -> float:
+    """Pr[the noisy top-k set is the true one] with discrete Laplace noise, worst case of a ``gap`` (ties lose; §13).
+
+    Noise Pr[Z = z] ∝ p^|z|, p = e^(−1/s), on every count.  The worst case is as for continuous noise (all
+    top counts tied at the boundary, all others ``gap`` below); a noisy tie between a top state and another
+    is counted as a loss (the release may break it either way), so the answer is a lower bound.  The set is
+    right when max_j Z_j ≤ min_i Z_i + d − 1, d = ⌈gap⌉, so the answer is
+    Σ_y Pr[min of k noises = y]·Pr[Z ≤ y + d − 1]^(m−k), summed exactly over the lattice points whose
+    terms exceed 10^−17 (at most :data:`DISCRETE_TERMS`; the terms left out only lower the answer).
+    """
+    k, m = check_topk_shape(k, m)
+    gap = check_positive("the gap between the k-th and the (k+1)-th count", gap)
+    scale = check_positive("the noise scale", scale)
+    if k == m:
+        return 1.0
+    log_p = -1.0 / scale
+    p = math.exp(log_p)
+    d = math.ceil(gap)
+    reach = math.log(1e-17 / (2 * k)) / log_p
+    n = int(min(DISCRETE_TERMS, max(2.0, math.ceil(reach) + d + 1)))
+    y = np.arange(-n, n + 1, dtype=float)
+
+    def log_cdf(x: np.ndarray) -> np.ndarray:  # log Pr[Z ≤ x] for whole x: 1 − p^(x+1)/(1+p), or p^(−x)/(1+p)
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            upper = np.log1p(-np.exp((np.maximum(x, 0.0) + 1.0) * log_p - math.log1p(p)))
+            return np.where(x >= 0, upper, -x * log_p - math.log1p(p))
+
+    log_from = log_cdf(-y)  # log Pr[Z ≥ y] (the law is symmetric)
+    log_after = log_cdf(-y - 1.0)  # log Pr[Z ≥ y + 1]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        first = np.exp(k * log_after) * np.expm1(k * (log_from - log_after))  # Pr[min of k = y]
+        below = np.exp((m - k) * log_cdf(y + d - 1.0))
+    first = np.nan_to_num(first, nan=0.0, posinf=0.0)
+    return float(min(1.0, max(0.0, np.sum(first * below))))
+
+
+def discrete_topk_gap_for(k: int, m: int, hit: float, scale: float) -> float:
+    """The smallest whole gap for which :func:`discrete_topk_hit_at_gap` reaches ``hit`` (0: chance does)."""
+    k, m = check_topk_shape(k, m)
+    hit = check_probability("h (the top-k hit rate)", hit, open_interval=True)
+    scale = check_positive("the noise scale", scale)
+    if k == m or hit <= chance_of_a_set(k, m):
+        return 0.0
+    lo, hi = 0, 1
+    while discrete_topk_hit_at_gap(k, m, hi, scale) < hit:
+        lo, hi = hi, 2 * hi
+        if hi > 2**60:
+            raise ValueError(f"no gap reaches a top-{k} hit rate of {hit:g} with this noise")
+    while hi - lo > 1:  # the law is non-decreasing in the gap: the smallest whole gap that meets it
+        mid = (lo + hi) // 2
+        if discrete_topk_hit_at_gap(k, m, mid, scale) >= hit:
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+def _discrete_failure(alpha: float, scale: float) -> float:
+    """Pr[|Z| > α] on the integer lattice; α = 0 is allowed (the noise is 0 often enough)."""
+    if alpha == 0:
+        return _failure(0.0, check_positive("the noise scale", scale), 1.0)
+    return laplace_failure(alpha, scale, "integer")
+
+
+def _geometric(rng: np.random.Generator, scale: float, shape: tuple[int, ...]) -> np.ndarray:
+    """Discrete Laplace draws: the difference of two geometric counts of failures, p = 1 − e^(−1/s)."""
+    p = -math.expm1(-1.0 / scale)
+    return (rng.geometric(p, size=shape) - rng.geometric(p, size=shape)).astype(float)
+
+
+LAPLACE = Noise(
+    name="laplace",
+    label="Laplace",
+    symbol="Lap",
+    sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: rng.laplace(0.0, scale, size=shape)),
+    failure=lambda alpha, scale: laplace_failure(alpha, scale, "opendp"),
+    interval=_meeting(lambda s, q: laplace_alpha_for(s, q, "opendp"), lambda a, s: laplace_failure(a, s, "opendp")),
+    scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "opendp"),
+    topk_hit=lambda k, m, gap, scale: topk_hit_at_gap(k, m, gap, scale, "laplace"),
+    topk_gap=lambda k, m, hit, scale: topk_gap_for(k, m, hit, scale, "laplace"),
+    scale_family=True,
+)
+DISCRETE_LAPLACE = Noise(
+    name="discrete_laplace",
+    label="discrete Laplace",
+    symbol="DLap",
+    sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: _geometric(rng, scale, shape)),
+    failure=_discrete_failure,
+    interval=lambda scale, failure: laplace_alpha_for(scale, failure, "integer"),
+    scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "integer"),
+    topk_hit=discrete_topk_hit_at_gap,
+    topk_gap=discrete_topk_gap_for,
+    scale_family=False,
+)
+GUMBEL = Noise(
+    name="gumbel",
+    label="Gumbel",
+    symbol="Gumbel",
+    sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: rng.gumbel(0.0, scale, size=shape)),
+    failure=_gumbel_failure,
+    interval=_gumbel_interval,
+    scale_for=_gumbel_scale_for,
+    topk_hit=lambda k, m, gap, scale: topk_hit_at_gap(k, m, gap, scale, "gumbel"),
+    topk_gap=lambda k, m, hit, scale: topk_gap_for(k, m, hit, scale, "gumbel"),
+    scale_family=True,
+    hit_at_counts=gumbel_hit_at_counts,
+)
+# the Laplace noise on another lattice than OpenDP's floats (``law`` of :class:`~.accuracy.CountTarget`)
+CONTINUOUS_LAPLACE = Noise(
+    name="laplace",
+    label="Laplace",
+    symbol="Lap",
+    sample=LAPLACE.sample,
+    failure=lambda alpha, scale: laplace_failure(alpha, scale, "continuous"),
+    interval=_meeting(
+        lambda s, q: laplace_alpha_for(s, q, "continuous"), lambda a, s: laplace_failure(a, s, "continuous")
+    ),
+    scale_for=lambda alpha, failure: laplace_scale_for(alpha, failure, "continuous"),
+    topk_hit=LAPLACE.topk_hit,
+    topk_gap=LAPLACE.topk_gap,
+    scale_family=True,
+)
+LAPLACE_LAWS: dict[str, Noise] = {"opendp": LAPLACE, "continuous": CONTINUOUS_LAPLACE, "integer": DISCRETE_LAPLACE}
+
+
+def _register(*records: Noise) -> dict[str, Noise]:
+    out: dict[str, Noise] = {}
+    for record in records:
+        if not isinstance(record, Noise):
+            raise TypeError(f"NOISES holds Noise records; got {type(record).__name__}")
+        if record.name in out:
+            raise ValueError(f"two noise records are named {record.name!r}")
+        out[record.name] = record
+    return out
+
+
+NOISES: dict[str, Noise] = _register(LAPLACE, DISCRETE_LAPLACE, GUMBEL)
+
+
+def noise_law(name: object) -> Noise:
+    """The record of noise ``name`` (a mechanism's ``noise`` code); ValueError naming the known ones otherwise."""
+    if not isinstance(name, str) or name not in NOISES:
+        raise ValueError(f"unknown noise {name!r}; choose from {', '.join(NOISES)}")
+    return NOISES[name]
+
+
+def as_noise(noise: object) -> Noise:
+    """A :class:`Noise` record as given, or the record of a noise code (``"laplace"``, ``"gumbel"``, …)."""
+    return noise if isinstance(noise, Noise) else noise_law(noise)
+
+
 __all__ = [
+    "CONTINUOUS_LAPLACE",
+    "DISCRETE_LAPLACE",
+    "DISCRETE_TERMS",
+    "discrete_topk_gap_for",
+    "discrete_topk_hit_at_gap",
+    "GUMBEL",
+    "LAPLACE",
+    "LAPLACE_LAWS",
+    "Noise",
+    "noise_law",
+    "as_noise",
+    "NOISES",
     "chance_of_a_set",
     "check_topk_counts",
     "check_topk_shape",

@@ -1,9 +1,10 @@
-"""The mechanism registry: one :class:`MechanismSpec` record per mechanism (docs/math.md §3–§5, §15).
+"""The mechanism registry: one :class:`MechanismSpec` record per mechanism (docs/math.md §3–§5, §13, §15).
 
-:data:`MECHANISMS` holds one :class:`MechanismSpec` record per mechanism: its name, its label,
-the queries it answers, how its ε_DP is found and how it is built.  The simulator, the command
-line and the app all build mechanisms through :func:`make_mechanism` and list them through
-:func:`mechanisms_for`; adding a mechanism is adding one record here (and its constructor).
+:data:`MECHANISMS` holds one :class:`MechanismSpec` record per mechanism: its name, its label, what it
+releases, how its ε_DP is found, the noise it adds, how it is built, the ε a given noise costs, its
+group-DP twin and whether its output law is exact.  Everything else reads the record, never a name:
+the simulator, the explanations, accuracy first, the command line, the app's ledger, accuracy cells
+and exported scripts.  Adding a mechanism is its module (its constructor) and one record here.
 
 - ``pufferfish_exponential``, ``group_dp_exponential`` — exponential top-k
   (:mod:`puffer_core.mechanisms.exponential`): they release a ranking, so they answer the
@@ -23,16 +24,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
+import numpy as np
+
+from ..accounting.calibration import certify
 from ..accounting.events import Composition
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
-from ..validation import check_choice, check_whole
-from .base import Mechanism
+from ..validation import check_choice, check_positive, check_whole
+from .base import HISTOGRAM_SENSITIVITY, Mechanism
 from .exponential import group_dp_exponential, pufferfish_exponential
 from .influence_matrix import influence_laplace
-from .laplace import group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
+from .laplace import group_dp_laplace, mqm_eps_for_scale, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
 from .mqm_approx import mqm_approx_laplace
+from .noise import GUMBEL, LAPLACE, Noise
 from .wasserstein import wasserstein_laplace
 
 QUERIES = ("topk", "histogram")  # the k most frequent states of every group; all counts of every group
@@ -74,7 +80,8 @@ _COMPOSITION: dict[Calibrated, Composition] = {
 class BuildRequest:
     """Everything a mechanism may need to be built: the target, the curve, the priors, the query's shape.
 
-    ``queries`` is how many separately budgeted counts the release answers (1: one query).
+    ``queries`` is how many separately budgeted counts the release answers (1: one query);
+    ``sensitivity`` the L1 sensitivity of a release of counts answered as one query (2: a histogram).
     """
 
     eps_puffer: float
@@ -82,20 +89,90 @@ class BuildRequest:
     priors: MarkovChainPrior | list[MarkovChainPrior]
     k: int
     queries: int
+    sensitivity: float = HISTOGRAM_SENSITIVITY
 
 
 @dataclass(frozen=True)
+class ScaleRequest:
+    """The reverse of a :class:`BuildRequest`: the noise ``scale`` per count a target allows, and the same shape.
+
+    A mechanism's ``eps_for_scale`` answers with the smallest ε_puffer whose noise is at most ``scale``
+    (docs/math.md §13); ``priors`` is None when only the curve is known.
+    """
+
+    scale: float
+    curve: InfluenceCurve
+    priors: list[MarkovChainPrior] | None
+    k: int
+    queries: int
+    sensitivity: float = HISTOGRAM_SENSITIVITY
+
+
+def _names_text(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+@dataclass(frozen=True, kw_only=True)
 class MechanismSpec:
-    """One mechanism: its name, its label, what it releases (a key of :data:`ANSWERS`), how its
-    ε_DP is found, and how it is built.  ``same_query_only``: its releases compose only when they
-    answer the same query again (not the disjoint time windows of the simulator)."""
+    """One mechanism, everything the library and the app need to know about it (docs/math.md §3–§5, §13, §15).
+
+    - ``name``: the registry key (a Python identifier); ``label``: how pages, tables and scripts name it;
+    - ``releases``: what one release is (a key of :data:`ANSWERS`: which queries it answers follows);
+    - ``calibrated``: how its ε_DP is found (the typed code; how its releases compose follows);
+    - ``noise``: the :class:`~puffer_core.mechanisms.noise.Noise` record of the noise it adds to every count;
+    - ``build``: the constructor, from a :class:`BuildRequest`;
+    - ``eps_for_scale``: the inverse calibration, from a :class:`ScaleRequest` to the smallest ε_puffer whose
+      noise per count is at most the request's scale (None: accuracy first does not offer it);
+    - ``group_dp_twin``: the registry name of the same mechanism calibrated by group DP (a curve-calibrated
+      mechanism that falls back to the point (T, 0) *is* its twin there);
+    - ``needs_chains``: it needs the Markov chain priors themselves, not only the a(b) curve;
+    - ``exact_probabilities``: its releases have a finite exact output law (``probabilities``), which the exact
+      audit of docs/math.md §9 reads (:func:`output_law`);
+    - ``same_query_only``: its releases compose only when they answer the same query again (not the
+      disjoint time windows of the simulator);
+    - ``link_code``: its short name in a shared link (default: its name).
+
+    Every field is checked when the record is made: a record that is wrong fails at import, naming the field.
+    """
 
     name: str
     label: str
     releases: Output
     calibrated: Calibrated
+    noise: Noise
     build: Callable[[BuildRequest], Mechanism]
+    eps_for_scale: Callable[[ScaleRequest], float] | None = None
+    group_dp_twin: str | None = None
+    needs_chains: bool = False
+    exact_probabilities: bool = False
     same_query_only: bool = False
+    link_code: str | None = None
+
+    def __post_init__(self) -> None:
+        where = f"MechanismSpec {self.name!r}"
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise TypeError(f"MechanismSpec name must be a Python identifier (a string); got {_names_text(self.name)}")
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise TypeError(f"{where}: label must be a non-empty string; got {_names_text(self.label)}")
+        kinds: tuple[tuple[str, type], ...] = (("releases", Output), ("calibrated", Calibrated), ("noise", Noise))
+        for field_name, kind in kinds:
+            value = getattr(self, field_name)
+            if not isinstance(value, kind):
+                raise TypeError(f"{where}: {field_name} must be a {kind.__name__}; got {_names_text(value)}")
+        if not callable(self.build):
+            raise TypeError(f"{where}: build must be a function of a BuildRequest; got {_names_text(self.build)}")
+        if self.eps_for_scale is not None and not callable(self.eps_for_scale):
+            raise TypeError(f"{where}: eps_for_scale must be a function or None; got {_names_text(self.eps_for_scale)}")
+        for field_name in ("group_dp_twin", "link_code"):
+            value = getattr(self, field_name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise TypeError(f"{where}: {field_name} must be a non-empty string or None; got {_names_text(value)}")
+        for field_name in ("needs_chains", "exact_probabilities", "same_query_only"):
+            flag = getattr(self, field_name)
+            if not isinstance(flag, bool):
+                raise TypeError(f"{where}: {field_name} must be True or False; got {_names_text(flag)}")
+        if self.group_dp_twin is not None and self.calibrated is not Calibrated.CURVE:
+            raise ValueError(f"{where}: only a curve-calibrated mechanism has a group-DP twin")
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -107,6 +184,11 @@ class MechanismSpec:
         """How its releases compose: MQM's add up, the curve-calibrated ones by [C] Theorem 6.2, the baselines
         of docs/math.md §15 by their own rule."""
         return _COMPOSITION.get(self.calibrated, Composition.THEOREM_6_2)
+
+    @property
+    def code(self) -> str:
+        """Its name in a shared link."""
+        return self.link_code or self.name
 
     def answers(self, query: str) -> bool:
         return query in self.queries
@@ -120,68 +202,169 @@ class MechanismSpec:
             )
 
 
+# --------------------------------------------------------------------------------------------
+# the inverse calibrations: the ε_puffer whose noise per count is a given scale (docs/math.md §13)
+
+
+def _ranking_eps_dp(request: ScaleRequest) -> float:
+    """Exponential top-k: Gumbel noise of scale λ = 2k/ε_DP (docs/math.md §5)."""
+    return 2.0 * request.k / request.scale
+
+
+def _counts_eps_dp(request: ScaleRequest) -> float:
+    """Laplace counts: scale L/ε_DP for one query of sensitivity L, m/ε_DP for m split counts (docs/math.md §5)."""
+    return (request.queries if request.queries > 1 else request.sensitivity) / request.scale
+
+
+def _on_curve(eps_dp: Callable[[ScaleRequest], float]) -> Callable[[ScaleRequest], float]:
+    """A curve-calibrated mechanism: ε_puffer = min_b b·ε_DP + a(b) (certify, docs/math.md §3)."""
+    return lambda request: certify(request.curve, eps_dp(request)).eps_puffer
+
+
+def _group(eps_dp: Callable[[ScaleRequest], float]) -> Callable[[ScaleRequest], float]:
+    """Group DP over the whole sequence: ε_puffer = T_max·ε_DP (docs/math.md §3)."""
+    return lambda request: request.curve.length * eps_dp(request)
+
+
+def _mqm_eps(request: ScaleRequest) -> float:
+    """MQM: m split counts of ε/m each with σ_max(ε/m) ≤ s, or one query with L·σ_max(ε) ≤ s (docs/math.md §5)."""
+    if request.priors is None:
+        raise ValueError("MQM needs the Markov chain prior itself (its quilts), not only the a(b) curve")
+    if request.queries > 1:
+        return request.queries * mqm_eps_for_scale(request.priors, request.scale)
+    return mqm_eps_for_scale(request.priors, request.scale / request.sensitivity)
+
+
 def _mqm(request: BuildRequest) -> Mechanism:
     if request.queries > 1:
         return mqm_top_k_counts(request.priors, request.eps_puffer, request.queries)
-    return mqm_laplace(request.priors, request.eps_puffer)
+    return mqm_laplace(request.priors, request.eps_puffer, sensitivity=request.sensitivity)
 
 
-MECHANISMS: dict[str, MechanismSpec] = {
-    spec.name: spec
-    for spec in (
-        MechanismSpec(
-            "pufferfish_exponential",
-            "Pufferfish exponential",
-            Output.RANKING,
-            Calibrated.CURVE,
-            lambda r: pufferfish_exponential(r.curve, r.eps_puffer, r.k),
-        ),
-        MechanismSpec(
-            "pufferfish_laplace",
-            "Pufferfish Laplace",
-            Output.COUNTS,
-            Calibrated.CURVE,
-            lambda r: pufferfish_laplace(r.curve, r.eps_puffer, queries=r.queries),
-        ),
-        MechanismSpec("mqm", "MQM", Output.COUNTS, Calibrated.MQM, _mqm),
-        MechanismSpec(
-            "group_dp_exponential",
-            "Group DP exponential",
-            Output.RANKING,
-            Calibrated.GROUP_DP,
-            lambda r: group_dp_exponential(r.curve, r.eps_puffer, r.k),
-        ),
-        MechanismSpec(
-            "group_dp_laplace",
-            "Group DP Laplace",
-            Output.COUNTS,
-            Calibrated.GROUP_DP,
-            lambda r: group_dp_laplace(r.curve, r.eps_puffer, queries=r.queries),
-        ),
-        MechanismSpec(
-            "wasserstein",
-            "Wasserstein",
-            Output.COUNTS,
-            Calibrated.WASSERSTEIN,
-            lambda r: wasserstein_laplace(r.priors, r.eps_puffer),  # one release of all counts (no split)
-            same_query_only=True,
-        ),
-        MechanismSpec(
-            "mqm_approx",
-            "MQMApprox",
-            Output.COUNTS,
-            Calibrated.MQM_APPROX,
-            lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, queries=r.queries),
-        ),
-        MechanismSpec(
-            "influence_matrix",
-            "Influence matrix (Ghosh–Kleinberg)",
-            Output.COUNTS,
-            Calibrated.INFLUENCE_MATRIX,
-            lambda r: influence_laplace(r.priors, r.eps_puffer, queries=r.queries),
-        ),
-    )
-}
+def _wasserstein(request: BuildRequest) -> Mechanism:
+    if request.sensitivity != HISTOGRAM_SENSITIVITY:
+        raise ValueError("the Wasserstein mechanism releases the histogram of all entries (L1 sensitivity 2)")
+    return wasserstein_laplace(request.priors, request.eps_puffer)  # one release of all counts (no split)
+
+
+def _register(*specs: MechanismSpec) -> dict[str, MechanismSpec]:
+    """The registry, checked as a whole: unique names and link codes, every twin a group-DP mechanism of the
+    same release (a mistake fails at import, naming the record)."""
+    out: dict[str, MechanismSpec] = {}
+    for spec in specs:
+        if not isinstance(spec, MechanismSpec):
+            raise TypeError(f"MECHANISMS holds MechanismSpec records; got {type(spec).__name__}")
+        if spec.name in out:
+            raise ValueError(f"two mechanisms are named {spec.name!r}")
+        out[spec.name] = spec
+    codes = [spec.code for spec in out.values()]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"two mechanisms share a link code: {sorted(c for c in codes if codes.count(c) > 1)}")
+    for spec in out.values():
+        twin = spec.group_dp_twin
+        if twin is None:
+            continue
+        if twin not in out:
+            raise ValueError(f"MechanismSpec {spec.name!r}: its group-DP twin {twin!r} is not registered")
+        other = out[twin]
+        if other.calibrated is not Calibrated.GROUP_DP or other.releases is not spec.releases:
+            raise ValueError(
+                f"MechanismSpec {spec.name!r}: its twin {twin!r} must be calibrated by group DP and release a"
+                f" {spec.releases}"
+            )
+    return out
+
+
+MECHANISMS: dict[str, MechanismSpec] = _register(
+    MechanismSpec(
+        name="pufferfish_exponential",
+        label="Pufferfish exponential",
+        releases=Output.RANKING,
+        calibrated=Calibrated.CURVE,
+        noise=GUMBEL,
+        build=lambda r: pufferfish_exponential(r.curve, r.eps_puffer, r.k),
+        eps_for_scale=_on_curve(_ranking_eps_dp),
+        group_dp_twin="group_dp_exponential",
+        exact_probabilities=True,
+        link_code="pe",
+    ),
+    MechanismSpec(
+        name="pufferfish_laplace",
+        label="Pufferfish Laplace",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.CURVE,
+        noise=LAPLACE,
+        build=lambda r: pufferfish_laplace(r.curve, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        eps_for_scale=_on_curve(_counts_eps_dp),
+        group_dp_twin="group_dp_laplace",
+        exact_probabilities=True,
+        link_code="pl",
+    ),
+    MechanismSpec(
+        name="mqm",
+        label="MQM",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.MQM,
+        noise=LAPLACE,
+        build=_mqm,
+        eps_for_scale=_mqm_eps,
+        needs_chains=True,
+        exact_probabilities=True,
+    ),
+    MechanismSpec(
+        name="group_dp_exponential",
+        label="Group DP exponential",
+        releases=Output.RANKING,
+        calibrated=Calibrated.GROUP_DP,
+        noise=GUMBEL,
+        build=lambda r: group_dp_exponential(r.curve, r.eps_puffer, r.k),
+        eps_for_scale=_group(_ranking_eps_dp),
+        exact_probabilities=True,
+        link_code="ge",
+    ),
+    MechanismSpec(
+        name="group_dp_laplace",
+        label="Group DP Laplace",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.GROUP_DP,
+        noise=LAPLACE,
+        build=lambda r: group_dp_laplace(r.curve, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        eps_for_scale=_group(_counts_eps_dp),
+        exact_probabilities=True,
+        link_code="gl",
+    ),
+    MechanismSpec(
+        name="wasserstein",
+        label="Wasserstein",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.WASSERSTEIN,
+        noise=LAPLACE,
+        build=_wasserstein,
+        needs_chains=True,
+        exact_probabilities=True,
+        same_query_only=True,
+    ),
+    MechanismSpec(
+        name="mqm_approx",
+        label="MQMApprox",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.MQM_APPROX,
+        noise=LAPLACE,
+        build=lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        needs_chains=True,
+        exact_probabilities=True,
+    ),
+    MechanismSpec(
+        name="influence_matrix",
+        label="Influence matrix (Ghosh–Kleinberg)",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.INFLUENCE_MATRIX,
+        noise=LAPLACE,
+        build=lambda r: influence_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        needs_chains=True,
+        exact_probabilities=True,
+    ),
+)
 
 # what the papers compare ([C] Tables 2–5 for top-k); every name answers its query
 DEFAULT_MECHANISMS: dict[str, tuple[str, ...]] = {
@@ -202,6 +385,36 @@ def mechanisms_for(query: str) -> tuple[str, ...]:
     return tuple(name for name, spec in MECHANISMS.items() if spec.answers(query))
 
 
+def curve_mechanisms() -> tuple[str, ...]:
+    """The names of the mechanisms calibrated through the a(b) curve (docs/math.md §3), in registry order."""
+    return tuple(name for name, spec in MECHANISMS.items() if spec.calibrated is Calibrated.CURVE)
+
+
+def group_dp_twins() -> dict[str, str]:
+    """Each curve-calibrated mechanism with a group-DP twin → that twin's name."""
+    return {name: spec.group_dp_twin for name, spec in MECHANISMS.items() if spec.group_dp_twin is not None}
+
+
+def output_law(mechanism: Mechanism, n_states: int, length: int) -> Callable[[np.ndarray], np.ndarray]:
+    """The exact output law of one release as a function of a user's sequence, for the exact audit (§9).
+
+    A ranking: Pr of every ranking (:meth:`probabilities`); noisy counts: Pr of every joint bin of the counts,
+    cut at the half-integers 0.5, 1.5, …, ``length`` − 0.5 (binning is post-processing, so the audit of these
+    outputs is a lower bound on the leakage).  The outputs are the same for every sequence of ``length``
+    entries over ``n_states`` states.
+    """
+    spec = mechanism_spec(mechanism.name)
+    if not spec.exact_probabilities:
+        raise ValueError(f"{spec.label} offers no exact output probabilities")
+    n_states = check_whole("n_states", n_states, minimum=2)
+    length = check_whole("length", length)
+    law: Any = mechanism
+    if spec.releases is Output.RANKING:
+        return lambda seq: law.probabilities(np.bincount(seq, minlength=n_states))
+    edges = np.concatenate([[-np.inf], np.arange(length) + 0.5, [np.inf]])
+    return lambda seq: law.probabilities(np.bincount(seq, minlength=n_states), edges)
+
+
 def make_mechanism(
     name: str,
     eps_puffer: float,
@@ -211,6 +424,7 @@ def make_mechanism(
     k: int = 3,
     n_states: int | None = None,
     topk_laplace: str = "split",
+    sensitivity: float = HISTOGRAM_SENSITIVITY,
 ) -> Mechanism:
     """Build mechanism ``name`` (a key of :data:`MECHANISMS`) for a query (docs/math.md §5).
 
@@ -218,7 +432,8 @@ def make_mechanism(
     release noisy counts to be sorted.  With ``topk_laplace="split"`` (the papers' design,
     [C] §7.1.3) the ``n_states`` = m counts are m queries with ε/m each; with
     ``"histogram"`` the counts are one query of L1 sensitivity 2.  ``query="histogram"``:
-    Laplace mechanisms and MQM on all counts (L = 2); exponential mechanisms do not apply.
+    Laplace mechanisms and MQM on all counts (L = ``sensitivity``, 2 for a histogram of all entries);
+    exponential mechanisms do not apply.
     """
     spec = mechanism_spec(name)
     check_choice("query", query, QUERIES)
@@ -229,7 +444,8 @@ def make_mechanism(
         queries = check_whole(
             "n_states (splitting the budget over the counts needs the number of counts m)", n_states, minimum=2
         )
-    return spec.build(BuildRequest(eps_puffer, curve, priors, k, queries))
+    sensitivity = check_positive("sensitivity", sensitivity)
+    return spec.build(BuildRequest(eps_puffer, curve, priors, k, queries, sensitivity))
 
 
 __all__ = [
@@ -241,8 +457,12 @@ __all__ = [
     "MechanismSpec",
     "Output",
     "QUERIES",
+    "ScaleRequest",
     "TOPK_LAPLACE",
+    "curve_mechanisms",
+    "group_dp_twins",
     "make_mechanism",
     "mechanism_spec",
     "mechanisms_for",
+    "output_law",
 ]

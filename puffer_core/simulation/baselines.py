@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..mechanisms.registry import MECHANISMS, Calibrated
 from .explain import Finding
 from .run import SimulationResult
 
@@ -38,8 +39,21 @@ def _number(value: object) -> float:
     return float(value) if value is not None else float("nan")
 
 
+def _calibrated(kind: Calibrated) -> list[str]:
+    """The names of the mechanisms whose record says they are calibrated this way, in registry order."""
+    return [name for name, spec in MECHANISMS.items() if spec.calibrated is kind]
+
+
+def _sigma(first: pd.DataFrame, name: str) -> dict[float, float]:
+    return {float(r.eps_puffer): _number(r.sigma_max) for r in first[first["mechanism"] == name].itertuples()}
+
+
 def baseline_findings(result: SimulationResult) -> list[Finding]:
-    """The findings of the module docstring for one simulation (nothing is re-simulated)."""
+    """The findings of the module docstring for one simulation (nothing is re-simulated).
+
+    Which mechanism each finding is about is read from the records (:data:`MECHANISMS`): how it is calibrated
+    (:class:`~puffer_core.mechanisms.registry.Calibrated`), never its name.
+    """
     if not isinstance(result, SimulationResult):
         raise ValueError(f"result must be a SimulationResult from simulate(); got {type(result).__name__}")
     t_max = int(result.settings["t_max"])
@@ -49,22 +63,27 @@ def baseline_findings(result: SimulationResult) -> list[Finding]:
     ]
     ledger: pd.DataFrame = result.ledger
     first = ledger[ledger["release"] == 1]
-    mqm = {float(r.eps_puffer): _number(r.sigma_max) for r in first[first["mechanism"] == "mqm"].itertuples()}
-    rows = first[first["mechanism"] == "mqm_approx"]
-    approx = {float(r.eps_puffer): _number(r.sigma_max) for r in rows.itertuples()}
-    for eps, acc in _accounting(result, "wasserstein").items():
-        w = _number(acc.get("scale"))
-        numbers = {"w": w, "noise": w / eps, "group_dp_noise": 2.0 * t_max / eps, "t_max": t_max}
-        if eps in mqm:  # MQM's noise per count: 2σ on the histogram, σ(ε/m) on each of m split counts
-            split = int(_accounting(result, "mqm")[eps].get("queries", 1)) > 1
-            numbers["mqm_noise"] = mqm[eps] if split else 2.0 * mqm[eps]
-        findings.append(Finding("wasserstein_scale", eps, "wasserstein", numbers))
-    for eps, sigma in approx.items():
-        if eps in mqm and mqm[eps] > 0:
-            findings.append(
-                Finding("mqm_approx_looser", eps, "mqm_approx", {"ratio": sigma / mqm[eps], "sigma": sigma})
-            )
-    for eps, acc in _accounting(result, "influence_matrix").items():
-        factor = _number(acc.get("scale"))
-        findings.append(Finding("influence_factor", eps, "influence_matrix", {"factor": factor, "t_max": t_max}))
+    exact = _calibrated(Calibrated.MQM)
+    mqm = {name: _sigma(first, name) for name in exact}
+    for name in _calibrated(Calibrated.WASSERSTEIN):
+        for eps, acc in _accounting(result, name).items():
+            w = _number(acc.get("scale"))
+            numbers = {"w": w, "noise": w / eps, "group_dp_noise": 2.0 * t_max / eps, "t_max": t_max}
+            for other in exact:  # MQM's noise per count: 2σ on the histogram, σ(ε/m) on each of m split counts
+                if eps in mqm[other]:
+                    split = int(_accounting(result, other)[eps].get("queries", 1)) > 1
+                    numbers["mqm_noise"] = mqm[other][eps] if split else 2.0 * mqm[other][eps]
+                    break
+            findings.append(Finding("wasserstein_scale", eps, name, numbers))
+    for name in _calibrated(Calibrated.MQM_APPROX):
+        for eps, sigma in _sigma(first, name).items():
+            for other in exact:
+                if eps in mqm[other] and mqm[other][eps] > 0:
+                    numbers = {"ratio": sigma / mqm[other][eps], "sigma": sigma}
+                    findings.append(Finding("mqm_approx_looser", eps, name, numbers))
+                    break
+    for name in _calibrated(Calibrated.INFLUENCE_MATRIX):
+        for eps, acc in _accounting(result, name).items():
+            factor = _number(acc.get("scale"))
+            findings.append(Finding("influence_factor", eps, name, {"factor": factor, "t_max": t_max}))
     return findings

@@ -57,12 +57,14 @@ import pandas as pd
 
 from ..engine.drivers import influence_drivers
 from ..engine.influence import influence_curve
+from ..mechanisms.registry import MECHANISMS, Calibrated, curve_mechanisms, group_dp_twins
 from ..priors.models import MarkovChainPrior, theta_or_none
 from ..validation import check_whole
 from .run import SimulationResult
 
-PUFFERFISH_CURVE_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace")
-GROUP_DP_TWIN = {"pufferfish_exponential": "group_dp_exponential", "pufferfish_laplace": "group_dp_laplace"}
+# read from the mechanism records: the curve-calibrated mechanisms, and the group-DP twin of those that have one
+PUFFERFISH_CURVE_MECHANISMS = curve_mechanisms()
+GROUP_DP_TWIN = group_dp_twins()
 STICKY_REPEAT = 0.5  # stationary probability that the next entry repeats the current one
 UNSEEN_SHARE = 0.5  # unseen transitions carrying this share of a(1) or more make it a smoothing story
 POSTPROCESSED = "+prior"  # the suffix of a mechanism post-processed with the prior
@@ -286,7 +288,7 @@ def _fallback_findings(
                     "a_at_t_max_minus_1": float(a_curve[inner][-1]) if inner.any() else None,
                     "best_curve_b": int(b_curve[below][best_i]) if best_i is not None else None,
                     "best_curve_eps_dp": float(allowed[best_i]) if best_i is not None else None,
-                    "same_as": GROUP_DP_TWIN[str(row.mechanism)],
+                    "same_as": GROUP_DP_TWIN.get(str(row.mechanism)),
                 },
             )
         )
@@ -310,22 +312,24 @@ def _fallback_findings(
 
 
 def _mqm_findings(ledger: pd.DataFrame, settings: dict[str, Any]) -> list[Finding]:
+    """``mqm_group_dp_noise`` for every mechanism calibrated by MQM's exact σ_max (its record says so)."""
     t_max = int(settings["t_max"])
-    queries = {
-        float(acc.get("eps_puffer_grid", acc.get("eps_puffer"))): int(acc.get("queries", 1))
-        for acc in settings.get("accounting", [])
-        if acc.get("mechanism") == "mqm"
-    }
     out = []
-    for row in ledger[(ledger["mechanism"] == "mqm") & (ledger["release"] == 1)].itertuples(index=False):
-        if pd.isna(row.sigma_max):
-            continue
-        eps = float(row.eps_puffer)
-        m = queries.get(eps, 1)
-        empty = t_max * m / eps  # the empty quilt: card T over ε per query (docs/math.md §5)
-        if float(row.sigma_max) >= empty * (1 - _REL):
-            numbers = {"sigma_max": float(row.sigma_max), "t_max": t_max, "queries": m}
-            out.append(Finding("mqm_group_dp_noise", eps, "mqm", numbers))
+    for name in (n for n, spec in MECHANISMS.items() if spec.calibrated is Calibrated.MQM):
+        queries = {
+            float(acc.get("eps_puffer_grid", acc.get("eps_puffer"))): int(acc.get("queries", 1))
+            for acc in settings.get("accounting", [])
+            if acc.get("mechanism") == name
+        }
+        for row in ledger[(ledger["mechanism"] == name) & (ledger["release"] == 1)].itertuples(index=False):
+            if pd.isna(row.sigma_max):
+                continue
+            eps = float(row.eps_puffer)
+            m = queries.get(eps, 1)
+            empty = t_max * m / eps  # the empty quilt: card T over ε per query (docs/math.md §5)
+            if float(row.sigma_max) >= empty * (1 - _REL):
+                numbers = {"sigma_max": float(row.sigma_max), "t_max": t_max, "queries": m}
+                out.append(Finding("mqm_group_dp_noise", eps, name, numbers))
     return out
 
 
@@ -456,7 +460,7 @@ def explain_simulation(
                         "pufferfish": name,
                         "pufferfish_mean": float(mine["mean"].iloc[0]),
                         "best_mean": w.mean,
-                        **({"same_as": GROUP_DP_TWIN[name]} if fell else {}),
+                        **({"same_as": GROUP_DP_TWIN.get(name)} if fell else {}),
                     },
                 )
             )

@@ -11,24 +11,20 @@ The output laws of the releases are :mod:`puffer_core.mechanisms.laws`.
 - :mod:`.schedule`: per-step ε schedules for a TPL target (constant, Cao et al.'s three values, tight).
 """
 
-from .bounds import (
-    StreamBounds,
-    StreamPlan,
-    TranslationBound,
-    group_dp_bound,
-    plan_stream,
-    stream_bounds,
-    translation_bound,
-)
+from .bounds import TranslationBound, group_dp_bound, translation_bound
 from .checks import Directions, check_row_stochastic, check_schedule, stream_priors
 from .fronts import leakage_function
 from .registry import (
     STREAM_BOUNDS,
     BoundValues,
+    StreamBounds,
     StreamBoundSpec,
+    StreamPlan,
     StreamSetting,
     bound_table,
+    plan_stream,
     plan_table,
+    stream_bounds,
     stream_setting,
 )
 from .schedule import StreamSchedule, optimal_schedule

@@ -2,9 +2,9 @@
 
 **[C] translation** (docs/math.md §3).  Changing one entry changes one M_t, so the stream is
 per-entry DP with ε_DP = max_t ε_t and ε_puffer = min_b b·ε_DP + a(b).  For a varying schedule
-:func:`translation_bound` uses a refinement proven in its docstring.  :func:`stream_bounds` puts
-TPL (:mod:`puffer_core.stream.tpl`), the [C] bound and group DP side by side, and
-:func:`plan_stream` answers the inverse question for all three.
+:func:`translation_bound` uses a refinement proven in its docstring.  The registry
+(:mod:`puffer_core.stream.registry`) puts every bound side by side (``stream_bounds``) and answers the
+inverse question for each (``plan_stream``).
 
 All are upper bounds; :mod:`puffer_core.audit.stream` computes the exact leakage of tiny
 chains by enumeration (docs/math.md §9) and :mod:`puffer_core.attacks` a lower bound at any
@@ -14,18 +14,14 @@ size (docs/math.md §11).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting.calibration import calibrate, certify
+from ..accounting.calibration import certify
 from ..engine.curve import InfluenceCurve
-from ..priors.models import MarkovChainPrior
-from ..validation import check_eps, check_flag
-from .checks import check_schedule, stream_priors
-from .supremum import max_eps_for_tpl
-from .tpl import TemporalLeakage, temporal_privacy_leakage
+from ..validation import check_flag
+from .checks import check_schedule
 
 _MAX_REFINED_CELLS = 50_000_000  # (curve points × T) cells of the varying-schedule [C] bound
 
@@ -148,19 +144,6 @@ def group_dp_bound(eps: object) -> float:
 # side by side, and the planner
 
 
-@dataclass(frozen=True, eq=False)
-class StreamBounds:
-    """TPL, the [C] bound and group DP of one stream, for a chart over t (docs/math.md §10)."""
-
-    temporal: TemporalLeakage
-    translation: TranslationBound
-    group_dp: float
-
-    def describe(self) -> str:
-        """One sentence: which bound is tighter and by how much."""
-        return describe_bounds({"TPL": self.temporal.max_tpl, "the [C] bound": self.translation.eps_puffer})
-
-
 def describe_bounds(values: dict[str, float]) -> str:
     """One sentence: which of these upper bounds (name → largest value over the steps) is tightest, and by how much
     against the next one."""
@@ -184,69 +167,3 @@ def describe_bounds(values: dict[str, float]) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def stream_bounds(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
-    eps: object,
-    curve: InfluenceCurve | None = None,
-    backward: object = None,
-    forward: object = None,
-) -> StreamBounds:
-    """TPL (:func:`temporal_privacy_leakage`), the [C] bound (:func:`translation_bound`, windows:
-    the priors are Markov chains) and group DP of the same stream.  ``curve`` defaults to the
-    priors' a(b) curve (:func:`puffer_core.engine.influence.influence_curve`); ``backward`` and
-    ``forward`` are the matrices of TPL's attacker (:class:`puffer_core.stream.tpl.Directions`)."""
-    from ..engine.influence import influence_curve
-
-    priors = stream_priors(prior_or_priors)
-    temporal = temporal_privacy_leakage(priors, eps, backward=backward, forward=forward)
-    if curve is None:
-        curve = influence_curve(priors)
-    return StreamBounds(temporal, translation_bound(curve, temporal.eps, contiguous=True), group_dp_bound(temporal.eps))
-
-
-@dataclass(frozen=True)
-class StreamPlan:
-    """The largest constant per-step ε for a target, under each bound (docs/math.md §3, §10)."""
-
-    target: float
-    eps_tpl: float
-    eps_translation: float
-    eps_group_dp: float
-    unbounded: bool = False
-
-
-def plan_stream(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
-    target: float,
-    curve: InfluenceCurve | None = None,
-    unbounded: bool = False,
-) -> StreamPlan:
-    """The inverse question for both bounds: the largest constant ε that keeps the stream within ``target``.
-
-    TPL: :func:`max_eps_for_tpl`.  [C]: the stream is per-entry ε-DP, so
-    :func:`puffer_core.accounting.calibration.calibrate` over the priors' a(b) curve.  Group DP: target / T.
-    ``unbounded`` (stationary priors): TPL's supremum; for [C] only the curve points with
-    2b + 1 ≤ T count — for a stationary chain those equal the a(b) of an unbounded chain (the
-    middle entry has b entries on each side, docs/math.md §2.1), while larger b and the point
-    (T, 0) exist only because the chain ends; group DP gives 0 (infinitely many entries).
-    An answer of 0 means no curve point within reach meets the target.
-    """
-    from ..engine.influence import influence_curve
-
-    unbounded = check_flag("unbounded", unbounded)
-    priors = stream_priors(prior_or_priors)
-    target = check_eps("target", target)
-    T = priors[0].length
-    if curve is not None and (not isinstance(curve, InfluenceCurve) or curve.length != T):
-        raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
-    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded)  # first: it refuses out-of-reach streams
-    if curve is None:
-        curve = influence_curve(priors)
-    if unbounded:
-        allowed = [(target - a) / b for b, a in curve.points() if 2 * b + 1 <= T and a < target]
-        return StreamPlan(target, eps_tpl, max(allowed, default=0.0), 0.0, True)
-    return StreamPlan(target, eps_tpl, calibrate(curve, target).eps_dp, target / T, False)
-
-

@@ -13,29 +13,51 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import cast
 
 import numpy as np
 
 from ..accounting.calibration import calibrate
 from ..engine.curve import InfluenceCurve
-from ..priors.models import Theta, theta_or_none
-from .bounds import group_dp_bound, translation_bound
-from .checks import Directions, check_directions, check_schedule
+from ..priors.models import MarkovChainPrior, Theta, theta_or_none
+from ..validation import check_eps, check_flag
+from .bounds import TranslationBound, describe_bounds, group_dp_bound, translation_bound
+from .checks import Directions, check_directions, check_schedule, stream_priors
 from .supremum import max_eps_for_tpl
-from .tpl import temporal_privacy_leakage, tpl_refusal
+from .tpl import TemporalLeakage, temporal_privacy_leakage, tpl_refusal
 
 
 @dataclass(frozen=True, eq=False)
 class StreamSetting:
     """What every stream bound reads: the chains Θ (None for a prior that is not a Markov chain),
-    the a(b) curve of the prior, and the backward/forward matrices an attacker knows (:class:`Directions`)."""
+    the a(b) curve of the prior, and the backward/forward matrices an attacker knows (:class:`Directions`).
+
+    ``curve`` may be left out for chains: it is then computed from them the first time a bound reads it
+    (so that a bound's cheap refusal comes before the curve's work).
+    """
 
     chains: Theta | None
-    curve: InfluenceCurve
+    given_curve: InfluenceCurve | None
     directions: Directions = Directions()
+
+    def __post_init__(self) -> None:
+        if self.given_curve is None and self.chains is None:
+            raise ValueError("a stream setting needs the a(b) curve or Markov chain priors to compute it from")
+
+    @cached_property
+    def curve(self) -> InfluenceCurve:
+        """The a(b) curve of the prior: the one given, or the chains' own."""
+        if self.given_curve is not None:
+            return self.given_curve
+        from ..engine.influence import influence_curve
+
+        return influence_curve(list(self.chains or ()))
 
     @property
     def length(self) -> int:
+        if self.given_curve is None and self.chains is not None:
+            return self.chains.max_length
         return self.curve.length
 
     def matrices(self) -> dict[str, object]:
@@ -48,17 +70,19 @@ def stream_setting(
     curve: InfluenceCurve | None = None,
     backward: object = None,
     forward: object = None,
+    lazy_curve: bool = False,
 ) -> StreamSetting:
     """The setting of a stream over ``prior_or_priors`` (a MarkovChainPrior, a list Θ of them, or any prior
-    with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own."""
+    with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own, computed now, or
+    (``lazy_curve``, chains only) when a bound first reads it."""
     from ..engine.influence import influence_curve
 
     chains = theta_or_none(prior_or_priors, "a stream", same_length=True)
-    if curve is None:
+    if curve is None and not (lazy_curve and chains is not None):
         curve = influence_curve(prior_or_priors)
-    if not isinstance(curve, InfluenceCurve):
+    if curve is not None and not isinstance(curve, InfluenceCurve):
         raise ValueError(f"curve must be an InfluenceCurve; got {type(curve).__name__}")
-    if chains is not None and curve.length != chains.max_length:
+    if chains is not None and curve is not None and curve.length != chains.max_length:
         raise ValueError(f"the curve covers T = {curve.length} entries but the chains have T = {chains.max_length}")
     if chains is None and (backward is not None or forward is not None):
         raise ValueError("backward and forward matrices need Markov chain priors")
@@ -90,7 +114,8 @@ class StreamBoundSpec:
     eps)`` → (per-step values, detail); ``largest_eps(setting, target, unbounded)``: the largest
     constant ε per step whose bound stays within ``target`` (``unbounded``: over an endless stream).
     ``whole_sequence``: the bound also holds for a single per-entry ε-DP release of the whole sequence
-    (TPL does not: it reads the release at each step).
+    (TPL does not: it reads the release at each step).  ``sentence``: how a sentence names it (default its
+    label); ``compared``: whether "which bound is tighter" weighs it (group DP, the loosest by design, is not).
     """
 
     name: str
@@ -102,6 +127,13 @@ class StreamBoundSpec:
     refusal: Callable[[StreamSetting], str | None]
     per_step: Callable[[StreamSetting, np.ndarray], tuple[np.ndarray, object]]
     largest_eps: Callable[[StreamSetting, float, bool], float]
+    sentence: str = ""
+    compared: bool = True
+
+    @property
+    def in_words(self) -> str:
+        """Its name in a sentence."""
+        return self.sentence or self.label
 
     def values(self, setting: StreamSetting, eps: object) -> BoundValues:
         """The bound per step of schedule ``eps``, or its refusal."""
@@ -141,9 +173,12 @@ def _c_bound(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, objec
 
 
 def _c_plan(setting: StreamSetting, target: float, unbounded: bool) -> float:
+    """[C]: the stream is per-entry ε-DP, so calibrate over the curve.  Endless (stationary chains): only the
+    curve points with 2b + 1 ≤ T count — for a stationary chain those equal the a(b) of an unbounded chain (the
+    middle entry has b entries on each side, docs/math.md §2.1), while larger b and the point (T, 0) exist only
+    because the chain ends.  0: no curve point within reach meets the target."""
     if not unbounded:
         return calibrate(setting.curve, target).eps_dp
-    # an endless stationary chain shares the curve points with 2b + 1 ≤ T (see plan_stream)
     allowed = [(target - a) / b for b, a in setting.curve.points() if 2 * b + 1 <= setting.length and a < target]
     return max(allowed, default=0.0)
 
@@ -177,6 +212,7 @@ STREAM_BOUNDS: dict[str, StreamBoundSpec] = {
             refusal=lambda setting: None,
             per_step=_c_bound,
             largest_eps=_c_plan,
+            sentence="the [C] bound",
         ),
         StreamBoundSpec(
             "group_dp",
@@ -188,6 +224,7 @@ STREAM_BOUNDS: dict[str, StreamBoundSpec] = {
             refusal=lambda setting: None,
             per_step=_group,
             largest_eps=lambda setting, target, unbounded: 0.0 if unbounded else target / setting.length,
+            compared=False,
         ),
     )
 }
@@ -209,6 +246,116 @@ def bound_table(setting: StreamSetting, eps: object, names: Sequence[str] | None
 def plan_table(setting: StreamSetting, target: float, unbounded: bool = False) -> dict[str, float]:
     """The largest constant ε per step for ``target`` under every registered bound (NaN: does not apply)."""
     return {name: spec.plan(setting, target, unbounded) for name, spec in STREAM_BOUNDS.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# every registered bound of one stream of Markov chains, and the planner (what puffer_core exports)
+
+
+def _chains_setting(
+    prior_or_priors: object, curve: InfluenceCurve | None, backward: object = None, forward: object = None
+) -> StreamSetting:
+    priors = stream_priors(prior_or_priors)
+    T = priors[0].length
+    if curve is not None and (not isinstance(curve, InfluenceCurve) or curve.length != T):
+        raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
+    return stream_setting(priors, curve, backward, forward, lazy_curve=True)
+
+
+def _refuse(setting: StreamSetting) -> None:
+    """Every registered bound's cheap refusal, up front, before any of them works (ValueError with the first)."""
+    for spec in STREAM_BOUNDS.values():
+        refusal = spec.refusal(setting)
+        if refusal is not None:
+            raise ValueError(refusal)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamBounds:
+    """Every registered bound of one stream (docs/math.md §10), by name: :class:`BoundValues` with the bound's own
+    result as ``detail`` (TPL's :class:`~puffer_core.stream.tpl.TemporalLeakage`, the [C] bound's
+    :class:`~puffer_core.stream.bounds.TranslationBound`, group DP's total)."""
+
+    bounds: dict[str, BoundValues]
+
+    @property
+    def temporal(self) -> TemporalLeakage:
+        """TPL's BPL, FPL and TPL."""
+        return cast(TemporalLeakage, self.bounds["tpl"].detail)
+
+    @property
+    def translation(self) -> TranslationBound:
+        """The [C] bound, per entry."""
+        return cast(TranslationBound, self.bounds["c_bound"].detail)
+
+    @property
+    def group_dp(self) -> float:
+        """Group DP over the whole stream: Σ_t ε_t."""
+        return float(cast(float, self.bounds["group_dp"].detail))
+
+    def largest(self) -> dict[str, float]:
+        """Each bound's largest value over the steps, by name."""
+        return {name: values.max for name, values in self.bounds.items()}
+
+    def describe(self) -> str:
+        """One sentence: which compared bound is tightest and by how much, against the next one."""
+        compared = {name: value for name, value in self.largest().items() if STREAM_BOUNDS[name].compared}
+        return describe_bounds({STREAM_BOUNDS[name].in_words: value for name, value in compared.items()})
+
+
+def stream_bounds(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    eps: object,
+    curve: InfluenceCurve | None = None,
+    backward: object = None,
+    forward: object = None,
+) -> StreamBounds:
+    """Every bound of :data:`STREAM_BOUNDS` of the same stream of Markov chains: TPL, the [C] bound (windows: the
+    priors are Markov chains), group DP and any bound registered later.  ``curve`` defaults to the priors' a(b)
+    curve; ``backward`` and ``forward`` are the matrices of TPL's attacker (:class:`~.checks.Directions`).  A
+    bound that refuses the stream (out of reach) raises ValueError with its reason, before any bound works."""
+    setting = _chains_setting(prior_or_priors, curve, backward, forward)
+    _refuse(setting)
+    return StreamBounds(bound_table(setting, eps))
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """The largest constant per-step ε for a target under each registered bound, by name (docs/math.md §3, §10)."""
+
+    target: float
+    eps: dict[str, float]
+    unbounded: bool = False
+
+    @property
+    def eps_tpl(self) -> float:
+        return self.eps["tpl"]
+
+    @property
+    def eps_translation(self) -> float:
+        return self.eps["c_bound"]
+
+    @property
+    def eps_group_dp(self) -> float:
+        return self.eps["group_dp"]
+
+
+def plan_stream(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+    target: float,
+    curve: InfluenceCurve | None = None,
+    unbounded: bool = False,
+) -> StreamPlan:
+    """The inverse question for every registered bound: the largest constant ε that keeps the stream within
+    ``target`` (each bound's ``largest_eps``: TPL's :func:`~.supremum.max_eps_for_tpl`, the [C] bound's
+    calibration, group DP's target / T, or 0 for an endless stream).  ``unbounded`` (stationary priors): an
+    endless stream.  A bound that refuses the stream raises ValueError with its reason, before any bound works.
+    An answer of 0 means no ε > 0 meets the target under that bound."""
+    unbounded = check_flag("unbounded", unbounded)
+    target = check_eps("target", target)
+    setting = _chains_setting(prior_or_priors, curve)
+    _refuse(setting)
+    return StreamPlan(target, plan_table(setting, target, unbounded), unbounded)
 
 
 def tightest(table: dict[str, BoundValues]) -> tuple[str | None, float]:

@@ -18,7 +18,7 @@ from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leaka
 from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import sticky_matrix
-from puffer_core.stream.bounds import stream_bounds
+from puffer_core.stream.registry import stream_bounds
 from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, static_tables
 from tests.app.test_app_stream import STREAM, chart, run_script

@@ -27,7 +27,8 @@ from puffer_core import (
 )
 from puffer_core.audit.stream import exact_stream_leakage
 from puffer_core.mechanisms.laws import laplace_histogram_emission, randomized_response_emission
-from puffer_core.stream.bounds import plan_stream, stream_bounds, translation_bound
+from puffer_core.stream.bounds import translation_bound
+from puffer_core.stream.registry import plan_stream, stream_bounds
 from puffer_core.stream.supremum import tpl_supremum
 from puffer_core.stream.tpl import temporal_privacy_leakage
 from tests.app.conftest import errors, metric, open_page, problems, tables

@@ -92,7 +92,7 @@ def test_a_script_without_puffer_core_says_what_to_do(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- scripts from templates
 
-TEMPLATES = ("calibrate", "plan", "simulate")
+TEMPLATES = ("attack", "calibrate", "plan", "simulate", "stream")
 
 
 @pytest.mark.parametrize("name", TEMPLATES)

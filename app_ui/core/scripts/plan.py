@@ -12,12 +12,15 @@ import sys
 
 try:
     from puffer_core import (
+        DEFAULT_MECHANISMS,
         Accountant,
         MarkovChainPrior,
+        Output,
         calibrate,
         group_dp,
         influence_curve,
         make_mechanism,
+        mechanism_spec,
         plan,
     )
     from puffer_core.display import fmt
@@ -32,15 +35,10 @@ p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1
 prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length=100)
 # </prior>
 # (release, mechanism, query, ε_puffer): each calibrated through the a(b) curve (docs/math.md §3)
-LEDGER = [
-    ("Jan", "pufferfish_exponential", "topk", 0.5),
-    ("Feb", "pufferfish_exponential", "topk", 0.5),
-    ("Mar", "pufferfish_exponential", "topk", 0.5),
-]
+LEDGER = [(month, DEFAULT_MECHANISMS["topk"][0], "topk", 0.5) for month in ("Jan", "Feb", "Mar")]
 K = 3  # the k of the top-k rankings
 TOTAL = 6.0  # the planner: total budget ε_puffer for the series
 RELEASES = 12  # the planner: number of releases
-NOISE = {"gumbel": "Gumbel", "laplace": "Lap"}  # how the page names each mechanism's noise
 
 curve = influence_curve(prior)
 
@@ -52,8 +50,9 @@ if LEDGER:
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["release", "total, Thm 6.2", "total, naive", "total, group DP", "ε_DP", "b", "a(b)", "noise"])
     for i, ((release, _, _, _), mechanism, event) in enumerate(zip(LEDGER, mechanisms, events)):
-        noise = f"{NOISE[mechanism.noise]}({mechanism.noise_scale:.3g}) per count"
-        if mechanism.noise == "gumbel":
+        spec = mechanism_spec(mechanism.name)  # the mechanism's record: its noise, and whether it ranks
+        noise = f"{spec.noise.symbol}({mechanism.noise_scale:.3g}) per count"
+        if spec.releases is Output.RANKING:
             noise += f", top {mechanism.k}"
         totals = (ledger.eps_puffer[i], ledger.naive_sum[i], ledger.group_dp[i])
         out.writerow([release, *(fmt(float(t)) for t in totals), fmt(event.eps_dp), event.b, fmt(event.a), noise])

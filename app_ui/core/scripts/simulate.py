@@ -13,7 +13,14 @@ Pufferfish Lab repository's folder.
 import sys
 
 try:
-    from puffer_core import explain_simulation, fit_markov_chain, load_dataset, simulate, transition_counts
+    from puffer_core import (
+        explain_simulation,
+        fit_markov_chain,
+        group_dp_twins,
+        load_dataset,
+        simulate,
+        transition_counts,
+    )
     from puffer_core.display import fmt
 except ModuleNotFoundError:
     sys.exit(
@@ -31,7 +38,7 @@ prior = fit_markov_chain(data, smoothing=1e-05)
 SETTINGS = dict(
     query="topk",
     k=3,
-    mechanisms=["pufferfish_exponential", "group_dp_exponential"],
+    mechanisms=list(next(iter(group_dp_twins().items()))),  # a Pufferfish mechanism and its group-DP twin
     eps_grid=[0.5, 1.0, 2.0],
     releases=1,
     release_mode="repeat",
