@@ -114,7 +114,8 @@ class Secrets:
         frame = getattr(data, "frame", None)
         offsets, user_index = getattr(data, "offsets", None), getattr(data, "user_index", None)
         if frame is None or offsets is None or user_index is None or "time" not in frame:
-            raise TypeError(f"resolve takes the data as Sequences (load_sequences, load_dataset); got {type(data).__name__}")
+            raise TypeError(
+                f"resolve takes the data as Sequences (load_sequences, load_dataset); got {type(data).__name__}")
         hit = self.rule.matches(frame["time"].to_numpy())
         position = np.arange(hit.size) - np.asarray(offsets)[:-1][np.asarray(user_index)]
         found = set(np.unique(position[hit]).tolist())

@@ -20,18 +20,40 @@ def sequence_probabilities(transition, initial, length):
     return out
 
 
-def brute_influence_all(priors):
+def secret_pairs(k, kind="all", states=(), groups=(), listed=(), ordered=False):
+    """The protected ordered pairs (x, x') as a plain set, written from docs/math.md §16 (not the library's)."""
+    out = set()
+    for x in range(k):
+        for y in range(k):
+            if x == y:
+                continue
+            if kind == "all":
+                out.add((x, y))
+            elif kind == "sensitive" and (x in states or y in states):
+                out.add((x, y))
+            elif kind == "groups" and any(x in g and y in g for g in groups):
+                out.add((x, y))
+            elif kind == "list" and ((x, y) in listed or (not ordered and (y, x) in listed)):
+                out.add((x, y))
+    return out
+
+
+def brute_influence_all(priors, pairs=None, positions=None):
     """[a(1), ..., a(T_max)] straight from the definition (docs/math.md §2).
 
     Every secret node t and ordered pair (x, x'); every H ∋ t; every D_L; the sup over Θ
     inside the min over H, the max over pairs outside.  ``priors``: list of
     (transition, initial, length) as plain lists.  Users are independent, so one sequence.
+    ``pairs``: the protected ordered pairs (a set; None: all), ``positions``: the protected 0-based
+    nodes (None: all) — docs/math.md §16: only the outer max changes.
     """
     t_max = max(length for _, _, length in priors)
     k = len(priors[0][0])
     tables = [sequence_probabilities(P, init, T) for P, init, T in priors]
     result = [0.0] * t_max
     for t in range(t_max):
+        if positions is not None and t not in positions:
+            continue
         others = [i for i in range(t_max) if i != t]
         # value[(x, x')][h_size] = min over H of that size of sup_θ max_{D_L} log ratio
         best = {}
@@ -53,6 +75,8 @@ def brute_influence_all(priors):
                     for x in range(k):
                         for xp in range(k):
                             if x == xp or mass[x] <= 0 or mass[xp] <= 0:
+                                continue
+                            if pairs is not None and (x, xp) not in pairs:
                                 continue
                             m = -math.inf
                             for key in keys:
@@ -91,7 +115,7 @@ def random_distribution(rng, k, zeros=False):
     return v / v.sum()
 
 
-def reference_curve(priors, max_b):
+def reference_curve(priors, max_b, pairs=None, positions=None):
     """[a(1), ..., a(max_b)] from docs/math.md §2.1 with no pruning, no bound and no shortcut.
 
     For every node t, every pair (x, x') and every prior: the left term at every available
@@ -100,6 +124,7 @@ def reference_curve(priors, max_b):
     the max over priors inside, the min over H, the max over pairs and nodes outside.
     ``priors``: list of (transition, initial, length).  Plain numpy; shares no code with
     puffer_core.  Cost about T_max³·K² per prior, for chains up to a few dozen entries.
+    ``pairs`` (a set of ordered pairs) and ``positions`` (0-based nodes) restrict the outer max.
     """
     t_max = max(length for _, _, length in priors)
     k = len(priors[0][0])
@@ -123,10 +148,12 @@ def reference_curve(priors, max_b):
 
     result = np.zeros(max_b)
     for t in range(1, t_max + 1):
+        if positions is not None and t - 1 not in positions:
+            continue
         n_left, n_right = t, t_max - t + 1  # dL = t: no left L node; dR = t_max − t + 1: none on the right
         for x in range(k):
             for xp in range(k):
-                if x == xp:
+                if x == xp or (pairs is not None and (x, xp) not in pairs):
                     continue
                 value = np.full((n_left, n_right), -math.inf)  # value[dL−1, dR−1]
                 secret = False
