@@ -23,7 +23,8 @@ class InfluenceCurve:
     ``length`` is the longest sequence: a(b) = 0 for b ≥ length.  Values may be +inf,
     never NaN.  Immutable.  ``secrets`` is what the curve protects (docs/math.md §16: a
     :class:`~puffer_core.secrets.Secrets` or :class:`~puffer_core.secrets.EventSecrets`; default every
-    pair at every entry), carried on to calibrations, privacy events and ledgers so they can say it.
+    pair at every entry), carried on to calibrations, privacy events and ledgers so they can say it;
+    ``note`` says what a reader must know about the values (exact or an upper bound, where ∞ comes from).
     """
 
     b: np.ndarray
@@ -31,6 +32,7 @@ class InfluenceCurve:
     length: int
     label: str = ""
     secrets: object = ALL_SECRETS
+    note: str = ""
 
     def __post_init__(self) -> None:
         b = as_numbers(self.b, "b (the curve's points)")
