@@ -110,8 +110,11 @@ class TimeRule:
 
     def matches(self, times: object) -> np.ndarray:
         """A boolean array: which of ``times`` (dates and times, any array-like pandas reads) the rule protects."""
+        values = np.asarray(times)
         try:
-            stamps = pd.DatetimeIndex(pd.to_datetime(np.asarray(times)))
+            if values.dtype.kind in "biufc":
+                raise TypeError("numbers, not dates")
+            stamps = pd.DatetimeIndex(pd.to_datetime(values))
         except (TypeError, ValueError):
             raise ValueError("a time rule needs a time column of dates and times; the times are not dates"
                              " (give positions instead)") from None
@@ -119,7 +122,7 @@ class TimeRule:
         if self.hours:
             out &= np.isin(stamps.hour, self.hours)
         if self.weekdays:
-            out &= np.isin(stamps.dayofweek, self.weekdays)
+            out &= np.isin(stamps.day_of_week, self.weekdays)
         days = stamps.normalize()
         if self.start:
             out &= days >= pd.Timestamp(self.start, tz=days.tz)

@@ -65,8 +65,9 @@ class Secrets:
 
     def __post_init__(self) -> None:
         check_choice("pairs", self.pairs, PAIR_KINDS)
-        object.__setattr__(self, "states", _states("states", self.states))
-        groups = tuple(_states("each group", g) for g in self.groups) if not isinstance(self.groups, str) else None
+        object.__setattr__(self, "states", tuple(sorted(set(_states("states", self.states)))))
+        groups = tuple(tuple(sorted(set(_states("each group", g)))) for g in self.groups) \
+            if not isinstance(self.groups, str) else None
         if groups is None:
             raise TypeError(f"groups must be a list of lists of state indices; got {self.groups!r}")
         object.__setattr__(self, "groups", groups)
@@ -75,7 +76,8 @@ class Secrets:
             pair = _states("each listed pair", pair)
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"each listed pair must be two different states; got {pair!r}")
-            listed.append(pair)
+            if pair not in listed:
+                listed.append(pair)
         object.__setattr__(self, "listed", tuple(listed))
         object.__setattr__(self, "ordered", check_flag("ordered", self.ordered))
         if self.positions is not None:
