@@ -92,10 +92,8 @@ secrets_values = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(secrets_values)
 def test_link_text_and_python_read_back_to_an_equal_value(secrets):
-    from puffer_core.secrets import ALL_SECRETS as ALL, EventSecrets as E, Secrets as S, TimeRule as R  # noqa: F401
-
     assert read_secrets(secrets.to_text()) == secrets
-    namespace = {"Secrets": S, "EventSecrets": E, "TimeRule": R, "ALL_SECRETS": ALL}
+    namespace = {"Secrets": Secrets, "EventSecrets": EventSecrets, "TimeRule": TimeRule, "ALL_SECRETS": ALL_SECRETS}
     assert eval(secrets.source(), namespace) == secrets  # noqa: S307 — the exported script's own expression
 
 
