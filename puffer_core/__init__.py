@@ -58,6 +58,7 @@ from .mechanisms.accuracy import (
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
+from .secrets import ALL_SECRETS, EventSecrets, PopulationSecrets, Secrets, TimeRule, read_secrets
 from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
@@ -77,6 +78,7 @@ from .stream.tpl import (
 from .work import WorkCounter, WorkEstimate
 
 __all__ = [
+    "ALL_SECRETS",
     "Accountant",
     "AccuracyPlan",
     "Attack",
@@ -139,7 +141,12 @@ __all__ = [
     "exact_stream_leakage",
     "explain_simulation",
     "fit_markov_chain",
+    "EventSecrets",
+    "PopulationSecrets",
+    "Secrets",
+    "TimeRule",
     "fit_prior_set",
+    "read_secrets",
     "forward_privacy_leakage",
     "get_dataset",
     "gaussian_estimate",
