@@ -27,8 +27,9 @@ from enum import StrEnum
 from ..accounting.events import Composition
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
+from ..secrets.values import Secrets
 from ..validation import check_choice, check_whole
-from .base import Mechanism
+from .base import Mechanism, Refused
 from .exponential import group_dp_exponential, pufferfish_exponential
 from .influence_matrix import influence_laplace
 from .laplace import group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
@@ -120,10 +121,31 @@ class MechanismSpec:
             )
 
 
+def _value_secrets(request: BuildRequest, label: str) -> Secrets:
+    """The curve's secrets when they are value pairs (docs/math.md §16); a mechanism that reads the prior itself
+    has no guarantee for event secrets."""
+    secrets = request.curve.secrets
+    if not isinstance(secrets, Secrets):
+        raise Refused("no_guarantee", f"{label} protects value pairs of entries; for event secrets use a mechanism"
+                                      " calibrated through the a(b) curve")
+    return secrets
+
+
 def _mqm(request: BuildRequest) -> Mechanism:
+    secrets = _value_secrets(request, "MQM")
     if request.queries > 1:
-        return mqm_top_k_counts(request.priors, request.eps_puffer, request.queries)
-    return mqm_laplace(request.priors, request.eps_puffer)
+        return mqm_top_k_counts(request.priors, request.eps_puffer, request.queries, secrets=secrets)
+    return mqm_laplace(request.priors, request.eps_puffer, secrets=secrets)
+
+
+def _mqm_approx(request: BuildRequest) -> Mechanism:
+    _value_secrets(request, "MQMApprox")  # its noise protects every pair at every entry: any value pairs
+    return mqm_approx_laplace(request.priors, request.eps_puffer, queries=request.queries)
+
+
+def _influence_matrix(request: BuildRequest) -> Mechanism:
+    _value_secrets(request, "The influence-matrix translation")  # as MQMApprox: every value pair
+    return influence_laplace(request.priors, request.eps_puffer, queries=request.queries)
 
 
 MECHANISMS: dict[str, MechanismSpec] = {
@@ -163,7 +185,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "Wasserstein",
             Output.COUNTS,
             Calibrated.WASSERSTEIN,
-            lambda r: wasserstein_laplace(r.priors, r.eps_puffer),  # one release of all counts (no split)
+            lambda r: wasserstein_laplace(r.priors, r.eps_puffer, _value_secrets(r, "Wasserstein")),  # no split
             same_query_only=True,
         ),
         MechanismSpec(
@@ -171,14 +193,14 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "MQMApprox",
             Output.COUNTS,
             Calibrated.MQM_APPROX,
-            lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, queries=r.queries),
+            _mqm_approx,
         ),
         MechanismSpec(
             "influence_matrix",
             "Influence matrix (Ghosh–Kleinberg)",
             Output.COUNTS,
             Calibrated.INFLUENCE_MATRIX,
-            lambda r: influence_laplace(r.priors, r.eps_puffer, queries=r.queries),
+            _influence_matrix,
         ),
     )
 }
