@@ -19,6 +19,7 @@ import numpy as np
 from ..accounting.calibration import calibrate
 from ..engine.curve import InfluenceCurve
 from ..priors.models import Theta, theta_or_none
+from ..secrets.values import ALL_SECRETS, Secrets
 from .bounds import group_dp_bound, translation_bound
 from .checks import Directions, check_directions, check_schedule
 from .supremum import max_eps_for_tpl
@@ -33,6 +34,7 @@ class StreamSetting:
     chains: Theta | None
     curve: InfluenceCurve
     directions: Directions = Directions()
+    secrets: Secrets = ALL_SECRETS  # what every bound protects (docs/math.md §16): the curve's
 
     @property
     def length(self) -> int:
@@ -48,14 +50,18 @@ def stream_setting(
     curve: InfluenceCurve | None = None,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamSetting:
     """The setting of a stream over ``prior_or_priors`` (a MarkovChainPrior, a list Θ of them, or any prior
-    with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own."""
+    with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own, for ``secrets``
+    (docs/math.md §16; default: the curve's own)."""
     from ..engine.influence import influence_curve
 
     chains = theta_or_none(prior_or_priors, "a stream", same_length=True)
     if curve is None:
-        curve = influence_curve(prior_or_priors)
+        curve = influence_curve(prior_or_priors, secrets=secrets)
+    if secrets is None:
+        secrets = curve.secrets if isinstance(curve.secrets, Secrets) else ALL_SECRETS
     if not isinstance(curve, InfluenceCurve):
         raise ValueError(f"curve must be an InfluenceCurve; got {type(curve).__name__}")
     if chains is not None and curve.length != chains.max_length:
@@ -63,7 +69,7 @@ def stream_setting(
     if chains is None and (backward is not None or forward is not None):
         raise ValueError("backward and forward matrices need Markov chain priors")
     directions = Directions() if chains is None else check_directions(backward, forward, chains.n_states)
-    return StreamSetting(chains, curve, directions)
+    return StreamSetting(chains, curve, directions, secrets)
 
 
 @dataclass(frozen=True)
@@ -126,12 +132,12 @@ def _tpl_refusal(setting: StreamSetting) -> str | None:
 
 
 def _tpl(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
-    temporal = temporal_privacy_leakage(setting.chains, eps, **setting.matrices())
+    temporal = temporal_privacy_leakage(setting.chains, eps, **setting.matrices(), secrets=setting.secrets)
     return temporal.tpl, temporal
 
 
 def _tpl_plan(setting: StreamSetting, target: float, unbounded: bool) -> float:
-    return max_eps_for_tpl(setting.chains, target, unbounded=unbounded, **setting.matrices())
+    return max_eps_for_tpl(setting.chains, target, unbounded=unbounded, **setting.matrices(), secrets=setting.secrets)
 
 
 def _c_bound(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
