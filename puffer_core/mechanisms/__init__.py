@@ -24,6 +24,7 @@ from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_expon
 from .influence_matrix import influence_laplace, influence_translation
 from .laplace import LaplaceCounts, group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
 from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
+from .population import PopulationScale, population_laplace, population_scale
 from .registry import (
     ANSWERS,
     DEFAULT_MECHANISMS,
@@ -41,6 +42,9 @@ from .registry import (
 from .wasserstein import wasserstein_laplace, wasserstein_scale
 
 __all__ = [
+    "PopulationScale",
+    "population_laplace",
+    "population_scale",
     "accuracy_at",
     "accuracy_first",
     "AccuracyPlan",
