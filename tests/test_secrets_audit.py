@@ -61,10 +61,10 @@ def test_calibrated_mechanisms_never_leak_more_than_reported_about_the_chosen_se
         rr = exact_leakage(prior, _randomized_response(cal.eps_dp, k), secrets=secrets)
         assert rr <= eps + 1e-9, (secrets, rr, cal)
         lap = pufferfish_laplace(curve, eps)
-        leak = exact_leakage(prior, lambda s: lap.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
+        leak = exact_leakage(prior, lambda s, lap=lap: lap.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
         assert leak <= lap.accounting.eps_puffer + 1e-9
         top = pufferfish_exponential(curve, eps, k=1)
-        assert exact_leakage(prior, lambda s: top.probabilities(np.bincount(s, minlength=k)),
+        assert exact_leakage(prior, lambda s, top=top: top.probabilities(np.bincount(s, minlength=k)),
                              secrets=secrets) <= eps + 1e-9
         # the reverse direction: a given ε_DP is certified at least its exact leakage
         given = certify(curve, 0.4)
@@ -79,8 +79,8 @@ def test_two_releases_stay_within_theorem_6_2_for_the_chosen_secrets(seed):
         first, second = calibrate(curve, 1.0), calibrate(curve, 2.0)
         table_1, table_2 = _randomized_response(first.eps_dp, k), _randomized_response(second.eps_dp, k)
 
-        def both(seq):
-            return np.outer(table_1(seq), table_2(seq)).reshape(-1)
+        def both(seq, one=table_1, two=table_2):
+            return np.outer(one(seq), two(seq)).reshape(-1)
 
         assert exact_leakage(prior, both, secrets=secrets) <= compose([first, second]) + 1e-9
 
@@ -104,7 +104,7 @@ def test_mqm_for_chosen_secrets_never_leaks_more_than_its_eps(seed):
     prior, k, choices = _cases(seed)
     for secrets in choices[:3]:
         mech = mqm_laplace(prior, 1.5, secrets=secrets)
-        leak = exact_leakage(prior, lambda s: mech.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
+        leak = exact_leakage(prior, lambda s, mech=mech: mech.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
         assert leak <= 1.5 + 1e-9
         assert mech.accounting.secrets == secrets
 
