@@ -61,7 +61,8 @@ def test_calibrated_mechanisms_never_leak_more_than_reported_about_the_chosen_se
         rr = exact_leakage(prior, _randomized_response(cal.eps_dp, k), secrets=secrets)
         assert rr <= eps + 1e-9, (secrets, rr, cal)
         lap = pufferfish_laplace(curve, eps)
-        leak = exact_leakage(prior, lambda s, lap=lap: lap.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
+        leak = exact_leakage(prior, lambda s, lap=lap: lap.probabilities(np.bincount(s, minlength=k), EDGES),
+                             secrets=secrets)
         assert leak <= lap.accounting.eps_puffer + 1e-9
         top = pufferfish_exponential(curve, eps, k=1)
         assert exact_leakage(prior, lambda s, top=top: top.probabilities(np.bincount(s, minlength=k)),
@@ -104,7 +105,8 @@ def test_mqm_for_chosen_secrets_never_leaks_more_than_its_eps(seed):
     prior, k, choices = _cases(seed)
     for secrets in choices[:3]:
         mech = mqm_laplace(prior, 1.5, secrets=secrets)
-        leak = exact_leakage(prior, lambda s, mech=mech: mech.probabilities(np.bincount(s, minlength=k), EDGES), secrets=secrets)
+        leak = exact_leakage(prior, lambda s, mech=mech: mech.probabilities(np.bincount(s, minlength=k), EDGES),
+                             secrets=secrets)
         assert leak <= 1.5 + 1e-9
         assert mech.accounting.secrets == secrets
 
