@@ -1,5 +1,5 @@
 """a(b) for event secrets: "in a state of A at some entry of a window W" against "never in A during W"
-(docs/math.md §16; PriSTE, Cao, Xiao, Ghinita & Xiong, ICDE 2019).
+(docs/math.md §16; [ST]: PriSTE, Cao, Xiao, Xiong & Bai, ICDE 2019).
 
 Fix a window W = [u, v] of entries (1-based) and a prior θ, with s = "X_t ∈ A for some t ∈ W" and
 s' = "X_t ∉ A for every t ∈ W", both of positive probability (otherwise θ holds no such secret).

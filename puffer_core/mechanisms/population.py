@@ -1,5 +1,5 @@
 """Whole-population secrets: the Wasserstein mechanism between a count's laws under two priors (docs/math.md §16;
-Zhang, Ohrimenko & Cummings, "Attribute Privacy", PoPETs 2022; Song, Wang & Chaudhuri, SIGMOD 2017).
+[AP] Zhang, Ohrimenko & Cummings, arXiv:2009.04013; Song, Wang & Chaudhuri, SIGMOD 2017).
 
 The secret pair is (θ₁, θ₂): every user's sequence is drawn from θ₁, or every one from θ₂
 (:class:`~puffer_core.secrets.PopulationSecrets`).  The query is F = the number of entries, over all users,

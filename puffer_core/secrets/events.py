@@ -1,5 +1,5 @@
 """Event secrets: "at some time in window W the user was in a state of A" against "never in A during W"
-(docs/math.md §16; PriSTE, Cao, Xiao, Ghinita, Xiong, ICDE 2019).
+(docs/math.md §16; [ST]: PriSTE, Cao, Xiao, Xiong & Bai, ICDE 2019).
 
 One pair of secrets per window: s = "X_t ∈ A for some t ∈ W" and s' = "X_t ∉ A for every t ∈ W", both ways
 (the odds of having visited the clinic last week against not having visited it).  Windows are runs of

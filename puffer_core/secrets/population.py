@@ -1,5 +1,5 @@
 """Whole-population secrets: which of two candidate priors generated everybody's data (docs/math.md §16;
-attribute and distribution privacy, Zhang, Ohrimenko & Cummings, "Attribute Privacy", PoPETs 2022).
+attribute and distribution privacy, [AP] Zhang, Ohrimenko & Cummings, arXiv:2009.04013).
 
 A pair is (θ₁, θ₂), two Markov chain priors of the same states: "the population's transition matrix is
 P₁" against "it is P₂".  Every user's sequence is drawn from the same θ, so the secret is a property of
