@@ -30,7 +30,7 @@ from .data.sql import DEFAULT_MEMORY_LIMIT
 from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
-from .secrets.words import read_secrets
+from .secrets.codec import read_secrets
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 from .tightness.cli import add_ladder_command, run_ladder
 

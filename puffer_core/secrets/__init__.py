@@ -14,11 +14,12 @@ Each says itself in one plain sentence (``.sentence(labels, eps, prior_words)``)
 :func:`read_secrets` reads back (``.to_text()``, for links) and as Python (``.source()``, for scripts).
 """
 
+from .codec import read_secrets
 from .events import EventSecrets
 from .population import PopulationSecrets
 from .rules import TimeRule
 from .values import ALL_SECRETS, PAIR_KINDS, Secrets, as_secrets
-from .words import AnySecrets, protected_words, read_secrets, secrets_sentence
+from .words import AnySecrets, protected_words, secrets_sentence
 
 __all__ = [
     "ALL_SECRETS",

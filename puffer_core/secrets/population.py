@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..priors.models import MarkovChainPrior
+from ..priors.models import MarkovChainPrior, as_theta
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,13 +32,14 @@ class PopulationSecrets:
             raise TypeError(f"pairs must be a list of (θ₁, θ₂) pairs of MarkovChainPrior; got {self.pairs!r}")
         pairs = []
         for pair in self.pairs:
-            pair = tuple(pair)
-            if len(pair) != 2 or not all(isinstance(p, MarkovChainPrior) for p in pair):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise TypeError(f"each pair must be two MarkovChainPrior (θ₁, θ₂); got {pair!r}")
-            first, second = pair
-            if first.n_states != second.n_states:
-                raise ValueError(f"the two priors of a pair have {first.n_states} and {second.n_states} states;"
-                                 " they must describe the same states")
+            try:
+                first, second = as_theta(list(pair), "a whole-population pair")
+            except ValueError as exc:
+                if "same number of states" in str(exc):
+                    raise ValueError("the two priors of a pair must describe the same states") from None
+                raise TypeError(str(exc)) from None
             if first.length != second.length:
                 raise ValueError(f"the two priors of a pair have lengths {first.length} and {second.length};"
                                  " give both the users' sequence length")

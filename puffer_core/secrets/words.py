@@ -3,8 +3,8 @@
 - :func:`secrets_sentence`: the one sentence the product stands behind ("An attacker who believes … cannot
   tell whether a user was at the clinic rather than anywhere else at night-time hours by more than a factor
   e^1");
-- :func:`secrets_text` / :func:`read_secrets`: a compact text form that reads back to an equal value
-  ("" is every pair at every entry);
+- :func:`secrets_text`: a compact text form that :func:`puffer_core.secrets.codec.read_secrets` reads back to
+  an equal value ("" is every pair at every entry);
 - :func:`secrets_source`: the value as a Python expression, for exported scripts.
 """
 
@@ -13,15 +13,22 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from ..priors.codecs import pack_text, unpack_text
-from ..priors.models import MarkovChainPrior
-from .events import EventSecrets
-from .population import PopulationSecrets
-from .rules import TimeRule, parse_runs, runs_text
-from .values import ALL_SECRETS, Secrets
+from ..priors.codecs import pack_text
+from .rules import runs_text
 
-AnySecrets = Secrets | EventSecrets | PopulationSecrets
+# The three kinds of secrets (values.Secrets, events.EventSecrets, population.PopulationSecrets) are told apart
+# by their fields, so that their modules can call these functions without an import cycle.
+AnySecrets = Any
+
+
+def _is_event(secrets: object) -> bool:
+    return hasattr(secrets, "windows")
+
+
+def _is_population(secrets: object) -> bool:
+    return hasattr(secrets, "names") and hasattr(secrets, "pairs") and not hasattr(secrets, "listed")
 
 
 def _name(labels: Sequence[str] | None, state: int) -> str:
@@ -43,7 +50,7 @@ def _positions_words(positions: tuple[int, ...]) -> str:
     return f"at {noun} {_either(spans, 'and')} of each sequence"
 
 
-def _pairs_words(secrets: Secrets, labels: Sequence[str] | None) -> str:
+def _pairs_words(secrets: Any, labels: Sequence[str] | None) -> str:
     if secrets.pairs == "all":
         return "which state a user was in (any state rather than any other)"
     if secrets.pairs == "sensitive":
@@ -60,10 +67,10 @@ def _pairs_words(secrets: Secrets, labels: Sequence[str] | None) -> str:
 
 def protected_words(secrets: AnySecrets, labels: Sequence[str] | None = None) -> str:
     """What is protected, without the attacker and the bound: "whether a user was in A rather than … at …"."""
-    if isinstance(secrets, PopulationSecrets):
+    if _is_population(secrets):
         parts = [f"whether the population's data come from {a} rather than {b}" for a, b in secrets.names]
         return _either(parts) + " (either way)"
-    if isinstance(secrets, EventSecrets):
+    if _is_event(secrets):
         names = _either([_name(labels, s) for s in secrets.states])
         windows = _either([f"{a + 1}–{b + 1}" if b > a else f"{a + 1}" for a, b in secrets.windows])
         return f"whether a user was in {names} at some of entries {windows} rather than at none of them"
@@ -103,12 +110,12 @@ def _clean(text: str) -> str:
 
 def secrets_text(secrets: AnySecrets) -> str:
     """A compact text form (see :func:`read_secrets`); "" for :data:`ALL_SECRETS`."""
-    if isinstance(secrets, EventSecrets):
+    if _is_event(secrets):
         windows = ".".join(f"{a}-{b}" for a, b in secrets.windows)
         return f"e:s={runs_text(secrets.states, '.')};w={windows}"
-    if isinstance(secrets, PopulationSecrets):
+    if _is_population(secrets):
         return "P:" + pack_text([json.dumps(_population_payload(secrets), separators=(",", ":"))])
-    if secrets == ALL_SECRETS:
+    if secrets.is_all:
         return ""
     parts = [f"p={secrets.pairs}"]
     if secrets.states:
@@ -126,8 +133,8 @@ def secrets_text(secrets: AnySecrets) -> str:
     return ";".join(parts)
 
 
-def _population_payload(secrets: PopulationSecrets) -> dict:
-    def prior(p: MarkovChainPrior) -> dict:
+def _population_payload(secrets: Any) -> dict:
+    def prior(p: Any) -> dict:
         return {
             "P": [[float(x).hex() for x in row] for row in p.transition],
             "i": None if p.stationary_initial else [float(x).hex() for x in p.initial],
@@ -138,74 +145,18 @@ def _population_payload(secrets: PopulationSecrets) -> dict:
     return {"pairs": [[prior(a), prior(b)] for a, b in secrets.pairs], "names": [list(n) for n in secrets.names]}
 
 
-def _read_prior(data: dict) -> MarkovChainPrior:
-    matrix = [[float.fromhex(x) for x in row] for row in data["P"]]
-    initial = None if data["i"] is None else [float.fromhex(x) for x in data["i"]]
-    return MarkovChainPrior(matrix, initial, int(data["T"]), data.get("L"))
-
-
-def read_secrets(text: str) -> AnySecrets:
-    """The secrets written by :func:`secrets_text` ("" and "all" give :data:`ALL_SECRETS`).
-
-    A text that cannot be read is refused (ValueError) with what is wrong in it.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"secrets text must be a string; got {text!r}")
-    text = text.strip()
-    if text in ("", "all"):
-        return ALL_SECRETS
-    try:
-        if text.startswith("P:"):
-            data = json.loads(unpack_text(text[2:])[0])
-            pairs = tuple((_read_prior(a), _read_prior(b)) for a, b in data["pairs"])
-            return PopulationSecrets(pairs, tuple(tuple(n) for n in data["names"]))
-        if text.startswith("e:"):
-            fields = _fields(text[2:])
-            windows = tuple(tuple(int(v) for v in w.split("-")) for w in fields["w"].split(".") if w)
-            return EventSecrets(tuple(parse_runs(fields["s"], ".")), windows)  # type: ignore[arg-type]
-        fields = _fields(text)
-        kwargs: dict[str, object] = {"pairs": fields.get("p", "all")}
-        if "s" in fields:
-            kwargs["states"] = tuple(parse_runs(fields["s"], "."))
-        if "g" in fields:
-            kwargs["groups"] = tuple(tuple(parse_runs(g, ".")) for g in fields["g"].split("/"))
-        if "l" in fields:
-            kwargs["listed"] = tuple(tuple(int(v) for v in p.split("~")) for p in fields["l"].split(".") if p)
-        if fields.get("o") == "1":
-            kwargs["ordered"] = True
-        if "t" in fields:
-            kwargs["positions"] = tuple(parse_runs(fields["t"], "."))
-        if "r" in fields:
-            kwargs["rule"] = TimeRule.from_text(fields["r"])
-        return Secrets(**kwargs)  # type: ignore[arg-type]
-    except (KeyError, IndexError, TypeError, ValueError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read the secrets {text[:80]!r}: {exc}") from None
-
-
-def _fields(text: str) -> dict[str, str]:
-    out = {}
-    for part in text.split(";"):
-        if not part:
-            continue
-        key, eq, value = part.partition("=")
-        if not eq:
-            raise ValueError(f"the part {part!r} has no '='")
-        out[key] = value
-    return out
-
-
 # --------------------------------------------------------------------------- Python for scripts
 
 
 def secrets_source(secrets: AnySecrets) -> str:
     """A Python expression that builds these secrets (names from ``puffer_core.secrets``; priors of a
     population pair as :class:`MarkovChainPrior` calls)."""
-    if isinstance(secrets, EventSecrets):
+    if _is_event(secrets):
         return f"EventSecrets(states={secrets.states!r}, windows={secrets.windows!r})"
-    if isinstance(secrets, PopulationSecrets):
+    if _is_population(secrets):
         pairs = ", ".join(f"({_prior_source(a)}, {_prior_source(b)})" for a, b in secrets.pairs)
         return f"PopulationSecrets(pairs=({pairs},), names={secrets.names!r})"
-    if secrets == ALL_SECRETS:
+    if secrets.is_all:
         return "ALL_SECRETS"
     args = []
     if secrets.pairs != "all":
@@ -225,7 +176,7 @@ def secrets_source(secrets: AnySecrets) -> str:
     return f"Secrets({', '.join(args)})"
 
 
-def _prior_source(prior: MarkovChainPrior) -> str:
+def _prior_source(prior: Any) -> str:
     rows = "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in prior.transition) + "]"
     initial = "None" if prior.stationary_initial else "[" + ", ".join(repr(float(x)) for x in prior.initial) + "]"
     labels = "" if prior.labels is None else f", labels={list(prior.labels)!r}"

@@ -19,8 +19,8 @@ import numpy as np
 from ..data.readers import load_sequences
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from ..priors.models import MarkovChainPrior
+from ..secrets.codec import read_secrets
 from ..secrets.values import Secrets
-from ..secrets.words import read_secrets
 from ..stream.registry import STREAM_BOUNDS
 from .ladder import ladder_row
 from .releases import RELEASES
