@@ -188,6 +188,11 @@ def test_redaction_windows_equal_enumeration(seed):
     if smallest is not None:
         assert plan.size == smallest and plan.leakage <= eps
         assert plan.before <= node and plan.after <= length - 1 - node
+    fast = redaction_plan(priors if len(priors) > 1 else priors[0], node, eps, secrets)  # bounds, then a search
+    assert fast.size == (smallest if smallest is not None else length) and fast.leakage <= max(eps, 0.0) + 1e-12
+    assert fast.leakage == pytest.approx(want[fast.size - 1], abs=1e-12)
+    ruled_out = ~fast.exact
+    assert np.all(np.asarray(want)[: fast.size][ruled_out] > eps)
 
 
 def _closed_form_window(q: float, eps: float) -> tuple[int, float]:
