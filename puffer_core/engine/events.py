@@ -238,3 +238,10 @@ def _best_split(pieces: list[_Prior], b: int, n_w: int, u: int, v: int, t_max: i
                 break
         best = min(best, value)
     return best
+
+
+def event_work(priors: list[MarkovChainPrior], events: EventSecrets, max_b: int | None = None) -> WorkEstimate:
+    """The estimate :func:`event_curve` checks: every split when it fits, else the balanced splits only."""
+    n_b = max(p.length for p in priors) if max_b is None else int(max_b)
+    every = event_estimate(priors, events, n_b, True)
+    return every if every.fits else event_estimate(priors, events, n_b, False)

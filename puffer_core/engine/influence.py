@@ -68,7 +68,7 @@ from ..work import (
 )
 from .chain_terms import ChainProfile, attach_arena, node_arrays, shared_tables
 from .curve import InfluenceCurve
-from .gaussian import gaussian_estimate, gaussian_influence_curve
+from .gaussian import gaussian_estimate, gaussian_influence_curve, protected_coordinates
 from .kernels import far_zone, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
@@ -220,18 +220,26 @@ def _plan(priors: list[MarkovChainPrior], max_b: int | None, work: WorkCounter |
     return t_max, n_b, n_eff, profiles, estimate
 
 
-def influence_estimate(prior_or_priors: object, max_b: int | None = None) -> WorkEstimate:
+def influence_estimate(prior_or_priors: object, max_b: int | None = None,
+                       secrets: Secrets | EventSecrets | None = None) -> WorkEstimate:
     """What :func:`influence_curve` will cost for these arguments, before doing it (a :class:`WorkEstimate`).
 
     Costs O(K³·log D) for each Markov prior (its stationary law, the supports of its marginals
     and a proven bound on its cutoff D, see :class:`puffer_core.chain_terms.ChainProfile`), or
     nothing for sizes refused on K alone.  ``estimate.fits`` tells whether the curve will be
     computed; ``estimate.message`` is the refusal otherwise, with the largest ``max_b`` that fits
-    when there is one.
+    when there is one.  ``secrets``: as for :func:`influence_curve` (chosen value pairs and positions cost
+    no more than every pair; protected Gaussian coordinates and event secrets have estimates of their own).
     """
     priors = _check(prior_or_priors, max_b)
+    chosen = _check_secrets(secrets, priors)  # chosen pairs and positions never cost more than every pair
     if isinstance(priors[0], GaussianProcessPrior):
-        return gaussian_estimate(priors[0], max_b)
+        coordinates = len(protected_coordinates(priors[0].n, chosen if isinstance(chosen, Secrets) else None))
+        return gaussian_estimate(priors[0], max_b, coordinates)
+    if isinstance(chosen, EventSecrets):
+        from .events import event_work
+
+        return event_work(priors, chosen, max_b)
     try:
         with one_blas_thread():
             return _plan(priors, max_b, None)[4]

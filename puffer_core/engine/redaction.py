@@ -160,6 +160,15 @@ class _Terms:
         if key not in self.rows:
             if not self.pairs.size or not self.exists(d, left):
                 self.rows[key] = np.zeros(max(1, self.pairs.size))
+            elif self.pairs.size * 4 <= self.K * self.K:  # a few pairs: only their entries, O(pairs·K)
+                logs = self.logs(d)
+                xs, xps = np.divmod(self.pairs, self.K)
+                if left:
+                    rows = logs[self.marg[self.t - d - 1] > 0]
+                    self.rows[key] = _pair_ratio(rows[:, xs].T, rows[:, xps].T) + self.shift
+                else:
+                    self.rows[key] = _pair_ratio(logs[xs], logs[xps])
+                self.work.add(MAX_PLUS, float(self.pairs.size) * self.K)
             else:
                 logs = self.logs(d)
                 out = np.empty((self.K, self.K))
@@ -196,6 +205,16 @@ class _Terms:
 
 
 _KEEP = 48  # powers of P kept at once (K² each); others are rebuilt from the squarings
+
+
+def _pair_ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
+    """For each row i: max over j with numer[i, j] > NEG of numer[i, j] − denom[i, j], +inf where such a j has
+    denom = NEG (positive over zero): the max log-ratio kernel's rule, for the listed pairs only."""
+    real = numer > -1e299
+    with np.errstate(invalid="ignore"):
+        diff = np.where(real, numer - denom, -np.inf)
+    diff = np.where(real & (denom < -1e299), np.inf, diff)
+    return diff.max(axis=1)
 
 
 def _largest_range(rows: np.ndarray, zero: np.ndarray) -> float:

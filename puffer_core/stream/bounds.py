@@ -22,6 +22,7 @@ import numpy as np
 from ..accounting.calibration import calibrate, certify
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
+from ..secrets.values import Secrets
 from ..validation import check_eps, check_flag
 from .checks import check_schedule, stream_priors
 from .supremum import max_eps_for_tpl
@@ -192,17 +193,19 @@ def stream_bounds(
     curve: InfluenceCurve | None = None,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamBounds:
     """TPL (:func:`temporal_privacy_leakage`), the [C] bound (:func:`translation_bound`, windows:
     the priors are Markov chains) and group DP of the same stream.  ``curve`` defaults to the
     priors' a(b) curve (:func:`puffer_core.engine.influence.influence_curve`); ``backward`` and
-    ``forward`` are the matrices of TPL's attacker (:class:`puffer_core.stream.tpl.Directions`)."""
+    ``forward`` are the matrices of TPL's attacker (:class:`puffer_core.stream.tpl.Directions`); ``secrets``:
+    every bound for the chosen secrets (docs/math.md §16)."""
     from ..engine.influence import influence_curve
 
     priors = stream_priors(prior_or_priors)
-    temporal = temporal_privacy_leakage(priors, eps, backward=backward, forward=forward)
+    temporal = temporal_privacy_leakage(priors, eps, backward=backward, forward=forward, secrets=secrets)
     if curve is None:
-        curve = influence_curve(priors)
+        curve = influence_curve(priors, secrets=secrets)
     return StreamBounds(temporal, translation_bound(curve, temporal.eps, contiguous=True), group_dp_bound(temporal.eps))
 
 
@@ -222,6 +225,7 @@ def plan_stream(
     target: float,
     curve: InfluenceCurve | None = None,
     unbounded: bool = False,
+    secrets: Secrets | None = None,
 ) -> StreamPlan:
     """The inverse question for both bounds: the largest constant ε that keeps the stream within ``target``.
 
@@ -231,7 +235,8 @@ def plan_stream(
     2b + 1 ≤ T count — for a stationary chain those equal the a(b) of an unbounded chain (the
     middle entry has b entries on each side, docs/math.md §2.1), while larger b and the point
     (T, 0) exist only because the chain ends; group DP gives 0 (infinitely many entries).
-    An answer of 0 means no curve point within reach meets the target.
+    An answer of 0 means no curve point within reach meets the target.  ``secrets``: every bound for the
+    chosen secrets (docs/math.md §16).
     """
     from ..engine.influence import influence_curve
 
@@ -241,9 +246,9 @@ def plan_stream(
     T = priors[0].length
     if curve is not None and (not isinstance(curve, InfluenceCurve) or curve.length != T):
         raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
-    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded)  # first: it refuses out-of-reach streams
+    eps_tpl = max_eps_for_tpl(priors, target, unbounded=unbounded, secrets=secrets)  # first: it refuses out of reach
     if curve is None:
-        curve = influence_curve(priors)
+        curve = influence_curve(priors, secrets=secrets)
     if unbounded:
         allowed = [(target - a) / b for b, a in curve.points() if 2 * b + 1 <= T and a < target]
         return StreamPlan(target, eps_tpl, max(allowed, default=0.0), 0.0, True)
