@@ -29,6 +29,7 @@ from .engine.drivers import InfluenceDrivers, influence_drivers
 from .engine.gaussian import gaussian_estimate
 from .engine.influence import influence_curve, influence_estimate
 from .engine.mqm import mqm_estimate, mqm_noise_scale
+from .engine.redaction import RedactionPlan, redaction_plan
 from .engine.spread import PriorSpread, prior_spread, row_sensitivity
 from .errors import DataError
 from .inference.counts import CountSmoothing, count_moments, smooth_count_stream
@@ -145,6 +146,8 @@ __all__ = [
     "PopulationSecrets",
     "Secrets",
     "TimeRule",
+    "RedactionPlan",
+    "redaction_plan",
     "fit_prior_set",
     "read_secrets",
     "forward_privacy_leakage",
