@@ -34,6 +34,7 @@ from ..accounting.calibration import certify, check_curve
 from ..engine.curve import InfluenceCurve
 from ..engine.mqm import mqm_noise_scale
 from ..priors.models import MarkovChainPrior, as_theta, theta_or_none
+from ..secrets.values import Secrets
 from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
 from .base import HISTOGRAM_SENSITIVITY
 from .laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
@@ -244,7 +245,8 @@ def _ordinal(n: int) -> str:
 # MQM: the ε whose noise is a given scale
 
 
-def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float) -> float:
+def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float,
+                      secrets: Secrets | None = None) -> float:
     """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
 
     σ_max(ε) = max_θ max_t min over usable quilts of card/(ε − e) is continuous and strictly
@@ -252,19 +254,20 @@ def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior]
     only adds usable quilts, each entering at +∞; min and max keep both properties.  Every
     quilt has card ≥ 1 and e ≥ 0 and the empty quilt (card T, e = 0) is always usable, so
     1/ε ≤ σ_max(ε) ≤ T/ε and the answer lies in [1/σ, T/σ].  Bisection in log ε keeps the upper
-    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
+    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.  ``secrets``:
+    σ_max for the chosen value pairs and positions (docs/math.md §16; the same argument holds).
     """
     sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
     priors = as_theta(prior_or_priors, "mqm_eps_for_scale")
     length = priors.max_length
     lo, hi = 1.0 / sigma, length / sigma
-    if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
+    if mqm_noise_scale(priors, hi, secrets=secrets) > sigma * (1 + 1e-12):
         raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
-    if mqm_noise_scale(priors, lo) <= sigma:
+    if mqm_noise_scale(priors, lo, secrets=secrets) <= sigma:
         return lo
     while hi / lo - 1.0 > 1e-9:
         mid = math.sqrt(lo * hi)
-        if mqm_noise_scale(priors, mid) <= sigma:
+        if mqm_noise_scale(priors, mid, secrets=secrets) <= sigma:
             hi = mid
         else:
             lo = mid
@@ -367,10 +370,19 @@ def _design(target: CountTarget | TopKTarget, topk_laplace: str) -> tuple[int, f
     return 1, HISTOGRAM_SENSITIVITY
 
 
+def _value_secrets(curve: InfluenceCurve) -> Secrets:
+    """The curve's secrets for MQM (docs/math.md §16): value pairs and positions; MQM has no guarantee for
+    event secrets."""
+    if not isinstance(curve.secrets, Secrets):
+        raise ValueError("MQM protects value pairs of entries: for event secrets leave MQM out (it has no"
+                         " guarantee for them) and use the mechanisms calibrated through the a(b) curve")
+    return curve.secrets
+
+
 def _build(name: str, eps: float, curve: InfluenceCurve, priors: Any, target: Any, topk_laplace: str) -> Any:
     if isinstance(target, CountTarget):
         if name == "mqm":
-            return mqm_laplace(priors, eps, sensitivity=target.sensitivity)
+            return mqm_laplace(priors, eps, sensitivity=target.sensitivity, secrets=_value_secrets(curve))
         builder = pufferfish_laplace if name == "pufferfish_laplace" else group_dp_laplace
         return builder(curve, eps, sensitivity=target.sensitivity)
     return make_mechanism(name, eps, curve, priors or [], "topk", target.k, target.n_states, topk_laplace)
@@ -386,8 +398,8 @@ def _eps_for(name: str, needed: float, curve: InfluenceCurve, priors: list[Marko
         queries, sensitivity = _design(target, topk_laplace)
         if name == "mqm":
             if queries > 1:
-                return queries * mqm_eps_for_scale(priors, needed)
-            return mqm_eps_for_scale(priors, needed / sensitivity)
+                return queries * mqm_eps_for_scale(priors, needed, _value_secrets(curve))
+            return mqm_eps_for_scale(priors, needed / sensitivity, _value_secrets(curve))
         eps_dp = (queries if queries > 1 else sensitivity) / needed
     if spec.calibrated == "group_dp":
         return curve.length * eps_dp
