@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -222,9 +223,14 @@ class Secrets:
         if self.positions is None:
             return np.ones(n, dtype=bool)
         out = np.zeros(n, dtype=bool)
-        inside = [p for p in self.positions if p < n]
-        out[inside] = True
+        array = self._position_array
+        out[array[array < n]] = True
         return out
+
+    @cached_property
+    def _position_array(self) -> np.ndarray:
+        """The protected positions as an integer array (computed once: a rule on a long grid protects many)."""
+        return np.fromiter(self.positions or (), dtype=np.int64)
 
     def pair_mask(self, n_states: int, length: int) -> np.ndarray:
         """A T×K×K boolean array: ``[t, x, x']`` True when (X_t = x, X_t = x') is a protected ordered pair."""
