@@ -30,6 +30,7 @@ from .engine.drivers import InfluenceDrivers, influence_drivers
 from .engine.gaussian import gaussian_estimate
 from .engine.influence import influence_curve, influence_estimate
 from .engine.mqm import mqm_estimate, mqm_noise_scale
+from .engine.redaction import RedactionPlan, redaction_plan
 from .engine.spread import PriorSpread, prior_spread, row_sensitivity
 from .errors import DataError
 from .inference.counts import CountSmoothing, count_moments, smooth_count_stream
@@ -39,6 +40,7 @@ from .mechanisms import *  # noqa: F403  the registry, the constructors and accu
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
+from .secrets import ALL_SECRETS, EventSecrets, PopulationSecrets, Secrets, TimeRule, read_secrets
 from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
 from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
@@ -59,6 +61,7 @@ from .stream.tpl import (
 from .work import WorkCounter, WorkEstimate
 
 __all__ = [
+    "ALL_SECRETS",
     "Accountant",
     "Attack",
     "Calibration",
@@ -112,7 +115,14 @@ __all__ = [
     "exact_stream_leakage",
     "explain_simulation",
     "fit_markov_chain",
+    "EventSecrets",
+    "PopulationSecrets",
+    "Secrets",
+    "TimeRule",
+    "RedactionPlan",
+    "redaction_plan",
     "fit_prior_set",
+    "read_secrets",
     "forward_privacy_leakage",
     "get_dataset",
     "gaussian_estimate",

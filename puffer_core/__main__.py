@@ -30,6 +30,7 @@ from .data.sql import DEFAULT_MEMORY_LIMIT
 from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
+from .secrets.codec import read_secrets
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 from .tightness.cli import add_ladder_command, run_ladder
 
@@ -105,6 +106,11 @@ def _parser() -> argparse.ArgumentParser:
         help="ε_puffer grid, comma-separated (default: 0.5,1,2,3,4,5)",
     )
     query.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING, help="prior smoothing τ (default: 1e-5)")
+    query.add_argument(
+        "--secrets", default="", metavar="TEXT",
+        help="what is secret, as the app's link writes it, e.g. \"p=sensitive;s=3;r=h0-5.22-23\" (default:"
+        " every pair of states at every entry; docs/math.md §16)",
+    )
     runs = sim.add_argument_group("releases and trials")
     runs.add_argument("--releases", type=int, default=1, help="how many releases (default: 1)")
     runs.add_argument(
@@ -209,6 +215,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         progress=None if args.quiet else _progress,
         smoothing=args.smoothing,
         topk_laplace=args.topk_laplace,
+        secrets=read_secrets(args.secrets) if args.secrets else None,
     )
     outputs = [(Path(args.out), lambda p: result.metrics.to_csv(p, index=False))]
     if args.ledger:
@@ -222,6 +229,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ValueError(f"cannot write '{path}': {exc.strerror or exc}") from None
     if not args.quiet:
+        if args.secrets:
+            print(f"protecting {result.settings['protects']}")
         metric = f"HitRate@{k}" if args.query == "topk" else "L1"
         print(f"{metric} (mean over {args.trials} trials), release 1:")
         print(result.table(metric).round(4).to_string())

@@ -28,6 +28,7 @@ from puffer_core.engine.chain_terms import (
     node_arrays,
     shared_tables,
 )
+from puffer_core.engine.influence import protected_neighbours
 from puffer_core.engine.kernels import NEG, column_log_range, far_zone, max_log_ratio, start_zone, stream_marginals
 from tests.support.brute import chain_of_kind
 
@@ -258,23 +259,39 @@ def _tables(priors):
     return profiles, shared_tables(profiles)
 
 
-@pytest.mark.parametrize("seed", range(4))
+def _secrets_masks(rng, seed, t_max, k):
+    """Seeds 0–3: every node and pair; seeds 4–7: a random set of protected nodes and of secret pairs
+    (docs/math.md §16), drawn here independently of puffer_core.secrets."""
+    if seed < 4:
+        return np.ones(t_max, dtype=bool), np.ones(k * k, dtype=bool)
+    prot = rng.random(t_max) < [0.1, 0.3, 0.5, 0.05][seed % 4]
+    prot[rng.integers(t_max)] = True
+    use = rng.random(k * k) < 0.4
+    use[rng.integers(k * k)] = True
+    return prot, use
+
+
+@pytest.mark.parametrize("seed", range(8))
 def test_far_zone_against_every_node_pair_and_split(seed):
-    """Node-independent terms (stationary priors, plus an addition to the left terms) at every node ≥ t_lo."""
+    """Node-independent terms (stationary priors, plus an addition to the left terms) at every node ≥ t_lo;
+    from seed 4 on, protected nodes and secret pairs only (the nearest protected node past each end of
+    the evaluated range, docs/math.md §16)."""
     rng = np.random.default_rng(seed)
     k = 4
-    kinds = [["dense", "sparse"], ["sparse", "ring"], ["ring", "near-periodic"], ["near-periodic", "sticky"]][seed]
+    kinds = [["dense", "sparse"], ["sparse", "ring"], ["ring", "near-periodic"], ["near-periodic", "sticky"]][seed % 4]
     priors = _theta(rng, k, kinds, [22, 17], [None, None])
     profiles, arr = _tables(priors)
     t_max = 22
-    t_lo = 1 + seed * 3
+    t_lo = 1 + (seed % 4) * 3
     add = rng.random(len(priors)) * 0.1
     members = arr["lengths"] >= t_lo
-    valid = arr["valid"] & members[:, None]
+    prot, use = _secrets_masks(rng, seed, t_max, k)
+    valid = arr["valid"] & members[:, None] & use[None, :]
     tab, stride, hpi, D, T, shift = arr["tab"], arr["stride"], arr["hpi"], arr["depth"], arr["lengths"], arr["shift"]
     best = np.zeros(t_max)
+    before, after = protected_neighbours(prot)
     far_zone(best, 1, t_max - 1, t_lo, t_max, int(T[members].min()), tab, stride, hpi, D, T, shift, add, valid,
-             np.full(k * k, np.inf), np.zeros(5))
+             np.full(k * k, np.inf), prot, before, after, np.zeros(5))
 
     def row(i, d, j):
         return tab[i, (min(d, D[i]) - 1) * stride[i] + j]
@@ -282,6 +299,8 @@ def test_far_zone_against_every_node_pair_and_split(seed):
     for b in range(1, t_max):
         want = 0.0
         for t in range(t_lo, t_max + 1):
+            if not prot[t - 1]:
+                continue
             for p in range(k * k):
                 present = [valid[i, p] and t <= T[i] for i in range(len(priors))]
                 value = _node_value(
@@ -294,22 +313,25 @@ def test_far_zone_against_every_node_pair_and_split(seed):
         assert best[b - 1] == pytest.approx(want, rel=1e-12, abs=1e-12), (b, best[b - 1], want)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_start_zone_against_every_node_pair_and_split(seed):
-    """Node-dependent left terms (each node's own marginal and the support of p_{t−d}), every pruning bound."""
+    """Node-dependent left terms (each node's own marginal and the support of p_{t−d}), every pruning bound;
+    from seed 4 on, protected nodes and secret pairs only (docs/math.md §16)."""
     rng = np.random.default_rng(100 + seed)
     k = 4
     kinds = [["sticky", "dense"], ["sparse", "dense"], ["ring", "sticky"], ["transient", "dense"]]
     starts = [[1, "random"], ["random", None], [0, 2], ["random", 0]]
-    priors = _theta(rng, k, kinds[seed], [20, 16], starts[seed])
+    priors = _theta(rng, k, kinds[seed % 4], [20, 16], starts[seed % 4])
     profiles, arr = _tables(priors)
     t_max = 20
     m = t_max
     nodes = node_arrays(profiles, m, arr["hpi"])
     tab, stride, D, T, shift = arr["tab"], arr["stride"], arr["depth"], arr["lengths"], arr["shift"]
     best = np.zeros(t_max)
+    prot, use = _secrets_masks(rng, seed, t_max, k)
     start_zone(best, 1, t_max - 1, m + 1, t_max, k, tab, stride, nodes["sid"], nodes["lm"], D, T, arr["hpi"],
-               shift, arr["valid"], nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"], np.zeros(5))
+               shift, arr["valid"] & use[None, :], nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"],
+               prot, use, np.zeros(5))
     lm, sid = nodes["lm"], nodes["sid"]
 
     def row(i, d, j):
@@ -318,9 +340,11 @@ def test_start_zone_against_every_node_pair_and_split(seed):
     for b in range(1, t_max):
         want = 0.0
         for t in range(1, m + 1):
+            if not prot[t - 1]:
+                continue
             for p in range(k * k):
                 x, y = divmod(p, k)
-                if x == y:
+                if x == y or not use[p]:
                     continue
                 present = [t <= T[i] and lm[i, t - 1, x] > -1e299 and lm[i, t - 1, y] > -1e299
                            for i in range(len(priors))]

@@ -15,7 +15,8 @@ import pytest
 
 from puffer_core.engine.mqm import mqm_noise_scale, mqm_scale
 from puffer_core.priors.models import MarkovChainPrior
-from tests.support.brute import converged_from, cutoff_distance, random_chain, random_distribution
+from puffer_core.secrets import Secrets
+from tests.support.brute import converged_from, cutoff_distance, random_chain, random_distribution, secret_pairs
 
 
 def _joint(transition, initial, length):
@@ -29,8 +30,9 @@ def _joint(transition, initial, length):
     return table
 
 
-def _max_influence(table, t, quilt, k):
-    """max over pairs (x, x') with mass at t and over x_Q of log Pr(x_Q | x) / Pr(x_Q | x')."""
+def _max_influence(table, t, quilt, k, pairs=None):
+    """max over pairs (x, x') with mass at t (in ``pairs``, a set, when given) and over x_Q of
+    log Pr(x_Q | x) / Pr(x_Q | x')."""
     mass = [0.0] * k
     cond = [dict() for _ in range(k)]
     for seq, p in table.items():
@@ -41,7 +43,7 @@ def _max_influence(table, t, quilt, k):
     has_pair = False
     for x in range(k):
         for xp in range(k):
-            if x == xp or mass[x] <= 0 or mass[xp] <= 0:
+            if x == xp or mass[x] <= 0 or mass[xp] <= 0 or (pairs is not None and (x, xp) not in pairs):
                 continue
             has_pair = True
             for key in set(cond[x]) | set(cond[xp]):
@@ -53,15 +55,18 @@ def _max_influence(table, t, quilt, k):
     return worst if has_pair else None
 
 
-def _brute_sigma(priors, eps):
-    """σ_max = max_θ max_t min_Q card(X_N) / (ε − e_θ(X_Q | X_t)), quilts of [S] Lemma II.5."""
+def _brute_sigma(priors, eps, pairs=None, positions=None):
+    """σ_max = max_θ max_t min_Q card(X_N) / (ε − e_θ(X_Q | X_t)), quilts of [S] Lemma II.5; with ``pairs`` and
+    ``positions`` (0-based) the max over t and the max-influence's pairs restricted (docs/math.md §16)."""
     sigma = 0.0
     for transition, initial, length in priors:
         k = len(transition)
         table = _joint(transition, initial, length)
         T = length
         for t in range(1, T + 1):  # 1-based node
-            if _max_influence(table, t - 1, (), k) is None:
+            if positions is not None and t - 1 not in positions:
+                continue
+            if _max_influence(table, t - 1, (), k, pairs) is None:
                 continue  # no secret pair at this node
             quilts = [((), T)]  # empty quilt, X_N is the whole chain
             for a in range(1, t):
@@ -72,7 +77,7 @@ def _brute_sigma(priors, eps):
                 quilts.append(((t + b - 1,), t + b - 1))  # X_N = X_{1..t+b-1}
             best = math.inf
             for quilt, card in quilts:
-                e = 0.0 if not quilt else _max_influence(table, t - 1, quilt, k)
+                e = 0.0 if not quilt else _max_influence(table, t - 1, quilt, k, pairs)
                 if e < eps:
                     best = min(best, card / (eps - e))
             sigma = max(sigma, best)
@@ -123,6 +128,27 @@ def test_matches_brute_force_theta(seed):
             [(p.transition, p.initial, p.length) for p in (first, second)], eps
         )
         assert mqm_noise_scale([first, second], eps) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_chosen_secrets_match_brute_force(seed):
+    """σ_max for chosen pairs and positions (docs/math.md §16) against the brute force restricted the same way;
+    never above the all-pairs σ_max."""
+    rng = np.random.default_rng(400 + seed)
+    k = 2 + seed % 2
+    zeros = seed % 3 == 0
+    first = _prior(random_chain(rng, k, zeros=zeros), random_distribution(rng, k, zeros=zeros), 5 if k == 2 else 4)
+    priors = [first] if seed % 2 else [first, _prior(random_chain(rng, k), None, 4 if k == 2 else 3)]
+    sensitive = int(rng.integers(k))
+    pairs = secret_pairs(k, "sensitive", states=(sensitive,)) if seed % 4 < 2 else None
+    positions = {int(v) for v in rng.choice(first.length, 2)} if seed % 4 != 1 else None
+    secrets = Secrets(pairs="sensitive" if pairs else "all", states=(sensitive,) if pairs else (),
+                      positions=None if positions is None else tuple(sorted(positions)))
+    for eps in (0.4, 1.5, 6.0):
+        expected = _brute_sigma([(p.transition, p.initial, p.length) for p in priors], eps, pairs, positions)
+        got = mqm_noise_scale(priors, eps, secrets=secrets)
+        assert got == pytest.approx(expected, rel=1e-9)
+        assert got <= mqm_noise_scale(priors, eps) * (1 + 1e-12)
 
 
 def _reference_sigma(transition, initial, length, eps):

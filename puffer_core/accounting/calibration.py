@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.curve import InfluenceCurve
+from ..secrets.values import ALL_SECRETS
 from ..validation import check_eps, check_whole
 
 
@@ -21,6 +22,7 @@ class Calibration:
     """A per-entry ε_DP mechanism used at curve point (b, a): ε_puffer = b·ε_DP + a.
 
     ``group_dp`` is True when the point chosen is (length, 0): group DP over the whole sequence.
+    ``secrets`` is what the guarantee protects: the secrets of the curve it came from (docs/math.md §16).
     """
 
     eps_puffer: float
@@ -28,6 +30,7 @@ class Calibration:
     b: int
     a: float
     group_dp: bool = False
+    secrets: object = ALL_SECRETS
 
     def __post_init__(self) -> None:
         # a usable point has a(b) < ε_puffer, so all three are finite and ≥ 0; anything else
@@ -40,9 +43,10 @@ class Calibration:
 
     def describe(self) -> str:
         how = "group DP over the whole sequence" if self.group_dp else f"curve point b = {self.b}"
+        chosen = "" if self.secrets == ALL_SECRETS else f"; for the chosen secrets: {self.secrets.words()}"
         return (
             f"ε_puffer = {self.eps_puffer:.4g} from a per-entry ε_DP = {self.eps_dp:.4g} mechanism"
-            f" ({how}, a(b) = {self.a:.4g})"
+            f" ({how}, a(b) = {self.a:.4g}{chosen})"
         )
 
 
@@ -126,7 +130,8 @@ def calibrate(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     eps_puffer = check_eps("eps_puffer", eps_puffer)
     b, a, allowed = usable_points(curve, eps_puffer)
     i = int(np.argmax(allowed))  # first maximum: smallest b
-    return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length))
+    return Calibration(eps_puffer, float(allowed[i]), int(b[i]), float(a[i]), bool(b[i] >= curve.length),
+                       curve.secrets)
 
 
 def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
@@ -138,11 +143,12 @@ def certify(curve: InfluenceCurve, eps_dp: float) -> Calibration:
     eps_dp = check_eps("eps_dp", eps_dp)
     b, a, total = _certify_points(curve, eps_dp)
     i = int(np.argmin(total))  # first minimum: smallest b
-    return Calibration(float(total[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))
+    return Calibration(float(total[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length),
+                       curve.secrets)
 
 
 def group_dp(curve: InfluenceCurve, eps_puffer: float) -> Calibration:
     """The group-DP baseline: ε_DP = ε_puffer / T_max (docs/math.md §3, §5)."""
     curve = check_curve(curve, "group_dp")
     eps_puffer = check_eps("eps_puffer", eps_puffer)
-    return Calibration(eps_puffer, eps_puffer / curve.length, curve.length, 0.0, True)
+    return Calibration(eps_puffer, eps_puffer / curve.length, curve.length, 0.0, True, curve.secrets)

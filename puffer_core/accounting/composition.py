@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..engine.curve import InfluenceCurve
+from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import check_eps, check_whole, is_number
 from .calibration import Calibration, check_curve, usable_points
 from .events import Composition, CurveEvent, MQMEvent, NoiseEvent, PrivacyEvent
@@ -116,12 +117,17 @@ class Ledger:
     ``eps_puffer`` is the guarantee by the events' own rule (``composition``: [C] Theorem 6.2
     for curve-calibrated releases, the plain sum for MQM); ``naive_sum`` adds up every release's
     ε_puffer; ``group_dp`` is T·Σ ε_DP, what group-DP accounting certifies for the same releases.
+    ``secrets``: what every total protects — the releases' common secrets, or ``None`` when they protect
+    different secrets: the totals then hold for the secrets that *every* release protects (docs/math.md §16:
+    Theorem 6.2 holds for any fixed set of secret pairs, and each release's point bounds the curve of a
+    smaller set too), which :func:`common_secrets` writes out for K states.
     """
 
     composition: Composition | None
     eps_puffer: np.ndarray
     naive_sum: np.ndarray
     group_dp: np.ndarray
+    secrets: object = ALL_SECRETS
 
 
 class Accountant:
@@ -147,12 +153,54 @@ class Accountant:
         """The running totals of ``events`` (released in this order)."""
         items = list(events)
         eps = np.array([_checked(e).eps_puffer for e in items], dtype=float)
+        kinds = {_secrets_key(e.secrets) for e in items}
         return Ledger(
             _composition(items),
             cumulative_eps_puffer(items),
             np.cumsum(eps),
             group_dp_cumulative(self.length, [e.eps_dp for e in items]),
+            items[0].secrets if len(kinds) == 1 else (ALL_SECRETS if not items else None),
         )
+
+
+def _secrets_key(secrets: object) -> str:
+    """A key that is equal for equal secrets (population pairs compare by their text)."""
+    to_text = getattr(secrets, "to_text", None)
+    return to_text() if callable(to_text) else repr(secrets)
+
+
+def common_secrets(events: Iterable[PrivacyEvent], n_states: int) -> Secrets:
+    """The value-pair secrets that every release of ``events`` protects, written out for K = ``n_states``
+    states (an explicit list of ordered pairs and the common positions; docs/math.md §16).
+
+    Releases that protect events or whole-population pairs have no common value pairs with the others:
+    refused with what to do instead.
+    """
+    items = list(events)
+    chosen = [_checked(e).secrets for e in items]
+    if not chosen:
+        return ALL_SECRETS
+    if any(not isinstance(s, Secrets) for s in chosen):
+        if len({_secrets_key(s) for s in chosen}) == 1:
+            return chosen[0]  # type: ignore[return-value]
+        raise ValueError("these releases protect different kinds of secrets (events or whole-population pairs"
+                         " beside value pairs); no total holds for all of them: keep them in separate ledgers")
+    if len({_secrets_key(s) for s in chosen}) == 1:
+        return chosen[0]
+    pairs = np.ones((n_states, n_states), dtype=bool)
+    positions: set[int] | None = None
+    for s in chosen:
+        pairs &= s.pair_matrix(n_states)
+        if s.positions is not None:
+            positions = set(s.positions) if positions is None else positions & set(s.positions)
+        elif s.rule is not None:
+            raise ValueError("a release's secrets wait for their time rule to be resolved (secrets.resolve(data))")
+    if not pairs.any() or (positions is not None and not positions):
+        raise ValueError("no secret is protected by every release (their pairs or positions do not overlap);"
+                         " no total holds for all of them")
+    listed = tuple((int(x), int(y)) for x, y in zip(*np.nonzero(pairs)))
+    return Secrets(pairs="list", listed=listed, ordered=True,
+                   positions=None if positions is None else tuple(sorted(positions)))
 
 
 def _checked(event: object) -> PrivacyEvent:
@@ -204,4 +252,5 @@ def plan(curve: InfluenceCurve, total_eps_puffer: float, releases: int) -> Calib
             f"{shown} releases leave each one a per-entry ε_DP too small for a float (it rounds to 0);"
             " plan fewer releases"
         )
-    return Calibration(float(b[i] * eps_dp + a[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length))
+    return Calibration(float(b[i] * eps_dp + a[i]), eps_dp, int(b[i]), float(a[i]), bool(b[i] >= curve.length),
+                       curve.secrets)

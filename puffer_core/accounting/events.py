@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from ..secrets.values import ALL_SECRETS
 from ..validation import check_eps, check_number, check_whole, is_number
 from .calibration import Calibration
 
@@ -34,6 +35,20 @@ class Composition(StrEnum):
     ADDITIVE = "additive"  # [S] Theorem III.7: Σ_l ε_puffer_l
     SAME_QUERY = "same_query"  # the Wasserstein mechanism: repeated releases of one query add up (one coupling)
     DP_TRANSLATION = "dp_translation"  # the influence-matrix translation: c·Σ_l ε_DP_l = Σ_l ε_puffer_l
+
+
+def secrets_text(secrets: object) -> str:
+    """The secrets' link text ("" for every pair at every entry), for JSON records."""
+    to_text = getattr(secrets, "to_text", None)
+    return to_text() if callable(to_text) else ""
+
+
+def _chosen(secrets: object) -> str:
+    """", for the chosen secrets: …" when the secrets are not every pair at every entry."""
+    if secrets == ALL_SECRETS:
+        return ""
+    words = getattr(secrets, "words", None)
+    return f"; protects {words()}" if callable(words) else ""
 
 
 def _finite_or_text(value: float | None) -> float | str | None:
@@ -81,12 +96,17 @@ class CurveEvent:
     def group_dp(self) -> bool:
         return self.calibration.group_dp
 
+    @property
+    def secrets(self) -> object:
+        """What the release protects: its calibration's (its curve's) secrets (docs/math.md §16)."""
+        return self.calibration.secrets
+
     def describe(self) -> str:
         how = "group DP over the whole sequence" if self.group_dp else f"curve point b = {self.b}"
         split = f", split over {self.queries} counts (ε_DP/{self.queries} each)" if self.queries > 1 else ""
         return (
             f"{self.mechanism}: ε_puffer = {self.eps_puffer:.4g} from per-entry ε_DP = {self.eps_dp:.4g}"
-            f" ({how}, a(b) = {self.a:.4g}){split}"
+            f" ({how}, a(b) = {self.a:.4g}){split}{_chosen(self.secrets)}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,6 +121,7 @@ class CurveEvent:
             "composition": str(self.composition),
             "sigma_max": None,
             "queries": self.queries,
+            "secrets": secrets_text(self.secrets),
         }
 
 
@@ -118,6 +139,7 @@ class MQMEvent:
     eps_dp: float
     sigma_max: float
     queries: int = 1
+    secrets: object = ALL_SECRETS
     composition: ClassVar[Composition] = Composition.ADDITIVE
 
     def __post_init__(self) -> None:
@@ -132,7 +154,7 @@ class MQMEvent:
         split = f", split over {self.queries} counts (ε/{self.queries} each)" if self.queries > 1 else ""
         return (
             f"{self.mechanism}: ε_puffer = {self.eps_puffer:.4g} with σ_max = {self.sigma_max:.4g}{split};"
-            " releases add up ([S] Theorem III.7)"
+            f" releases add up ([S] Theorem III.7){_chosen(self.secrets)}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,6 +169,7 @@ class MQMEvent:
             "composition": str(self.composition),
             "sigma_max": _finite_or_text(self.sigma_max),
             "queries": self.queries,
+            "secrets": secrets_text(self.secrets),
         }
 
 
@@ -168,6 +191,7 @@ class NoiseEvent:
     scale: float
     composition: Composition
     queries: int = 1
+    secrets: object = ALL_SECRETS
 
     def __post_init__(self) -> None:
         check_eps("eps_puffer", self.eps_puffer)
@@ -181,7 +205,8 @@ class NoiseEvent:
 
     def describe(self) -> str:
         what = "W" if self.composition is Composition.SAME_QUERY else "factor c"
-        return f"{self.mechanism}: ε_puffer = {self.eps_puffer:.4g} with {what} = {self.scale:.4g}"
+        chosen = _chosen(self.secrets)
+        return f"{self.mechanism}: ε_puffer = {self.eps_puffer:.4g} with {what} = {self.scale:.4g}{chosen}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-safe values (the same keys as the other events, and ``scale``)."""
@@ -196,6 +221,7 @@ class NoiseEvent:
             "sigma_max": None,
             "queries": self.queries,
             "scale": _finite_or_text(self.scale),
+            "secrets": secrets_text(self.secrets),
         }
 
 

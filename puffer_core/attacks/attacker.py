@@ -34,6 +34,7 @@ import numpy as np
 
 from ..mechanisms.laws import ClampedDiscreteLaplace, ExponentialRanking, histogram_law, log_emissions
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
 from ..work import FORWARD_BACKWARD, SECONDS_PER_UNIT, WorkCounter, WorkEstimate
 
@@ -113,6 +114,30 @@ def _shifts(loglik: np.ndarray, possible: np.ndarray) -> tuple[np.ndarray, np.nd
         shift = top - bottom
     shift = np.where(np.isneginf(top) | np.isposinf(bottom) | np.isnan(shift), -np.inf, shift)
     return shift, x, xp
+
+
+def _secret_shifts(loglik: np.ndarray, possible: np.ndarray, pairs: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_shifts` over the secret pairs only (a K×K boolean matrix, docs/math.md §16; None: every pair)."""
+    if pairs is None:
+        return _shifts(loglik, possible)
+    possible = np.broadcast_to(possible, loglik.shape)
+    xs, xps = np.nonzero(pairs)
+    top = np.where(possible[..., xs], loglik[..., xs], -np.inf)
+    bottom = np.where(possible[..., xps], loglik[..., xps], np.inf)
+    with np.errstate(invalid="ignore"):
+        shift = top - bottom
+    shift = np.where(np.isneginf(top) | np.isposinf(bottom) | np.isnan(shift), -np.inf, shift)
+    best = shift.argmax(axis=-1)
+    value = np.take_along_axis(shift, best[..., None], -1)[..., 0]
+    return value, xs[best], xps[best]
+
+
+def _value_pairs(secrets: object, n_states: int) -> tuple[np.ndarray | None, Secrets]:
+    """The secret pairs (None: every pair) and the checked secrets; the attacker targets value pairs."""
+    chosen = as_secrets(secrets)
+    pairs = chosen.pair_matrix(n_states)
+    return (None if pairs[~np.eye(n_states, dtype=bool)].all() else pairs), chosen
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,8 +270,10 @@ def attack_stream(
     restarts: int = 4,
     max_sweeps: int = 20,
     work: WorkCounter | None = None,
+    secrets: Secrets | None = None,
 ) -> Attack:
-    """The largest posterior log-odds shift found for a stream (docs/math.md §10, §11).
+    """The largest posterior log-odds shift found for a stream (docs/math.md §10, §11); ``secrets``: only the
+    chosen value pairs at the protected entries are attacked (docs/math.md §16).
 
     ``draws`` outputs are drawn from the stream over sequences drawn from each prior; the
     ``restarts`` best (with distinct entry and pair) are climbed, changing one r_s at a time
@@ -266,6 +293,8 @@ def attack_stream(
             f" output; the attack is limited to {MAX_STREAM_CELLS:.0e} (shorten the stream)"
         )
     log_laws = log_emissions(emissions, k, T)
+    pairs, chosen = _value_pairs(secrets, k)
+    protected = chosen.position_mask(T)
     stream_attack_estimate(k, T, len(priors), draws, restarts, max_sweeps,
                            max(law.shape[1] for law in log_laws)).check()
     batch = max(1, _BATCH_CELLS // (k * T))
@@ -279,7 +308,9 @@ def attack_stream(
         found: list[tuple[float, int, int, tuple[int, int]]] = []  # (shift, draw, entry, pair)
         for start in range(0, draws, batch):
             chunk = outputs[start : start + batch]
-            shift, x, xp = _shifts(_stream_joint(prior, log_laws, chunk, work) - log_marg[None], possible[None])
+            shift, x, xp = _secret_shifts(_stream_joint(prior, log_laws, chunk, work) - log_marg[None],
+                                          possible[None], pairs)
+            shift = np.where(protected[None, :], shift, -np.inf)
             t = shift.argmax(axis=1)
             for r, tr in enumerate(t):
                 found.append((float(shift[r, tr]), start + r, int(tr), (int(x[r, tr]), int(xp[r, tr]))))
@@ -480,8 +511,11 @@ def attack_histogram(
     draws: int = 200,
     entries: Sequence[int] | None = None,
     max_sweeps: int = 20,
+    secrets: Secrets | None = None,
 ) -> Attack:
     """The largest posterior log-odds shift found for one user's histogram release (docs/math.md §11).
+
+    ``secrets``: only the chosen value pairs, at the protected entries among the targets (docs/math.md §16).
 
     ``mechanism="laplace"``: every count of the user's states gets Lap(2/ε) noise (L1
     sensitivity 2, per-entry ε-DP).  The log-odds of a real output are largest at whole
@@ -506,15 +540,21 @@ def attack_histogram(
         raise ValueError(f"k = {k} is larger than the number of states ({n_states})")
     _count_grid(priors[0])  # refuse up front what would not fit
     rng = np.random.default_rng(seed)
+    pairs, chosen = _value_pairs(secrets, n_states)
+    pool = np.flatnonzero(chosen.position_mask(T))  # the protected entries (all of them by default)
     if entries is None:
-        if T <= 10:
-            targets = list(range(T))
+        if pool.size <= 10:
+            targets = pool.tolist()
         else:
-            targets = sorted({0, T // 2, T - 1, *(int(v) for v in rng.choice(T, size=min(3, T), replace=False))})
+            drawn = pool[rng.choice(pool.size, size=min(3, pool.size), replace=False)]
+            targets = sorted({int(pool[0]), int(pool[pool.size // 2]), int(pool[-1]), *(int(v) for v in drawn)})
     else:
         targets = sorted({check_whole("entry", e, minimum=0) for e in entries})
         if not targets or targets[-1] >= T:
             raise ValueError(f"entries must be 0-based steps 0..{T - 1}; got {list(entries)!r}")
+        targets = [t for t in targets if t in set(pool.tolist())]
+        if not targets:
+            raise ValueError("none of the entries asked for is protected by the secrets")
     counts = _all_counts(n_states, T)
     if isinstance(law, ExponentialRanking):
         candidates = law.rankings(n_states, limit=MAX_RANKINGS)
@@ -536,7 +576,8 @@ def attack_histogram(
             possible = marginals[entry] > 0
             log_marg = _logs(np.where(possible, marginals[entry], 1.0))
             weights = histogram_count_weights(prior, entry)
-            shift, x, xp = _shifts(_histogram_loglik(weights, candidates, loglik, log_marg), possible[None])
+            shift, x, xp = _secret_shifts(_histogram_loglik(weights, candidates, loglik, log_marg), possible[None],
+                                          pairs)
             row = int(np.argmax(shift))
             pair = (int(x[row]), int(xp[row]))
             output, value = candidates[row], float(shift[row])

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..secrets.events import EventSecrets
+from ..secrets.indicators import secret_masks
+from ..secrets.values import Secrets
 from ..validation import WORK_LIMIT_SECONDS, check_distribution, check_whole
 from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, PRODUCT, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 
@@ -28,13 +31,15 @@ _SETUP_US = 10_000.0  # per call: the sequences, the checks, switching to one BL
 
 @dataclass(frozen=True)
 class LeakageReport:
-    """The exact leakage and where it is attained (0-based entry, states, prior, joint output)."""
+    """The exact leakage and where it is attained (0-based entry, states, prior, joint output); ``secret``
+    names the secret pair in words when chosen secrets were audited (docs/math.md §16)."""
 
     eps: float
     entry: int | None = None
     pair: tuple[int, int] | None = None
     prior_index: int | None = None
     output: tuple[int, ...] | None = None
+    secret: str = ""
 
 
 def power(base: int, exponent: int) -> float:
@@ -187,19 +192,69 @@ def exact_leakage_estimate(
     )
 
 
+def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, int]:
+    """max over outputs of log num/den (+inf where num > 0 = den) and where; (−inf, 0) when num is 0 everywhere."""
+    pos = num > 0
+    if np.any(pos & (den <= 0)):
+        return math.inf, int(np.flatnonzero(pos & (den <= 0))[0])
+    if not np.any(pos):
+        return -math.inf, 0
+    ratios = np.full(num.shape, -np.inf)
+    ratios[pos] = np.log(num[pos]) - np.log(den[pos])
+    w = int(np.argmax(ratios))
+    return float(ratios[w]), w
+
+
+def _chosen_report(priors: list[MarkovChainPrior], secrets: object, tables: dict, mechanism: Callable,
+                   releases: int, work: WorkCounter | None) -> LeakageReport:
+    """The exact leakage over the chosen secret pairs (docs/math.md §16), each a pair of sets of sequences."""
+    k = priors[0].n_states
+    best = LeakageReport(0.0)
+    for index, prior in enumerate(priors):
+        if prior.length not in tables:
+            tables[prior.length] = _tables(k, prior.length, mechanism, releases, len(priors), work)
+        seqs, matrix, joint = tables[prior.length]
+        probs = sequence_probabilities(prior, seqs)
+        for label, entry, pair, first, second in secret_masks(secrets, seqs, k):
+            mass_i, mass_j = float(probs[first].sum()), float(probs[second].sum())
+            if mass_i <= 0 or mass_j <= 0:
+                continue
+            if work is not None:
+                work.add(PRODUCT, 2.0 * seqs.shape[0] * joint.shape[1])
+            num = (probs * first) @ joint / mass_i
+            den = (probs * second) @ joint / mass_j
+            value, w = _ratio(num, den)
+            if value > best.eps:
+                output = tuple(int(v) for v in np.unravel_index(w, (matrix.shape[1],) * releases))
+                best = LeakageReport(value, entry, pair, index, output, label)
+    return best
+
+
 def leakage_report(
     prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
     mechanism: Callable[[np.ndarray], object],
     releases: int = 1,
     work: WorkCounter | None = None,
+    secrets: Secrets | EventSecrets | None = None,
 ) -> LeakageReport:
     """The exact leakage with the worst (entry, pair, prior, output); see :func:`exact_leakage`.
 
     Given ``work``, the enumeration units performed are added to it (:func:`exact_leakage_estimate`).
+    ``secrets``: the chosen value pairs and entries, or event secrets (docs/math.md §16); None is every
+    pair at every entry.
     """
     priors = as_theta(prior_or_priors, "exact_leakage")
     releases = check_whole("releases", releases)
     k = priors[0].n_states
+    if secrets is not None and not (isinstance(secrets, Secrets) and secrets.is_all):
+        if isinstance(secrets, Secrets):
+            secrets.check(k)
+        elif isinstance(secrets, EventSecrets):
+            secrets.state_mask(k)
+        else:
+            raise TypeError(f"secrets must be Secrets or EventSecrets; got {type(secrets).__name__}")
+        with one_blas_thread():
+            return _chosen_report(list(priors), secrets, {}, mechanism, releases, work)
     best = LeakageReport(0.0)
     tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per length: sequences, outputs, joint
     with one_blas_thread():  # the products are many and small: one BLAS thread is fastest on a busy machine
@@ -242,11 +297,13 @@ def exact_leakage(
     mechanism: Callable[[np.ndarray], object],
     releases: int = 1,
     work: WorkCounter | None = None,
+    secrets: Secrets | EventSecrets | None = None,
 ) -> float:
     """The exact Pufferfish leakage of ``releases`` independent runs of ``mechanism`` (docs/math.md §9).
 
     ``mechanism`` maps a state sequence (numpy int array) to a probability vector over
     finitely many outputs.  Refuses chains with more than 200,000 sequences, and (once the
     mechanism's table is built) what :func:`exact_leakage_estimate` puts past the work limit.
+    ``secrets``: the leakage about the chosen secrets only (docs/math.md §16).
     """
-    return leakage_report(prior_or_priors, mechanism, releases, work).eps
+    return leakage_report(prior_or_priors, mechanism, releases, work, secrets).eps

@@ -22,6 +22,8 @@ import numpy as np
 
 from ..mechanisms.laws import check_emissions, histogram_law
 from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..secrets.events import EventSecrets
+from ..secrets.values import Secrets, as_secrets
 from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
 from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
@@ -117,7 +119,7 @@ def _stream_units(k: int, sizes: list[int], n_priors: int) -> dict[str, float]:
 
 def exact_stream_leakage(
     prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], emissions: object,
-    work: WorkCounter | None = None,
+    work: WorkCounter | None = None, secrets: Secrets | None = None,
 ) -> StreamAudit:
     """The exact leakage of a stream about every entry (docs/math.md §9, §10), for tiny chains.
 
@@ -125,10 +127,14 @@ def exact_stream_leakage(
     matrix per step, row x = the output law given X_t = x.  Priors in Θ share K and the length
     T.  Refuses more than 5,000 sequences or 4e8 units of work (sequences × joint outputs × T), and
     what :func:`exact_stream_estimate` puts past the work limit; given ``work``, the enumeration and
-    product units performed are added to it.
+    product units performed are added to it.  ``secrets``: the leakage about the chosen value pairs at the
+    protected entries only (docs/math.md §16; ``per_entry`` is 0 at the others).
     """
     priors = as_theta(prior_or_priors, "exact_stream_leakage", same_length=True)
     k, T = priors.n_states, priors.max_length
+    chosen = as_secrets(secrets).check(k)
+    protected = chosen.position_mask(T)
+    secret_pairs = chosen.pair_matrix(k)
     laws = check_emissions(emissions, k, T)
     n_seq = k**T
     sizes = [law.shape[1] for law in laws]
@@ -164,9 +170,11 @@ def exact_stream_leakage(
                     work.add(ENUMERATION, float(n_seq) * outs.shape[0] * T * (1 + k / 8))
                 weighted = probs[:, None] * likelihood
                 for t in range(T):
+                    if not protected[t]:
+                        continue
                     joint = onehot[t] @ weighted  # (K, outputs): Pr[r, X_t = x]
                     for x, xp in itertools.permutations(range(k), 2):
-                        if mass[t][x] <= 0 or mass[t][xp] <= 0:
+                        if mass[t][x] <= 0 or mass[t][xp] <= 0 or not secret_pairs[x, xp]:
                             continue
                         if work is not None:
                             work.add(ENUMERATION, joint.shape[1])
@@ -193,7 +201,7 @@ def exact_stream_leakage(
 
 def exact_histogram_leakage(
     prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps: float, mechanism: str = "laplace", k: int = 1,
-    work: WorkCounter | None = None,
+    work: WorkCounter | None = None, secrets: Secrets | EventSecrets | None = None,
 ) -> float:
     """The exact leakage of one user's histogram over the whole sequence (docs/math.md §9, §11), tiny chains.
 
@@ -219,4 +227,4 @@ def exact_histogram_leakage(
     def release(seq: np.ndarray) -> np.ndarray:
         return law.probabilities(np.bincount(seq, minlength=n_states))
 
-    return exact_leakage(priors, release, work=work)
+    return exact_leakage(priors, release, work=work, secrets=secrets)

@@ -125,7 +125,10 @@ class ChainTerms:
             if d > self.capacity:
                 hint = expected if expected is not None else self._expected
                 first = hint if hint is not None and self.n == 0 else 16
-                self._grow(min(n, max(d, first, 2 * self.capacity)))
+                # geometric growth (a caller growing the tables distance by distance copies O(n) rows, not
+                # O(n²)), never past the distances the chain can use
+                most = self.T - 1 if self.stop_at is None else min(self.T - 1, self.stop_at)
+                self._grow(min(max(n, most), max(d, first, 2 * self.capacity)))
             self._power = self._power @ self._transition
             if work is not None:
                 work.add(PRODUCT, float(k) ** 3)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..secrets.values import ALL_SECRETS
 from ..validation import as_numbers, check_whole
 
 
@@ -20,13 +21,18 @@ class InfluenceCurve:
     """An a(b)-influence curve: ``a[i]`` is a(b) at ``b[i]`` (b = 1..B).
 
     ``length`` is the longest sequence: a(b) = 0 for b ≥ length.  Values may be +inf,
-    never NaN.  Immutable.
+    never NaN.  Immutable.  ``secrets`` is what the curve protects (docs/math.md §16: a
+    :class:`~puffer_core.secrets.Secrets` or :class:`~puffer_core.secrets.EventSecrets`; default every
+    pair at every entry), carried on to calibrations, privacy events and ledgers so they can say it;
+    ``note`` says what a reader must know about the values (exact or an upper bound, where ∞ comes from).
     """
 
     b: np.ndarray
     a: np.ndarray
     length: int
     label: str = ""
+    secrets: object = ALL_SECRETS
+    note: str = ""
 
     def __post_init__(self) -> None:
         b = as_numbers(self.b, "b (the curve's points)")

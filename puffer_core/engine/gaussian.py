@@ -56,6 +56,7 @@ from scipy.linalg.lapack import dtrtri as trtri
 from scipy.special import erf, erfcx
 
 from ..priors.models import MAX_LENGTH, GaussianProcessPrior
+from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import WORK_LIMIT_SECONDS, check_whole
 from ..work import (
     GAUSSIAN,
@@ -432,26 +433,34 @@ def _extreme(side: _Side, r: np.ndarray, bound: np.ndarray, attained: np.ndarray
     return np.maximum(result, attained)
 
 
-def _orders(n: int) -> list[np.ndarray]:
-    """Coordinates by distance from the centre i* = ⌈n/2⌉, ties lower-first and (n even) higher-first.
+def centre_coordinate(n: int) -> int:
+    """The 0-based index of [C] Theorem 5's centre coordinate i* = ⌈n/2⌉ (1-based)."""
+    return (n + 1) // 2 - 1
 
-    For odd n the reflection j ↦ n − 1 − j maps the coordinates onto themselves and the
-    higher-first order onto the lower-first one; Σ is invariant, so both give the same values.
-    For even n the two orders hold the same set L for odd b (complete pairs of ties in H).
+
+def _orders(n: int, centre: int | None = None) -> list[np.ndarray]:
+    """Coordinates by distance from ``centre`` (0-based; default [C]'s i* = ⌈n/2⌉), ties lower-first and
+    higher-first.
+
+    For the middle of odd n the reflection j ↦ n − 1 − j maps the coordinates onto themselves and the
+    higher-first order onto the lower-first one; Σ is invariant, so both give the same values (one
+    order).  Otherwise the two orders hold the same set L for odd b (H = the coordinate and complete
+    pairs of ties, or past an end of the record no ties at all).
     """
-    centre = (n + 1) // 2 - 1
+    centre = (n + 1) // 2 - 1 if centre is None else int(centre)
     idx = np.arange(n)
     dist = np.abs(idx - centre)
     first = np.lexsort((idx, dist))
     second = np.lexsort((-idx, dist))
-    return [first] if n % 2 == 1 or np.array_equal(first, second) else [first, second]
+    return [first] if 2 * centre == n - 1 or np.array_equal(first, second) else [first, second]
 
 
 _SPREAD_FLOPS = 800.0  # floating-point operations per (b, r) point of the spread bounds, refinement included
 
 
-def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> WorkEstimate:
-    """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`)."""
+def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None, coordinates: int = 1) -> WorkEstimate:
+    """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`); ``coordinates``:
+    how many coordinates' curves are computed (chosen positions, docs/math.md §16)."""
     if not isinstance(prior, GaussianProcessPrior):
         raise ValueError(
             f"gaussian_estimate takes a GaussianProcessPrior (for a Markov chain use influence_estimate);"
@@ -460,7 +469,7 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> 
     if max_b is not None:
         check_whole("max_b", max_b)
     n = float(prior.n)
-    orders = len(_orders(prior.n))
+    orders = len(_orders(prior.n)) if coordinates == 1 else 2  # off the centre, ties come both ways
     m = min(prior.n if max_b is None else int(max_b), prior.n - 1)
     weak = symbol_minimum(prior) < 1e-6  # the factor's own bound needs two more products
     # multiply-adds of the linear algebra (BLAS): the first order's factor, inverse and residual product (and
@@ -469,20 +478,23 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> 
     products = n**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + (orders - 1) * n**3 * (1 / 2 + extra)
     rows = m * (1 + 0.5 * (orders - 1))
     units = {
-        "product": products,
-        "gaussian": (40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS,  # array passes, r bounds
-        "overhead": 3000.0 + 40.0 * rows,  # the interpreter's share (microseconds)
+        "product": coordinates * products,
+        "gaussian": coordinates * ((40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS),
+        "overhead": 3000.0 + coordinates * 40.0 * rows,  # the interpreter's share (microseconds)
     }
     nbytes = 8.0 * n * n * (9 if weak else 6)
-    seconds = products * SECONDS_PER_UNIT["product"]
+    seconds = coordinates * products * SECONDS_PER_UNIT["product"]
     fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(seconds, 1e-9)) ** (1 / 3),
                              (MEMORY_LIMIT_BYTES / nbytes) ** 0.5))
+    several = f" for each of {coordinates} protected coordinates" if coordinates > 1 else ""
     return WorkEstimate(
         f"a Gaussian-process curve with n = {prior.n:,} coordinates", units, nbytes,
         f"a Cholesky factorisation of {prior.n - 1}×{prior.n - 1}"
-        f"{' (and its reordering for the second order of ties)' if orders > 1 else ''} with certified residuals",
+        f"{' (and its reordering for the second order of ties)' if orders > 1 else ''} with certified residuals"
+        f"{several}",
         f"use n ≤ {max(2, int(fits * 0.9)):,} (the curve only depends on the coordinates within the correlation"
-        " range of the centre, so a shorter record with the same ℓ shows the same shape)",
+        " range of the centre, so a shorter record with the same ℓ shows the same shape)"
+        + (", or protect fewer coordinates" if coordinates > 1 else ""),
         {"n": max(2, int(fits * 0.9))},
     )
 
@@ -493,8 +505,14 @@ def gaussian_influence_curve(
     *,
     progress: ProgressCallback | None = None,
     work: WorkCounter | None = None,
+    secrets: Secrets | None = None,
 ) -> InfluenceCurve:
     """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring.
+
+    ``secrets``: the interval secrets of every coordinate, evaluated at [C] Theorem 5's centre (``None``,
+    :data:`ALL_SECRETS`); or the interval secrets of the protected coordinates of a
+    :class:`~puffer_core.secrets.Secrets` with positions, each evaluated with L = the n − b coordinates
+    farthest from it and the maximum taken (docs/math.md §16).
 
     Refused at once (ValueError with the estimate) when :func:`gaussian_estimate` is beyond the
     limits; ``progress`` and ``work`` as in :func:`puffer_core.influence.influence_curve`.
@@ -508,33 +526,21 @@ def gaussian_influence_curve(
             " already gives the whole curve"
         )
     n_b = n if max_b is None else int(max_b)
-    estimate = gaussian_estimate(prior, max_b)
+    coordinates = protected_coordinates(n, secrets)
+    estimate = gaussian_estimate(prior, max_b, len(coordinates))
     estimate.check()
     report = Progress(progress, estimate.total_units)
     lam = symbol_minimum(prior)
     a = np.zeros(n_b)
     m = min(n_b, n - 1)
-    orders = _orders(n)
-    per_order = (estimate.total_units - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
     with one_blas_thread():
         if m >= 1:
-            values = []
-            report.report(f"conditional laws, order 1 of {len(orders)}", force=True)
-            for i, (mu, var) in enumerate(_conditionals(prior, orders, lam)):
-                report.advance(f"conditional laws, order {i + 1} of {len(orders)}", per_order)
-                mu, var = mu[:m], var[:m]
-                out = np.full(m, np.inf)
-                ok = var > 0
-                if i == 1:  # odd b: the same L as the first order (see _orders)
-                    ok &= np.arange(1, m + 1) % 2 == 0
-                    out[np.arange(1, m + 1) % 2 == 1] = values[0][np.arange(1, m + 1) % 2 == 1]
-                rows = np.flatnonzero(ok)
-                for s in range(0, rows.size, 256):
-                    part = rows[s : s + 256]
-                    out[part] = _spread_upper(mu[part], np.sqrt(var[part]), prior)
-                    report.advance("spread of the interval log-ratios", part.size * R_POINTS * _SPREAD_FLOPS)
-                values.append(out)
-            a[:m] = np.maximum(np.min(values, axis=0), 0.0)
+            report.report(f"conditional laws of coordinate {coordinates[0] + 1}", force=True)
+            worst = np.zeros(m)
+            for centre in coordinates:
+                worst = np.maximum(worst, _coordinate_curve(prior, centre, m, lam, report, estimate,
+                                                            len(coordinates)))
+            a[:m] = worst
     if work is not None:
         for kind in (PRODUCT, GAUSSIAN):  # counted from the sizes, not measured: the estimate's own numbers
             work.add(kind, estimate.units[UNIT_KINDS[kind]])
@@ -545,4 +551,38 @@ def gaussian_influence_curve(
         f"GP {prior.kernel.replace('_', '-')} ℓ={prior.length_scale:g} (n={n}, γ={prior.gamma:g},"
         f" δ={prior.delta:g}; λ_min(Σ) ≥ {lam:.1e}{certified})"
     )
-    return InfluenceCurve(np.arange(1, n_b + 1), a, n, label)
+    return InfluenceCurve(np.arange(1, n_b + 1), a, n, label, ALL_SECRETS if secrets is None else secrets)
+
+
+def protected_coordinates(n: int, secrets: Secrets | None) -> list[int]:
+    """The coordinates whose curves are computed (0-based): [C]'s centre for every position (``None`` or
+    :data:`ALL_SECRETS`), else the protected coordinates, one of each pair j, n − 1 − j (a reflection
+    leaves Σ and the orders' sets L unchanged, so both give the same values)."""
+    if secrets is None or secrets.positions is None:
+        return [centre_coordinate(n)]
+    inside = [p for p in secrets.positions if p < n]
+    return sorted({min(p, n - 1 - p) for p in inside})
+
+
+def _coordinate_curve(prior: GaussianProcessPrior, centre: int, m: int, lam: float, report: Progress,
+                      estimate: WorkEstimate, count: int) -> np.ndarray:
+    """Upper bounds on a*_i(b), b = 1..m, for the secret at coordinate ``centre`` with L the n − b coordinates
+    farthest from it (the smaller value of the two orders of ties; docs/math.md §2.3, §16)."""
+    orders = _orders(prior.n, centre)
+    per_order = (estimate.total_units / count - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
+    values: list[np.ndarray] = []
+    for i, (mu, var) in enumerate(_conditionals(prior, orders, lam)):
+        report.advance(f"conditional laws of coordinate {centre + 1}, order {i + 1} of {len(orders)}", per_order)
+        mu, var = mu[:m], var[:m]
+        out = np.full(m, np.inf)
+        ok = var > 0
+        if i == 1:  # odd b: the same L as the first order (see _orders)
+            ok &= np.arange(1, m + 1) % 2 == 0
+            out[np.arange(1, m + 1) % 2 == 1] = values[0][np.arange(1, m + 1) % 2 == 1]
+        rows = np.flatnonzero(ok)
+        for s in range(0, rows.size, 256):
+            part = rows[s : s + 256]
+            out[part] = _spread_upper(mu[part], np.sqrt(var[part]), prior)
+            report.advance("spread of the interval log-ratios", part.size * R_POINTS * _SPREAD_FLOPS)
+        values.append(out)
+    return np.maximum(np.min(values, axis=0), 0.0)

@@ -52,6 +52,8 @@ import time
 import numpy as np
 
 from ..priors.models import MAX_LENGTH, GaussianProcessPrior, MarkovChainPrior, as_theta
+from ..secrets.events import EventSecrets
+from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import WORK_LIMIT_SECONDS, check_whole
 from ..work import (
     SECONDS_PER_UNIT,
@@ -66,7 +68,7 @@ from ..work import (
 )
 from .chain_terms import ChainProfile, attach_arena, node_arrays, shared_tables
 from .curve import InfluenceCurve
-from .gaussian import gaussian_estimate, gaussian_influence_curve
+from .gaussian import gaussian_estimate, gaussian_influence_curve, protected_coordinates
 from .kernels import far_zone, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
@@ -218,18 +220,26 @@ def _plan(priors: list[MarkovChainPrior], max_b: int | None, work: WorkCounter |
     return t_max, n_b, n_eff, profiles, estimate
 
 
-def influence_estimate(prior_or_priors: object, max_b: int | None = None) -> WorkEstimate:
+def influence_estimate(prior_or_priors: object, max_b: int | None = None,
+                       secrets: Secrets | EventSecrets | None = None) -> WorkEstimate:
     """What :func:`influence_curve` will cost for these arguments, before doing it (a :class:`WorkEstimate`).
 
     Costs O(K³·log D) for each Markov prior (its stationary law, the supports of its marginals
     and a proven bound on its cutoff D, see :class:`puffer_core.chain_terms.ChainProfile`), or
     nothing for sizes refused on K alone.  ``estimate.fits`` tells whether the curve will be
     computed; ``estimate.message`` is the refusal otherwise, with the largest ``max_b`` that fits
-    when there is one.
+    when there is one.  ``secrets``: as for :func:`influence_curve` (chosen value pairs and positions cost
+    no more than every pair; protected Gaussian coordinates and event secrets have estimates of their own).
     """
     priors = _check(prior_or_priors, max_b)
+    chosen = _check_secrets(secrets, priors)  # chosen pairs and positions never cost more than every pair
     if isinstance(priors[0], GaussianProcessPrior):
-        return gaussian_estimate(priors[0], max_b)
+        coordinates = len(protected_coordinates(priors[0].n, chosen if isinstance(chosen, Secrets) else None))
+        return gaussian_estimate(priors[0], max_b, coordinates)
+    if isinstance(chosen, EventSecrets):
+        from .events import event_work
+
+        return event_work(priors, chosen, max_b)
     try:
         with one_blas_thread():
             return _plan(priors, max_b, None)[4]
@@ -241,9 +251,21 @@ def influence_estimate(prior_or_priors: object, max_b: int | None = None) -> Wor
                             _states_advice(k, 1e30))
 
 
+def protected_neighbours(prot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(before, after): for node t (index t − 1), the last protected node ≤ t (0: none) and the first ≥ t
+    (len + 1: none), 1-based."""
+    n = prot.size
+    idx = np.where(prot, np.arange(1, n + 1), 0)
+    before = np.maximum.accumulate(idx)
+    later = np.where(prot, np.arange(1, n + 1), n + 1)
+    after = np.minimum.accumulate(later[::-1])[::-1]
+    return before.astype(np.int64), after.astype(np.int64)
+
+
 def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimate: WorkEstimate,
-                   progress: Progress, work: WorkCounter) -> np.ndarray:
-    """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B))."""
+                   progress: Progress, work: WorkCounter, secrets: Secrets = ALL_SECRETS) -> np.ndarray:
+    """a(b) for b = 1..B (B ≤ n_eff, see the module docstring: larger b take a(B)), over the protected nodes
+    and secret pairs of ``secrets`` (docs/math.md §16)."""
     k = profiles[0].K
     arena = attach_arena(profiles)
     for prof in profiles:
@@ -253,6 +275,11 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
     n_pairs = k * k
     best = np.zeros(n_b)
     tab, stride, hpi, shift, valid = arrays["tab"], arrays["stride"], arrays["hpi"], arrays["shift"], arrays["valid"]
+    use = secrets.pair_matrix(k).reshape(-1)
+    prot = secrets.position_mask(t_max)
+    if not use.all():
+        valid = valid & use[None, :]
+    before, after = protected_neighbours(prot)
     depth, lengths = arrays["depth"], arrays["lengths"]
     units = work.units
     per_b = max(1.0, estimate.units.get("split", 0.0) / max(n_b, 1))
@@ -271,20 +298,21 @@ def _markov_values(profiles: list[ChainProfile], n_eff: int, t_max: int, estimat
             size = chunk_size(spent / (last - b + 1), most=4 * size)
             b = last + 1
 
-    if t_c <= t_max:
+    if t_c <= t_max and after[t_c - 1] <= t_max:
         add = np.array([p.far_addition if p.T >= t_c else 0.0 for p in profiles])
         members = lengths >= t_c
         t_min = int(lengths[members].min())
         carried = np.full(n_pairs, np.inf)
         far_valid = valid & members[:, None]
         chunked("the min over splits", lambda b0, b1: far_zone(
-            best, b0, b1, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add, far_valid, carried, units))
-    if t_c > 1:
-        m = start
+            best, b0, b1, t_c, t_max, t_min, tab, stride, hpi, depth, lengths, shift, add, far_valid, carried, prot,
+            before, after, units))
+    m = int(before[start - 1]) if t_c > 1 and start >= 1 else 0  # the last protected node of the start zone
+    if m:
         nodes = node_arrays(profiles, m, hpi, work)
         chunked("nodes near the start", lambda b0, b1: start_zone(
             best, b0, b1, m + 1, t_max, k, tab, stride, nodes["sid"], nodes["lm"], depth, lengths,
-            hpi, shift, valid, nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"], units))
+            hpi, shift, valid, nodes["moving"], nodes["dev"], nodes["delta"], nodes["bounded"], prot, use, units))
     return best
 
 
@@ -315,8 +343,17 @@ def influence_curve(
     *,
     progress: ProgressCallback | None = None,
     work: WorkCounter | None = None,
+    secrets: Secrets | EventSecrets | None = None,
 ) -> InfluenceCurve:
-    """The exact a(b)-influence curve of a prior or a set Θ of priors (docs/math.md §2).
+    """The exact a(b)-influence curve of a prior or a set Θ of priors (docs/math.md §2), for ``secrets``.
+
+    ``secrets`` (docs/math.md §16): ``None`` or :data:`~puffer_core.secrets.ALL_SECRETS` — every pair
+    of distinct states at every entry, today's curve; a :class:`~puffer_core.secrets.Secrets` — a(b)
+    as the max over its protected positions and value pairs only (the splits, the sup over Θ and the
+    min over splits are unchanged, so the curve is never above the full one); an
+    :class:`~puffer_core.secrets.EventSecrets` — "in A at some entry of a window" against "never"
+    (:mod:`puffer_core.engine.events`).  A Gaussian process takes positions only (its secrets are
+    intervals of one coordinate, docs/math.md §2.3).  The curve remembers its secrets.
 
     A list of :class:`MarkovChainPrior` (same number of states, lengths may differ) is Θ;
     node indices are shared, so one split H serves every prior.  ``max_b`` defaults to the
@@ -332,14 +369,46 @@ def influence_curve(
     :class:`puffer_core.work.WorkCounter`, receives the units actually performed.
     """
     priors = _check(prior_or_priors, max_b)
+    chosen = _check_secrets(secrets, priors)
     if isinstance(priors[0], GaussianProcessPrior):
-        return gaussian_influence_curve(priors[0], max_b=max_b, progress=progress, work=work)
+        return gaussian_influence_curve(priors[0], max_b=max_b, progress=progress, work=work, secrets=chosen)
+    if isinstance(chosen, EventSecrets):
+        from .events import event_curve
+
+        with one_blas_thread():
+            return event_curve(priors, chosen, max_b, progress=progress, work=work)
     with one_blas_thread():
-        return _markov_curve(priors, max_b, progress, work)
+        return _markov_curve(priors, max_b, progress, work, chosen)
+
+
+def _check_secrets(secrets: object, priors: list) -> Secrets | EventSecrets:
+    """The secrets checked against the priors' states and lengths (None: every pair at every entry)."""
+    if secrets is None:
+        return ALL_SECRETS
+    if isinstance(secrets, EventSecrets):
+        if isinstance(priors[0], GaussianProcessPrior):
+            raise ValueError("event secrets need Markov chain priors (a Gaussian process has interval secrets)")
+        for prior in priors:
+            secrets.check(prior.n_states, prior.length)
+        return secrets
+    if not isinstance(secrets, Secrets):
+        raise TypeError(f"secrets must be a Secrets or EventSecrets value (puffer_core.secrets) or None;"
+                        f" got {type(secrets).__name__}")
+    longest = max(getattr(p, "length", getattr(p, "n", 0)) for p in priors)
+    if isinstance(priors[0], GaussianProcessPrior):
+        if secrets.pairs != "all":
+            raise ValueError("a Gaussian process's secrets are intervals of one coordinate (docs/math.md §2.3):"
+                             " value pairs of states do not apply; choose positions only (pairs='all')")
+    else:
+        secrets.check(priors[0].n_states)
+    if not secrets.position_mask(longest).any():
+        raise ValueError(f"every protected position ({secrets.positions[0] + 1}…, 1-based) lies beyond the"  # type: ignore[index]
+                         f" sequences' {longest} entries: nothing would be protected")
+    return secrets
 
 
 def _markov_curve(priors: list[MarkovChainPrior], max_b: int | None, progress: ProgressCallback | None,
-                  work: WorkCounter | None) -> InfluenceCurve:
+                  work: WorkCounter | None, secrets: Secrets = ALL_SECRETS) -> InfluenceCurve:
     counter = work if work is not None else WorkCounter()
     t_max, n_b, n_eff, profiles, estimate = _plan(priors, max_b, counter)
     estimate.check()
@@ -347,10 +416,10 @@ def _markov_curve(priors: list[MarkovChainPrior], max_b: int | None, progress: P
     if profiles is not None:
         report = Progress(progress, estimate.total_units)
         report.report("preparing the chain", force=True)
-        values = _markov_values(profiles, n_eff, t_max, estimate, report, counter)
+        values = _markov_values(profiles, n_eff, t_max, estimate, report, counter, secrets)
         a[: values.size] = values
         a[values.size : n_eff] = values[-1]
         report.finish()
     a = np.minimum.accumulate(a)  # |H| ≤ b allows every smaller H
     label = f"Θ of {len(priors)} priors" if len(priors) > 1 else "Markov chain"
-    return InfluenceCurve(np.arange(1, n_b + 1), a, t_max, label)
+    return InfluenceCurve(np.arange(1, n_b + 1), a, t_max, label, secrets)

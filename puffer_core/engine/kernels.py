@@ -397,13 +397,19 @@ def _crossing(lo, hi, b, p, t_max, tab, stride, hpi, D, T, valid, shift, add):
 
 
 @njit(cache=True, nogil=True)
-def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, valid, carried, work):
-    """best[b−1] = max(best[b−1], max over nodes t ≥ t_lo and pairs of the node value), b = b_from..b_to.
+def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shift, add, valid, carried,
+             prot, before, after, work):
+    """best[b−1] = max(best[b−1], max over protected nodes t ≥ t_lo and pairs of the node value), b = b_from..b_to.
 
     Nodes before T_min − b are dominated by node T_min − b (all right terms, fewer left ones,
     a cheaper way to drop the left side) and nodes after b + 1 by node b + 1 (all left terms,
     fewer right ones and priors), so only nodes in [max(t_lo, T_min − b), max(t_lo, b + 1)]
-    are evaluated — a single interior node when T_min ≥ 2b + 1.
+    are evaluated — a single interior node when T_min ≥ 2b + 1.  A node's value is
+    non-decreasing in t up to T_min − b and non-increasing from b + 1 on (docs/math.md §16), so
+    with protected nodes only (``prot[t − 1]``; ``before[t − 1]`` / ``after[t − 1]`` the nearest
+    protected node at or before / after t, 0 / t_max + 1 if none) the protected nodes of that
+    range count, and when an end of the range is not protected, the nearest protected node
+    beyond it.  Pairs that are not secrets are left out of ``valid``.
 
     A pair is evaluated only when an upper bound on its value beats the best value found (the pair
     with the largest bound first, then the others in order). The bounds, each valid at every node
@@ -428,7 +434,15 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
             lo = max(t_lo, a)
             hi = max(t_lo, c)
         hi = min(hi, t_max)
-        _balanced(b, lo, tab, stride, hpi, D, T, shift, add, valid, upper)
+        left_extra = 0 if prot[lo - 1] else before[lo - 1]  # the nearest protected node before the range
+        if left_extra < t_lo:
+            left_extra = 0
+        right_extra = 0 if prot[hi - 1] else after[hi - 1]  # and after it
+        if right_extra > t_max:
+            right_extra = 0
+        if before[hi - 1] < lo and left_extra == 0 and right_extra == 0:
+            continue  # no protected node at t ≥ t_lo
+        _balanced(b, left_extra if left_extra else lo, tab, stride, hpi, D, T, shift, add, valid, upper)
         work[2] += n_pairs * n
         top = 0
         for p in range(n_pairs):
@@ -457,13 +471,20 @@ def far_zone(best, b_from, b_to, t_lo, t_max, t_min, tab, stride, hpi, D, T, shi
                 first = max(lo, _first_left_above(lo, hi, bb, b, p, tab, stride, D, T, valid))
                 last = min(hi, _last_right_above(lo, hi, bb, b, p, t_max, tab, stride, hpi, D, valid, shift, add))
             for t in range(last, first - 1, -1):
+                if not prot[t - 1]:
+                    continue
                 v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid, work)
                 if v > bb:
                     bb = v
                 if bb >= carried[p]:
                     break
-            # every node's value is now ≤ bb: evaluated ones by far_node (exact, or some split
-            # ≤ the threshold), the others by the bounds
+            for t in (left_extra, right_extra):
+                if t and bb < carried[p]:
+                    v = far_node(t, b, p, bb, t_max, tab, stride, hpi, D, T, shift, add, valid, work)
+                    if v > bb:
+                        bb = v
+            # every protected node's value is now ≤ bb: evaluated ones by far_node (exact, or some
+            # split ≤ the threshold), the others by the bounds or by the node that dominates them
             if bb < carried[p]:
                 carried[p] = bb
         best[b - 1] = bb
@@ -479,9 +500,11 @@ def _sorted_above(values, floor):
 @njit(cache=True, nogil=True)
 def start_zone(
     best, b_from, b_to, t_end, t_max, k, tab, stride, sid, lm, D, T,
-    hpi, shift, valid, moving, dev, delta, bounded, work,
+    hpi, shift, valid, moving, dev, delta, bounded, prot, use, work,
 ):
-    """best[b−1] = max(best[b−1], max over nodes t < t_end and pairs of the node value), b = b_from..b_to.
+    """best[b−1] = max(best[b−1], max over protected nodes t < t_end and secret pairs of the node value),
+    b = b_from..b_to (``prot[t − 1]``: node t is protected; ``use[p]``: pair p is a secret, and ``valid``
+    holds no other pair).
 
     ``work[2]`` counts the prior-split terms and pair bounds evaluated.
 
@@ -560,6 +583,8 @@ def start_zone(
         for i in range(n):
             orders.append(_sorted_above(bal[i], floor - widest[i]) if moving[i] else np.empty(0, dtype=np.int64))
         for t in range(1, min(t_end, t_max + 1)):
+            if not prot[t - 1]:
+                continue
             key = t * (b_to + 1) + b
             bb = best[b - 1]
             # 1. candidates: pairs whose bound at node t beats the best value so far
@@ -569,7 +594,7 @@ def start_zone(
                 for p in range(n_pairs):
                     x = p // k
                     y = p - x * k
-                    if x == y:
+                    if x == y or not use[p]:
                         continue
                     u = np.inf
                     if bounded[t - 1]:

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import ALL_SECRETS, Secrets, as_secrets
 from ..validation import check_eps
 from ..work import MARGINAL, Progress, ProgressCallback, WorkCounter, WorkEstimate, combine, one_blas_thread
 from .chain_terms import ChainProfile
@@ -144,7 +145,8 @@ class _Quilts:
     prior).  The tables grow on demand, never past the proven cutoff.
     """
 
-    def __init__(self, profile: ChainProfile, report: Progress, work: WorkCounter) -> None:
+    def __init__(self, profile: ChainProfile, report: Progress, work: WorkCounter,
+                 secrets: Secrets = ALL_SECRETS) -> None:
         self.profile = profile
         self.prior = profile.prior
         self.T = profile.T
@@ -158,6 +160,9 @@ class _Quilts:
         self.extra = profile.far_addition if self.t_c <= self.T else 0.0
         self.marg = profile.marg if not profile.stationary else self.pi[None, :]
         self._pairs: dict[tuple[bytes, bytes], _Rows] = {}
+        self.use = secrets.pair_matrix(self.K)  # the secret pairs (docs/math.md §16)
+        self.every_pair = bool(self.use[~np.eye(self.K, dtype=bool)].all())
+        self.protected = secrets.position_mask(self.T)  # the protected nodes
 
     def count(self, units: float, stage: str) -> None:
         """``units`` of array work done (elements of the quilt arrays touched): counted and reported."""
@@ -212,9 +217,9 @@ class _Quilts:
         When every state has mass, all K² indices: the terms of x = x' are 0 and never raise a
         max of influences, which are ≥ 0; whole tables are then used without copies.
         """
-        if np.all(p > 0):
+        if np.all(p > 0) and self.every_pair:
             return np.arange(self.K * self.K)
-        ok = (p[:, None] > 0) & (p[None, :] > 0)
+        ok = (p[:, None] > 0) & (p[None, :] > 0) & self.use
         np.fill_diagonal(ok, False)
         return np.flatnonzero(ok.reshape(-1))
 
@@ -354,13 +359,16 @@ def _stationary_sigma(
         card = (np.arange(1, d + 1)[:, None] + np.arange(1, d + 1)[None, :] - 1).astype(float)
         inside = card <= limit
         table = np.where(inside, np.maximum(lmax[:, None] + rmax[None, :], 0.0), np.inf)
-        bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :].max())
+        protected = terms.protected[t_from - 1 :]
+        if not protected.any():
+            return None
+        bound = float(_node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :][protected].max())
         lower = np.maximum(lmax[:, None], rmax[None, :])
         rows, cols = np.nonzero(inside & (_scores(card, lower, eps) <= bound))
         table[rows, cols] = _cells_max_plus(left, right, rows, cols)
         # the tables' rows, the cells evaluated, the (d, d) score arrays and twice the (T, d) node arrays
         terms.count((2.0 * d + rows.size) * pairs.size + 12.0 * d * d + 24.0 * T * d, "quilts of the far nodes")
-        sigma = _node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :]
+        sigma = np.where(protected, _node_sigmas(table, lmax, rmax, T, limit, eps)[t_from - 1 :], -np.inf)
         worst = float(sigma.max())
         if worst <= floor:
             return None
@@ -455,8 +463,8 @@ def _general_sigma(terms: _Quilts, eps: float, floor: float) -> tuple[float, int
     support_changes[2:] = np.any(positive[1:] != positive[:-1], axis=1)
     prev: _Bounds | None = None
     for t in range(1, last + 1):
-        pairs = terms.pairs(t)
-        if pairs.size == 0:
+        pairs = terms.pairs(t) if terms.protected[t - 1] else np.zeros(0, dtype=np.int64)
+        if pairs.size == 0:  # no secret at this node (unprotected, or fewer than two states with mass)
             prev = None
             continue
         shift = terms.shift(t, pairs)
@@ -594,8 +602,13 @@ def mqm_scale(
     *,
     progress: ProgressCallback | None = None,
     work: WorkCounter | None = None,
+    secrets: Secrets | None = None,
 ) -> MQMScale:
     """σ_max of the exact MQM with where it is attained (docs/math.md §5, [S] Algorithm 1).
+
+    ``secrets`` (docs/math.md §16): the max over nodes runs over the protected nodes and the
+    max-influence over the secret pairs only (the quilts and their cards are unchanged: the nearby
+    entries X_N are data whether protected or not); ``None`` is every pair at every node.
 
     ``prior_or_priors`` is a :class:`MarkovChainPrior` or a list Θ of them (same states;
     lengths and initial distributions may differ).  Adding Lap(L·σ_max) to an L-Lipschitz
@@ -605,6 +618,7 @@ def mqm_scale(
     """
     priors = as_theta(prior_or_priors, "MQM (it needs the prior itself, not only its a(b) curve)")
     eps = check_eps("eps_puffer", eps_puffer)
+    chosen = as_secrets(secrets).check(priors.n_states)
     longest = max(p.length for p in priors)
     if not math.isfinite(longest / eps):
         raise ValueError(
@@ -620,7 +634,7 @@ def mqm_scale(
         best: MQMScale | None = None
         for index, profile in enumerate(profiles):
             floor = best.sigma_max if best is not None else 0.0
-            terms = _Quilts(profile, report, counter)
+            terms = _Quilts(profile, report, counter, chosen)
             for zone in ("far", "start"):
                 if zone == "far":
                     found = _stationary_sigma(terms, eps, floor, terms.t_c) if terms.t_c <= terms.T else None
@@ -643,13 +657,14 @@ def mqm_noise_scale(
     *,
     progress: ProgressCallback | None = None,
     work: WorkCounter | None = None,
+    secrets: Secrets | None = None,
 ) -> float:
     """σ_max for a 1-Lipschitz query, exact over all quilts of Lemma II.5 (docs/math.md §5, [S] Algorithm 1).
 
     The MQM release of an L-Lipschitz F is F(D) + Lap(L·σ_max).  Raises ValueError for a
     non-positive ε or something other than Markov chain priors.
     """
-    sigma = mqm_scale(prior_or_priors, eps_puffer, progress=progress, work=work).sigma_max
+    sigma = mqm_scale(prior_or_priors, eps_puffer, progress=progress, work=work, secrets=secrets).sigma_max
     if not math.isfinite(sigma):
         raise ValueError("σ_max is not finite; this should not happen because the empty quilt is always usable")
     return sigma

@@ -31,6 +31,7 @@ from .laplace import (
 )
 from .mqm_approx import mqm_approx_laplace, mqm_approx_scale
 from .noise import DISCRETE_LAPLACE, GUMBEL, LAPLACE, NOISES, Noise, noise_law
+from .population import PopulationScale, population_laplace, population_scale
 from .registry import (
     ANSWERS,
     DEFAULT_MECHANISMS,
@@ -52,6 +53,9 @@ from .registry import (
 from .wasserstein import wasserstein_laplace, wasserstein_scale
 
 __all__ = [
+    "PopulationScale",
+    "population_laplace",
+    "population_scale",
     "accuracy_at",
     "accuracy_first",
     "AccuracyPlan",

@@ -25,6 +25,7 @@ from ..accounting.calibration import Calibration, calibrate, group_dp
 from ..accounting.events import CurveEvent, MQMEvent, PrivacyEvent
 from ..engine.mqm import mqm_noise_scale
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..validation import check_eps, check_number, check_positive, check_probability, check_rng, check_whole
 from .base import (
     HISTOGRAM_SENSITIVITY,
@@ -199,29 +200,34 @@ def group_dp_laplace(
     return _curve_laplace("group_dp_laplace", cal, sensitivity, queries)
 
 
-def _mqm(eps_puffer: float, sigma: float, scale: float, sensitivity: float, queries: int) -> LaplaceCounts:
+def _mqm(eps_puffer: float, sigma: float, scale: float, sensitivity: float, queries: int,
+         secrets: Secrets | None = None) -> LaplaceCounts:
     """Lap(scale) counts of L1 sensitivity ``sensitivity``, with the MQM event of that noise."""
     eps_dp = sensitivity / scale if scale > 0 else math.inf
-    return LaplaceCounts(MQMEvent("mqm", eps_puffer, eps_dp, sigma, queries), scale, sensitivity)
+    event = MQMEvent("mqm", eps_puffer, eps_dp, sigma, queries, as_secrets(secrets))
+    return LaplaceCounts(event, scale, sensitivity)
 
 
 def mqm_laplace(
     prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
     eps_puffer: float,
     sensitivity: float = HISTOGRAM_SENSITIVITY,
+    secrets: Secrets | None = None,
 ) -> LaplaceCounts:
     """MQM on the whole L-Lipschitz query: counts + Lap(L·σ_max(ε)) (docs/math.md §5, [S] Algorithm 1).
 
-    For a histogram L = 2.  The release is per-entry 1/σ_max-DP (ε_DP = L/scale).
+    For a histogram L = 2.  The release is per-entry 1/σ_max-DP (ε_DP = L/scale).  ``secrets``: σ_max for
+    the chosen value pairs and positions (docs/math.md §16).
     """
     sensitivity = check_positive("sensitivity", sensitivity)
     eps = check_eps("eps_puffer", eps_puffer)
-    sigma = mqm_noise_scale(prior_or_priors, eps)
-    return _mqm(eps, sigma, sensitivity * sigma, sensitivity, 1)
+    sigma = mqm_noise_scale(prior_or_priors, eps, secrets=secrets)
+    return _mqm(eps, sigma, sensitivity * sigma, sensitivity, 1, secrets)
 
 
 def mqm_top_k_counts(
-    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float, n_counts: int
+    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float, n_counts: int,
+    secrets: Secrets | None = None,
 ) -> LaplaceCounts:
     """The papers' MQM top-k baseline: each of the m counts is its own MQM query with ε/m ([C] §7.1.3).
 
@@ -231,11 +237,12 @@ def mqm_top_k_counts(
     eps = check_eps("eps_puffer", eps_puffer)
     # m ≥ 2 also covers the counts as one histogram of L1 sensitivity 2: σ_max(ε/m) ≥ m·σ_max(ε)
     n_counts = check_whole("n_counts (the number of categories m)", n_counts, minimum=2)
-    sigma = mqm_noise_scale(prior_or_priors, eps / n_counts)
-    return _mqm(eps, sigma, sigma, HISTOGRAM_SENSITIVITY, n_counts)
+    sigma = mqm_noise_scale(prior_or_priors, eps / n_counts, secrets=secrets)
+    return _mqm(eps, sigma, sigma, HISTOGRAM_SENSITIVITY, n_counts, secrets)
 
 
-def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float) -> float:
+def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float,
+                      secrets: Secrets | None = None) -> float:
     """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
 
     σ_max(ε) = max_θ max_t min over usable quilts of card/(ε − e) is continuous and strictly
@@ -243,20 +250,21 @@ def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior]
     only adds usable quilts, each entering at +∞; min and max keep both properties.  Every
     quilt has card ≥ 1 and e ≥ 0 and the empty quilt (card T, e = 0) is always usable, so
     1/ε ≤ σ_max(ε) ≤ T/ε and the answer lies in [1/σ, T/σ].  Bisection in log ε keeps the upper
-    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.
+    end, where σ_max ≤ ``sigma`` as computed by the same function that builds the mechanism.  ``secrets``:
+    σ_max for the chosen value pairs and positions (docs/math.md §16; the same argument holds).
     """
     sigma = check_positive("σ (the noise scale MQM may add per unit of sensitivity)", sigma)
     theta = as_theta(prior_or_priors, "mqm_eps_for_scale")
     length = theta.max_length
     priors = list(theta)
     lo, hi = 1.0 / sigma, length / sigma
-    if mqm_noise_scale(priors, hi) > sigma * (1 + 1e-12):
+    if mqm_noise_scale(priors, hi, secrets=secrets) > sigma * (1 + 1e-12):
         raise ValueError(f"MQM's σ_max at ε = T/σ = {hi:g} is above σ = {sigma:g}; this should not happen")
-    if mqm_noise_scale(priors, lo) <= sigma:
+    if mqm_noise_scale(priors, lo, secrets=secrets) <= sigma:
         return lo
     while hi / lo - 1.0 > 1e-9:
         mid = math.sqrt(lo * hi)
-        if mqm_noise_scale(priors, mid) <= sigma:
+        if mqm_noise_scale(priors, mid, secrets=secrets) <= sigma:
             hi = mid
         else:
             lo = mid

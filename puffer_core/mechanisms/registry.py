@@ -32,8 +32,9 @@ from ..accounting.calibration import certify
 from ..accounting.events import Composition
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
+from ..secrets.values import Secrets
 from ..validation import check_choice, check_positive, check_whole
-from .base import HISTOGRAM_SENSITIVITY, Mechanism
+from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused
 from .exponential import group_dp_exponential, pufferfish_exponential
 from .influence_matrix import influence_laplace
 from .laplace import group_dp_laplace, mqm_eps_for_scale, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
@@ -226,25 +227,50 @@ def _group(eps_dp: Callable[[ScaleRequest], float]) -> Callable[[ScaleRequest], 
     return lambda request: request.curve.length * eps_dp(request)
 
 
+def _value_secrets(request: BuildRequest | ScaleRequest, label: str) -> Secrets:
+    """The curve's secrets when they are value pairs (docs/math.md §16); a mechanism that reads the prior itself
+    has no guarantee for event secrets."""
+    secrets = request.curve.secrets
+    if not isinstance(secrets, Secrets):
+        raise Refused("no_guarantee", f"{label} protects value pairs of entries; for event secrets use a mechanism"
+                                      " calibrated through the a(b) curve")
+    return secrets
+
+
 def _mqm_eps(request: ScaleRequest) -> float:
     """MQM: m split counts of ε/m each with σ_max(ε/m) ≤ s, or one query with L·σ_max(ε) ≤ s (docs/math.md §5)."""
     if request.priors is None:
         raise ValueError("MQM needs the Markov chain prior itself (its quilts), not only the a(b) curve")
+    secrets = _value_secrets(request, "MQM")
     if request.queries > 1:
-        return request.queries * mqm_eps_for_scale(request.priors, request.scale)
-    return mqm_eps_for_scale(request.priors, request.scale / request.sensitivity)
+        return request.queries * mqm_eps_for_scale(request.priors, request.scale, secrets)
+    return mqm_eps_for_scale(request.priors, request.scale / request.sensitivity, secrets)
 
 
 def _mqm(request: BuildRequest) -> Mechanism:
+    secrets = _value_secrets(request, "MQM")
     if request.queries > 1:
-        return mqm_top_k_counts(request.priors, request.eps_puffer, request.queries)
-    return mqm_laplace(request.priors, request.eps_puffer, sensitivity=request.sensitivity)
+        return mqm_top_k_counts(request.priors, request.eps_puffer, request.queries, secrets=secrets)
+    return mqm_laplace(request.priors, request.eps_puffer, sensitivity=request.sensitivity, secrets=secrets)
+
+
+def _mqm_approx(request: BuildRequest) -> Mechanism:
+    _value_secrets(request, "MQMApprox")  # its noise protects every pair at every entry: any value pairs
+    return mqm_approx_laplace(request.priors, request.eps_puffer, sensitivity=request.sensitivity,
+                              queries=request.queries)
+
+
+def _influence_matrix(request: BuildRequest) -> Mechanism:
+    _value_secrets(request, "The influence-matrix translation")  # as MQMApprox: every value pair
+    return influence_laplace(request.priors, request.eps_puffer, sensitivity=request.sensitivity,
+                             queries=request.queries)
 
 
 def _wasserstein(request: BuildRequest) -> Mechanism:
     if request.sensitivity != HISTOGRAM_SENSITIVITY:
         raise ValueError("the Wasserstein mechanism releases the histogram of all entries (L1 sensitivity 2)")
-    return wasserstein_laplace(request.priors, request.eps_puffer)  # one release of all counts (no split)
+    secrets = _value_secrets(request, "Wasserstein")
+    return wasserstein_laplace(request.priors, request.eps_puffer, secrets)  # one release of all counts (no split)
 
 
 def _register(*specs: MechanismSpec) -> dict[str, MechanismSpec]:
@@ -350,7 +376,7 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         releases=Output.COUNTS,
         calibrated=Calibrated.MQM_APPROX,
         noise=LAPLACE,
-        build=lambda r: mqm_approx_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        build=_mqm_approx,
         needs_chains=True,
         exact_probabilities=True,
     ),
@@ -360,7 +386,7 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         releases=Output.COUNTS,
         calibrated=Calibrated.INFLUENCE_MATRIX,
         noise=LAPLACE,
-        build=lambda r: influence_laplace(r.priors, r.eps_puffer, sensitivity=r.sensitivity, queries=r.queries),
+        build=_influence_matrix,
         needs_chains=True,
         exact_probabilities=True,
     ),

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..accounting.events import Composition, NoiseEvent
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..validation import WORK_LIMIT_SECONDS, check_eps, human_seconds
 from .base import HISTOGRAM_SENSITIVITY, Refused
 from .laplace import LaplaceCounts
@@ -280,9 +281,17 @@ def _distance(
     return low
 
 
-def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> WassersteinScale:
-    """W of the histogram of a user's whole sequence, exactly (module docstring); refused beyond the work limit."""
+def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
+                      secrets: Secrets | None = None) -> WassersteinScale:
+    """W of the histogram of a user's whole sequence, exactly (module docstring); refused beyond the work limit.
+
+    ``secrets``: the max over the protected entries and secret pairs only (docs/math.md §16; W∞ is symmetric,
+    so a pair protected one way counts as both).
+    """
     priors = as_theta(prior_or_priors, "the Wasserstein mechanism")
+    chosen = as_secrets(secrets)
+    pairs = chosen.pair_matrix(priors.n_states)
+    pairs = pairs | pairs.T
     refusal = wasserstein_refusal(priors.n_states, priors.max_length, len(priors))
     if refusal is not None:
         raise Refused("out_of_reach", refusal)
@@ -290,10 +299,13 @@ def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPr
     for index, prior in enumerate(priors):
         joint, totals = _joint_laws(prior)
         k, T = prior.n_states, prior.length
+        protected = chosen.position_mask(T)
         for t in range(T):
+            if not protected[t]:
+                continue
             for x in range(k):
                 for xp in range(x + 1, k):
-                    if not (totals[t][x] and totals[t][xp]):
+                    if not (totals[t][x] and totals[t][xp]) or not pairs[x, xp]:
                         continue
                     enough = 0 if best is None else best.w
                     w = _distance(joint[t][x], joint[t][xp], totals[t][x], totals[t][xp], k, T, enough)
@@ -305,14 +317,16 @@ def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPr
 
 
 def wasserstein_laplace(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps_puffer: float
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps_puffer: float, secrets: Secrets | None = None
 ) -> LaplaceCounts:
     """Counts + Lap(W/ε) on every count: the Wasserstein mechanism for the histogram query (module docstring).
 
-    Its per-entry DP level is 2ε/W (a histogram moves by 2 in L1 when one entry changes).
+    Its per-entry DP level is 2ε/W (a histogram moves by 2 in L1 when one entry changes); ``secrets``: W over
+    the chosen pairs and entries (docs/math.md §16).
     """
     eps = check_eps("eps_puffer", eps_puffer)
-    w = wasserstein_scale(prior_or_priors).w
+    w = wasserstein_scale(prior_or_priors, secrets).w
     scale = w / eps
-    event = NoiseEvent("wasserstein", eps, HISTOGRAM_SENSITIVITY / scale, float(w), Composition.SAME_QUERY)
+    event = NoiseEvent("wasserstein", eps, HISTOGRAM_SENSITIVITY / scale, float(w), Composition.SAME_QUERY, 1,
+                       as_secrets(secrets))
     return LaplaceCounts(event, scale, HISTOGRAM_SENSITIVITY)

@@ -12,12 +12,15 @@ prior's state indices.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
+import pandas as pd
 
 from ..validation import check_choice, check_flag, is_whole
+from .rules import TimeRule
 
 PAIR_KINDS = ("all", "sensitive", "groups", "list")
 
@@ -48,7 +51,9 @@ class Secrets:
       "x rather than x'").
 
     ``positions``: the protected entries as 0-based indices into the sequence; ``None`` (default) protects
-    every entry.
+    every entry.  ``rule``: a :class:`~puffer_core.secrets.rules.TimeRule` on the time column (night hours,
+    weekends, dates); it is turned into positions by :meth:`resolve` (on data) or :meth:`on_grid` (a regular
+    time grid), which keep the rule for the words.  Until then :meth:`position_mask` refuses it.
     """
 
     pairs: str = "all"
@@ -57,11 +62,13 @@ class Secrets:
     listed: tuple[tuple[int, int], ...] = ()
     ordered: bool = False
     positions: tuple[int, ...] | None = None
+    rule: TimeRule | None = None
 
     def __post_init__(self) -> None:
         check_choice("pairs", self.pairs, PAIR_KINDS)
-        object.__setattr__(self, "states", _states("states", self.states))
-        groups = tuple(_states("each group", g) for g in self.groups) if not isinstance(self.groups, str) else None
+        object.__setattr__(self, "states", tuple(sorted(set(_states("states", self.states)))))
+        groups = tuple(tuple(sorted(set(_states("each group", g)))) for g in self.groups) \
+            if not isinstance(self.groups, str) else None
         if groups is None:
             raise TypeError(f"groups must be a list of lists of state indices; got {self.groups!r}")
         object.__setattr__(self, "groups", groups)
@@ -70,7 +77,8 @@ class Secrets:
             pair = _states("each listed pair", pair)
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"each listed pair must be two different states; got {pair!r}")
-            listed.append(pair)
+            if pair not in listed:
+                listed.append(pair)
         object.__setattr__(self, "listed", tuple(listed))
         object.__setattr__(self, "ordered", check_flag("ordered", self.ordered))
         if self.positions is not None:
@@ -78,6 +86,8 @@ class Secrets:
             if not positions:
                 raise ValueError("positions must name at least one protected entry (None protects every entry)")
             object.__setattr__(self, "positions", positions)
+        if self.rule is not None and not isinstance(self.rule, TimeRule):
+            raise TypeError(f"rule must be a TimeRule (puffer_core.secrets.TimeRule); got {self.rule!r}")
         if self.pairs == "sensitive" and not self.states:
             raise ValueError("pairs='sensitive' needs the sensitive states (states=[...])")
         if self.pairs == "groups" and not any(len(set(g)) >= 2 for g in self.groups):
@@ -88,7 +98,90 @@ class Secrets:
     @property
     def is_all(self) -> bool:
         """Every entry and every pair of distinct states (the default, the most pessimistic choice)."""
-        return self.pairs == "all" and self.positions is None
+        return self.pairs == "all" and self.positions is None and self.rule is None
+
+    @property
+    def resolved(self) -> bool:
+        """False while a time rule still waits for the times it applies to (:meth:`resolve`, :meth:`on_grid`)."""
+        return self.rule is None or self.positions is not None
+
+    def resolve(self, data: object) -> Secrets:
+        """These secrets with the time rule applied to ``data`` (:class:`~puffer_core.data.sequences.Sequences`).
+
+        Position t is protected when the rule matches the time of some user's entry t (the union over
+        users: docs/math.md §16); positions already given are kept only where the rule matches too.
+        Without a rule, the secrets themselves.
+        """
+        if self.rule is None:
+            return self
+        frame = getattr(data, "frame", None)
+        offsets, user_index = getattr(data, "offsets", None), getattr(data, "user_index", None)
+        if frame is None or offsets is None or user_index is None or "time" not in frame:
+            raise TypeError(
+                f"resolve takes the data as Sequences (load_sequences, load_dataset); got {type(data).__name__}")
+        hit = self.rule.matches(frame["time"].to_numpy())
+        position = np.arange(hit.size) - np.asarray(offsets)[:-1][np.asarray(user_index)]
+        found = set(np.unique(position[hit]).tolist())
+        return self._with_positions(found, "no entry of the data")
+
+    def on_grid(self, start: object, step: object, length: int) -> Secrets:
+        """These secrets with the time rule applied to a regular grid: entry t (0-based) at ``start`` + t·``step``.
+
+        ``start``: the first entry's date and time (text or a timestamp); ``step``: the time between entries
+        (a pandas offset such as ``"1h"``, ``"5min"``, ``"1D"``, or a timedelta).
+        """
+        from ..validation import check_whole
+
+        length = check_whole("length", length)
+        if self.rule is None:
+            return self
+        try:
+            times = pd.date_range(pd.Timestamp(start), periods=length, freq=pd.Timedelta(step))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"start must be a date and time and step a duration such as '1h'; {exc}") from None
+        found = set(np.flatnonzero(self.rule.matches(times)).tolist())
+        return self._with_positions(found, f"no entry of the grid from {times[0]} every {step}")
+
+    def _with_positions(self, found: set[int], where: str) -> Secrets:
+        if self.positions is not None:
+            found &= set(self.positions)
+        if not found:
+            raise ValueError(f"{where} matches the rule ({self.rule.words() if self.rule else ''}): nothing would be"
+                             " protected; widen the rule or protect every entry")
+        return replace(self, positions=tuple(sorted(found)))
+
+    def check(self, n_states: int) -> Secrets:
+        """The secrets, after checking that every state they name exists among ``n_states`` (ValueError)."""
+        self.pair_matrix(n_states)
+        return self
+
+    def sentence(self, labels: Sequence[str] | None = None, eps: float | None = None,
+                 prior_words: str | None = None) -> str:
+        """What is protected, in one plain sentence (docs/math.md §16): "An attacker who believes … cannot
+        tell whether a user was at the clinic rather than anywhere else at night-time hours (22:00–05:59) by
+        more than a factor e^1." ``labels``: the state names; ``eps``: the guarantee (ε_puffer)."""
+        from .words import secrets_sentence
+
+        return secrets_sentence(self, labels, eps, prior_words)
+
+    def words(self, labels: Sequence[str] | None = None) -> str:
+        """What is protected, as the middle of :meth:`sentence` ("whether a user was at … at any entry")."""
+        from .words import protected_words
+
+        return protected_words(self, labels)
+
+    def to_text(self) -> str:
+        """A compact text form for links ("" for every pair at every entry); :func:`~puffer_core.secrets.read_secrets`
+        reads it back to an equal value."""
+        from .words import secrets_text
+
+        return secrets_text(self)
+
+    def source(self) -> str:
+        """These secrets as a Python expression (for exported scripts; names from ``puffer_core.secrets``)."""
+        from .words import secrets_source
+
+        return secrets_source(self)
 
     def pair_matrix(self, n_states: int) -> np.ndarray:
         """A K×K boolean matrix: ``[x, x']`` is True when (X_t = x, X_t = x') is a protected ordered pair.
@@ -122,12 +215,22 @@ class Secrets:
         """A boolean vector of ``length``: True at the protected entries (positions beyond the sequence are
         ignored: a shorter sequence of Θ simply has fewer protected entries)."""
         n = int(length)
+        if not self.resolved:
+            raise ValueError(
+                f"these secrets choose entries by a rule on the time column ({self.rule.words()});"  # type: ignore[union-attr]
+                " apply it first: secrets.resolve(data) on the data, or secrets.on_grid(start, step, length)"
+            )
         if self.positions is None:
             return np.ones(n, dtype=bool)
         out = np.zeros(n, dtype=bool)
-        inside = [p for p in self.positions if p < n]
-        out[inside] = True
+        array = self._position_array
+        out[array[array < n]] = True
         return out
+
+    @cached_property
+    def _position_array(self) -> np.ndarray:
+        """The protected positions as an integer array (computed once: a rule on a long grid protects many)."""
+        return np.fromiter(self.positions or (), dtype=np.int64)
 
     def pair_mask(self, n_states: int, length: int) -> np.ndarray:
         """A T×K×K boolean array: ``[t, x, x']`` True when (X_t = x, X_t = x') is a protected ordered pair."""

@@ -61,6 +61,8 @@ from ..mechanisms import (
 )
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.events import EventSecrets
+from ..secrets.values import Secrets
 from ..validation import check_choice, check_eps, check_flag, check_whole, is_whole
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 
@@ -341,6 +343,7 @@ def simulate(
     smoothing: float = DEFAULT_SMOOTHING,
     topk_laplace: str = "split",
     postprocess: bool = False,
+    secrets: Secrets | EventSecrets | None = None,
 ) -> SimulationResult:
     """Simulate releases of a per-group query under several mechanisms and ε_puffer (module docstring).
 
@@ -357,6 +360,9 @@ def simulate(
     baseline, [C] §7.1.3: m counts with ε/m each, then sorted) or ``"histogram"`` (one
     histogram of L1 sensitivity 2, then sorted).  ``postprocess``: also score every mechanism that
     releases counts after smoothing them with the prior (module docstring), as ``name+prior``.
+    ``secrets``: what every mechanism protects (docs/math.md §16; default every pair at every entry) — the
+    curve, the calibrations, MQM's σ and the ledger are for them; a time rule is applied to ``data``
+    (which must then be Sequences, whose entries carry their times).
     """
     if not isinstance(data, (Sequences, SequenceStats)):
         raise ValueError(
@@ -375,6 +381,11 @@ def simulate(
     generator, rng_settings = _check_rng(rng)
     postprocess = check_flag("postprocess", postprocess)
     sequences = data if isinstance(data, Sequences) else None
+    if isinstance(secrets, Secrets) and not secrets.resolved:
+        if sequences is None:
+            raise ValueError("the secrets' time rule needs each entry's time: give Sequences (load_sequences), or"
+                             " resolve the rule first (secrets.resolve(data) or secrets.on_grid(...))")
+        secrets = secrets.resolve(sequences)
     if postprocess and sequences is None:
         raise ValueError(
             "post-processing with the prior needs each user's sequence (Sequences from load_sequences): the"
@@ -400,7 +411,8 @@ def simulate(
     t_max = max(p.length for p in priors)
     accountant = Accountant(t_max)
     report(0.02, "computing the a(b) curve")
-    curve = influence_curve(priors, progress=lambda stage, done: report(0.02 + 0.03 * done, f"a(b) curve: {stage}"))
+    curve = influence_curve(priors, progress=lambda stage, done: report(0.02 + 0.03 * done, f"a(b) curve: {stage}"),
+                            secrets=secrets)
     counts, window_settings = _release_counts(data, releases, release_mode)
     smoother = None
     if postprocess:
@@ -495,6 +507,8 @@ def simulate(
             "refused": refused,
             "interval": "mean ± 1.96·sd/√trials over trials (normal approximation)",
             "postprocess": POSTPROCESS_WORDS if postprocess else None,
+            "secrets": curve.secrets.to_text(),
+            "protects": curve.secrets.words(list(data.states)),
         }
     )
     return SimulationResult(metrics, ledger, settings)

@@ -171,18 +171,26 @@ def _dominated(front_d: np.ndarray, front_q: np.ndarray, d: np.ndarray, q: np.nd
     return out
 
 
-def build_front(matrix: np.ndarray, secrets: np.ndarray | None = None, work: WorkCounter | None = None) -> LeakageFront:
+def build_front(matrix: np.ndarray, secrets: np.ndarray | None = None, work: WorkCounter | None = None,
+                pairs: np.ndarray | None = None) -> LeakageFront:
     """The Pareto front of prefix points of every ordered pair of rows among ``secrets``.
 
     One sort per *unordered* pair {i, i'} serves both orders: sorted by Q[i', j]/Q[i, j]
     ascending, the elements with Q[i, j] > Q[i', j] come first (the prefixes of (i, i')) and
     those with Q[i', j] > Q[i, j] come last, in reverse (the prefixes of (i', i)).  Division is
     correctly rounded, so the computed order never reverses two ratios (ties aside).
+    ``pairs`` (a K×K boolean matrix): only the ordered pairs (i, i') it holds count — the secret pairs
+    of docs/math.md §16 (L of the row i against the row i': "X_t = i rather than i'").
     """
     k = matrix.shape[0]
     states = np.arange(k) if secrets is None else np.flatnonzero(secrets)
     first, second = np.triu_indices(states.size, k=1)
     first, second = states[first], states[second]
+    forward_ok = backward_ok = None
+    if pairs is not None:
+        keep = pairs[first, second] | pairs[second, first]
+        first, second = first[keep], second[keep]
+        forward_ok, backward_ok = pairs[first, second], pairs[second, first]
     front_d = np.empty(0)
     front_q = np.empty(0)
     step = max(1, CHUNK_CELLS // k)
@@ -197,9 +205,13 @@ def build_front(matrix: np.ndarray, secrets: np.ndarray | None = None, work: Wor
         order = np.argsort(key, axis=1)
         order += (np.arange(order.shape[0]) * k)[:, None]  # flat indices into the (pairs, K) rows
         chunk_d, chunk_q, tv_d, tv_q = [], [], [], []
+        ahead, behind = (key < 1).sum(axis=1), (key > 1).sum(axis=1)
+        if forward_ok is not None and backward_ok is not None:  # orders that are not secret pairs add nothing
+            ahead = np.where(forward_ok[start : start + step], ahead, 0)
+            behind = np.where(backward_ok[start : start + step], behind, 0)
         for numerator, denominator, count, columns in (
-            (a, b, (key < 1).sum(axis=1), order),
-            (b, a, (key > 1).sum(axis=1), order[:, ::-1]),
+            (a, b, ahead, order),
+            (b, a, behind, order[:, ::-1]),
         ):
             width = int(count.max(initial=0))
             if width == 0:

@@ -21,6 +21,7 @@ import numpy as np
 from ..accounting.calibration import calibrate
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior, Theta, theta_or_none
+from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import check_eps, check_flag
 from .bounds import TranslationBound, describe_bounds, group_dp_bound, translation_bound
 from .checks import Directions, check_directions, check_schedule, stream_priors
@@ -40,6 +41,7 @@ class StreamSetting:
     chains: Theta | None
     given_curve: InfluenceCurve | None
     directions: Directions = Directions()
+    secrets: Secrets = ALL_SECRETS  # what every bound protects (docs/math.md §16): the curve's
 
     def __post_init__(self) -> None:
         if self.given_curve is None and self.chains is None:
@@ -52,7 +54,7 @@ class StreamSetting:
             return self.given_curve
         from ..engine.influence import influence_curve
 
-        return influence_curve(list(self.chains or ()))
+        return influence_curve(list(self.chains or ()), secrets=self.secrets)
 
     @property
     def length(self) -> int:
@@ -71,15 +73,19 @@ def stream_setting(
     backward: object = None,
     forward: object = None,
     lazy_curve: bool = False,
+    secrets: Secrets | None = None,
 ) -> StreamSetting:
     """The setting of a stream over ``prior_or_priors`` (a MarkovChainPrior, a list Θ of them, or any prior
     with an a(b) curve, such as a Gaussian process); ``curve`` defaults to the prior's own, computed now, or
-    (``lazy_curve``, chains only) when a bound first reads it."""
+    (``lazy_curve``, chains only) when a bound first reads it; ``secrets``: what every bound protects
+    (docs/math.md §16; default: the given curve's own, or every pair at every entry)."""
     from ..engine.influence import influence_curve
 
     chains = theta_or_none(prior_or_priors, "a stream", same_length=True)
+    if secrets is None:
+        secrets = curve.secrets if curve is not None and isinstance(curve.secrets, Secrets) else ALL_SECRETS
     if curve is None and not (lazy_curve and chains is not None):
-        curve = influence_curve(prior_or_priors)
+        curve = influence_curve(prior_or_priors, secrets=secrets)
     if curve is not None and not isinstance(curve, InfluenceCurve):
         raise ValueError(f"curve must be an InfluenceCurve; got {type(curve).__name__}")
     if chains is not None and curve is not None and curve.length != chains.max_length:
@@ -87,7 +93,7 @@ def stream_setting(
     if chains is None and (backward is not None or forward is not None):
         raise ValueError("backward and forward matrices need Markov chain priors")
     directions = Directions() if chains is None else check_directions(backward, forward, chains.n_states)
-    return StreamSetting(chains, curve, directions)
+    return StreamSetting(chains, curve, directions, secrets)
 
 
 @dataclass(frozen=True)
@@ -158,12 +164,12 @@ def _tpl_refusal(setting: StreamSetting) -> str | None:
 
 
 def _tpl(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
-    temporal = temporal_privacy_leakage(setting.chains, eps, **setting.matrices())
+    temporal = temporal_privacy_leakage(setting.chains, eps, **setting.matrices(), secrets=setting.secrets)
     return temporal.tpl, temporal
 
 
 def _tpl_plan(setting: StreamSetting, target: float, unbounded: bool) -> float:
-    return max_eps_for_tpl(setting.chains, target, unbounded=unbounded, **setting.matrices())
+    return max_eps_for_tpl(setting.chains, target, unbounded=unbounded, **setting.matrices(), secrets=setting.secrets)
 
 
 def _c_bound(setting: StreamSetting, eps: np.ndarray) -> tuple[np.ndarray, object]:
@@ -253,13 +259,17 @@ def plan_table(setting: StreamSetting, target: float, unbounded: bool = False) -
 
 
 def _chains_setting(
-    prior_or_priors: object, curve: InfluenceCurve | None, backward: object = None, forward: object = None
+    prior_or_priors: object,
+    curve: InfluenceCurve | None,
+    backward: object = None,
+    forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamSetting:
     priors = stream_priors(prior_or_priors)
     T = priors[0].length
     if curve is not None and (not isinstance(curve, InfluenceCurve) or curve.length != T):
         raise ValueError(f"curve must be the a(b) curve of these priors (an InfluenceCurve of length T = {T})")
-    return stream_setting(priors, curve, backward, forward, lazy_curve=True)
+    return stream_setting(priors, curve, backward, forward, lazy_curve=True, secrets=secrets)
 
 
 def _refuse(setting: StreamSetting) -> None:
@@ -309,12 +319,14 @@ def stream_bounds(
     curve: InfluenceCurve | None = None,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamBounds:
     """Every bound of :data:`STREAM_BOUNDS` of the same stream of Markov chains: TPL, the [C] bound (windows: the
     priors are Markov chains), group DP and any bound registered later.  ``curve`` defaults to the priors' a(b)
     curve; ``backward`` and ``forward`` are the matrices of TPL's attacker (:class:`~.checks.Directions`).  A
-    bound that refuses the stream (out of reach) raises ValueError with its reason, before any bound works."""
-    setting = _chains_setting(prior_or_priors, curve, backward, forward)
+    bound that refuses the stream (out of reach) raises ValueError with its reason, before any bound works.
+    ``secrets``: every bound for the chosen secrets (docs/math.md §16)."""
+    setting = _chains_setting(prior_or_priors, curve, backward, forward, secrets)
     _refuse(setting)
     return StreamBounds(bound_table(setting, eps))
 
@@ -345,15 +357,17 @@ def plan_stream(
     target: float,
     curve: InfluenceCurve | None = None,
     unbounded: bool = False,
+    secrets: Secrets | None = None,
 ) -> StreamPlan:
     """The inverse question for every registered bound: the largest constant ε that keeps the stream within
     ``target`` (each bound's ``largest_eps``: TPL's :func:`~.supremum.max_eps_for_tpl`, the [C] bound's
     calibration, group DP's target / T, or 0 for an endless stream).  ``unbounded`` (stationary priors): an
     endless stream.  A bound that refuses the stream raises ValueError with its reason, before any bound works.
-    An answer of 0 means no ε > 0 meets the target under that bound."""
+    An answer of 0 means no ε > 0 meets the target under that bound.  ``secrets``: every bound for the chosen
+    secrets (docs/math.md §16)."""
     unbounded = check_flag("unbounded", unbounded)
     target = check_eps("target", target)
-    setting = _chains_setting(prior_or_priors, curve)
+    setting = _chains_setting(prior_or_priors, curve, secrets=secrets)
     _refuse(setting)
     return StreamPlan(target, plan_table(setting, target, unbounded), unbounded)
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior
+from ..secrets.values import Secrets, as_secrets
 from ..validation import check_eps, check_whole
 from .checks import stream_priors
 from .fronts import add_up
-from .supremum import leakage_suprema, max_eps_for_tpl
+from .supremum import leakage_suprema, max_eps_for_tpl, tpl_supremum
 from .tpl import StreamFronts, stream_fronts
 
 MAX_TIGHT_ROUNDS = 5_000  # rounds of the fixed-point iteration of the tight schedule
@@ -96,15 +97,27 @@ class StreamSchedule:
 
 
 def _fit(fronts: StreamFronts, shape: np.ndarray, target: float) -> tuple[np.ndarray, float]:
-    """The largest λ·shape (λ in [0, 1]) whose computed max_t TPL_t is ≤ target, and that value.
+    """The largest λ·shape (λ in [0, 1]; with chosen secrets also above 1) whose computed max_t TPL_t is
+    ≤ target, and that value.
 
     TPL is non-decreasing in every ε_t, so in λ; grid refinement to 1e-12 relative, keeping the
-    largest λ whose value was checked.
+    largest λ whose value was checked.  With chosen secrets (docs/math.md §16) a shape built for every
+    pair may leave room: λ is first doubled while the target still holds.
     """
     top = float(fronts.max_tpl(shape[None, :])[0])
-    if top <= target:
-        return shape, top
     lo, hi, best = 0.0, 1.0, 0.0
+    if top <= target:
+        if fronts.secrets.is_all or not np.any(shape > 0):
+            return shape, top
+        lo, best = 1.0, top
+        while hi < 2.0**40:
+            hi *= 2.0
+            value = float(fronts.max_tpl(hi * shape[None, :])[0])
+            if value > target:
+                break
+            lo, best = hi, value
+        else:
+            return lo * shape, best
     while hi - lo > 1e-12:
         grid = np.linspace(lo, hi, 34)[1:-1]
         values = fronts.max_tpl(grid[:, None] * shape[None, :])
@@ -156,6 +169,7 @@ def optimal_schedule(
     length: int | None = None,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamSchedule:
     """Per-step ε_1..ε_T with max_t TPL_t ≤ ``target``, spending as much in total as found (docs/math.md §10).
 
@@ -200,18 +214,24 @@ def optimal_schedule(
     (= α_B for one prior).  BPL_t ≤ max(ε_1, α_B) for every t (above the fixed point the recursion
     falls, as α − G_B(α) ≥ ε_mid there) and FPL_{t+1} = α_F (infinitely many future steps), so
     TPL_t ≤ max(ε_1, α_B,θ) + G_F,θ(α_F,θ) ≤ α for every θ.
+
+    **Chosen secrets** (``secrets``, docs/math.md §16): the target is on TPL about the secret pairs at the
+    protected steps.  The candidates are built as above (over every pair: the recursion carries every
+    pair from step to step) and each is scaled by the largest λ — now possibly above 1 — whose computed
+    restricted TPL meets the target, by the same monotonicity; the constant candidate is the largest
+    constant ε for the restricted target.  An unbounded stream gets that constant at every step.
     """
     target = check_eps("target", target)
     if length is None:
-        return _unbounded(prior_or_priors, target, backward, forward)
+        return _unbounded(prior_or_priors, target, backward, forward, secrets)
     length = check_whole("length", length)
     priors = stream_priors(prior_or_priors, finite=False)
     priors = stream_priors([p.with_length(length) for p in priors])
-    fronts = stream_fronts(priors, backward, forward)
+    fronts = stream_fronts(priors, backward, forward, secrets)
     if length == 1:
         one, value = _fit(fronts, np.array([target]), target)
         return StreamSchedule(one, target, value, False, "tight", float(one[0]), (float(one[0]),) * 3)
-    constant = max_eps_for_tpl(priors, target, backward=backward, forward=forward)
+    constant = max_eps_for_tpl(priors, target, backward=backward, forward=forward, secrets=secrets)
     candidates: dict[str, tuple[np.ndarray, float]] = {}
     shape = np.min([_tight_one(fronts, i, target) for i in range(len(priors))], axis=0)
     candidates["tight"] = _fit(fronts, shape, target)
@@ -229,13 +249,18 @@ def optimal_schedule(
     return StreamSchedule(schedule, target, value, False, method, constant, three)
 
 
-def _unbounded(prior_or_priors: object, target: float, backward: object, forward: object) -> StreamSchedule:
+def _unbounded(prior_or_priors: object, target: float, backward: object, forward: object,
+               secrets: Secrets | None = None) -> StreamSchedule:
     priors = stream_priors(prior_or_priors, finite=False)
     if not all(p.stationary_initial for p in priors):
         raise ValueError(
             "an unbounded stream needs priors with the stationary initial distribution (initial=None);"
             " give the stream's length for a non-stationary prior"
         )
+    if secrets is not None and not as_secrets(secrets).is_all:
+        mid = max_eps_for_tpl(priors, target, unbounded=True, backward=backward, forward=forward, secrets=secrets)
+        value = tpl_supremum(priors, mid, backward, forward, secrets) if mid > 0 else 0.0
+        return StreamSchedule(np.array([mid, mid]), target, value, True, "constant", mid, None)
     mid = max_eps_for_tpl(priors, target, unbounded=True, backward=backward, forward=forward)
     if mid <= 0:  # no constant ε keeps an endless stream finite: one release of ε = target, then nothing
         return StreamSchedule(np.array([target, 0.0]), target, target, True, "tight", 0.0, None)

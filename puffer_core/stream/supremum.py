@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..validation import check_eps, check_flag
 from .checks import Directions, check_directions, check_row_stochastic, stream_priors
 from .fronts import LeakageFront, add_up, build_front
@@ -51,8 +52,10 @@ def leakage_supremum(matrix: object, eps: float) -> float:
 
 
 def _stationary_fronts(
-    prior: MarkovChainPrior, directions: Directions = Directions()
-) -> tuple[LeakageFront, LeakageFront]:
+    prior: MarkovChainPrior, directions: Directions = Directions(), pairs: np.ndarray | None = None
+) -> tuple[LeakageFront, ...]:
+    """(backward, forward) fronts of a stationary prior; with ``pairs`` (the secret pairs, docs/math.md §16) also
+    the two fronts over those pairs only."""
     if not prior.stationary_initial:
         raise ValueError(
             "an unbounded stream needs a prior with the stationary initial distribution (initial=None);"
@@ -61,7 +64,10 @@ def _stationary_fronts(
     pi = np.asarray(prior.initial)
     back = backward_from(pi, pi, prior.transition) if directions.backward is None else directions.backward
     fwd = prior.transition if directions.forward is None else directions.forward
-    return build_front(back, pi > 0), build_front(fwd, pi > 0)
+    if pairs is None:
+        return build_front(back, pi > 0), build_front(fwd, pi > 0)
+    return (build_front(back, pi > 0), build_front(fwd, pi > 0), build_front(back, pi > 0, None, pairs),
+            build_front(fwd, pi > 0, None, pairs))
 
 
 def tpl_supremum(
@@ -69,17 +75,28 @@ def tpl_supremum(
     eps: float,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> float:
     """sup_t TPL_t of an unbounded stream with constant ε: sup BPL + sup FPL − ε (docs/math.md §10).
 
     The middle entries of a long stream approach it.  Needs stationary priors; ``inf`` when
     either supremum is infinite (:func:`leakage_supremum`).  Θ: the maximum over the priors.
     ``backward``, ``forward``: the matrices of :class:`Directions` (default: the prior's own).
+    ``secrets``: over the secret pairs only (docs/math.md §16): ε + L_E(sup BPL) + L_E(sup FPL), which
+    can stay finite where BPL grows without bound; positions do not lower a supremum over an endless
+    stream (its middle entries are all alike) and are not used.
     """
     priors = stream_priors(prior_or_priors, finite=False)
     directions = check_directions(backward, forward, priors.n_states)
     eps = check_eps("eps", eps)
-    return max(_supremum_tpl(_stationary_fronts(p, directions), eps) for p in priors)
+    pairs = _pairs_of(secrets, priors.n_states)
+    return max(_supremum_tpl(_stationary_fronts(p, directions, pairs), eps) for p in priors)
+
+
+def _pairs_of(secrets: Secrets | None, n_states: int) -> np.ndarray | None:
+    """The secret pairs as a K×K matrix, None for every pair (docs/math.md §16)."""
+    pairs = as_secrets(secrets).pair_matrix(n_states)
+    return None if pairs[~np.eye(n_states, dtype=bool)].all() else pairs
 
 
 def leakage_suprema(
@@ -106,10 +123,17 @@ def leakage_suprema(
     return np.array(rows)
 
 
-def _supremum_tpl(fronts: tuple[LeakageFront, LeakageFront], eps: float) -> float:
-    """sup BPL + sup FPL − ε, as sup BPL + L(sup FPL) (= sup FPL − ε at the fixed point), rounded up."""
-    back, fwd = fronts
+def _supremum_tpl(fronts: tuple[LeakageFront, ...], eps: float) -> float:
+    """sup BPL + sup FPL − ε, as sup BPL + L(sup FPL) (= sup FPL − ε at the fixed point), rounded up.
+
+    With the secret-pair fronts (docs/math.md §16): ε + L_E(sup BPL) + L_E(sup FPL), each L_E taken at +inf
+    as its limit (finite when no secret pair's prefix point has d = 0 < q)."""
+    back, fwd = fronts[:2]
     top_back, top_fwd = back.supremum(eps), fwd.supremum(eps)
+    if len(fronts) == 4:
+        past = float(fronts[2].leakage(np.array([top_back]))[0]) if fronts[2].q.size else 0.0
+        future = float(fronts[3].leakage(np.array([top_fwd]))[0]) if fronts[3].q.size else 0.0
+        return float(add_up(add_up(eps, past), future))
     if not (math.isfinite(top_back) and math.isfinite(top_fwd)):
         return math.inf
     return float(add_up(top_back, fwd.leakage(np.array([top_fwd]))[0]))
@@ -143,6 +167,7 @@ def max_eps_for_tpl(
     unbounded: bool = False,
     backward: object = None,
     forward: object = None,
+    secrets: Secrets | None = None,
 ) -> float:
     """The largest constant ε whose stream stays within a TPL target (docs/math.md §10).
 
@@ -150,23 +175,27 @@ def max_eps_for_tpl(
     unbounded stream ≤ ``target`` (stationary priors).  TPL grows with ε and TPL_t ≥ ε, so the
     answer lies in (0, target]; it is found by grid refinement to 1e-12 relative and the value
     returned was checked to meet the target.  ``backward``, ``forward``: see :class:`Directions`.
+    ``secrets``: TPL about the chosen pairs at the protected steps (docs/math.md §16).
     """
     unbounded = check_flag("unbounded", unbounded)
     priors = stream_priors(prior_or_priors, finite=not unbounded)
     directions = check_directions(backward, forward, priors.n_states)
     target = check_eps("target", target)
+    chosen = as_secrets(secrets).check(priors.n_states)
     if unbounded:
-        fronts = [_stationary_fronts(p, directions) for p in priors]
+        pairs = _pairs_of(chosen, priors.n_states)
+        fronts = [_stationary_fronts(p, directions, pairs) for p in priors]
 
         def evaluate(values: np.ndarray) -> np.ndarray:
             return np.array([max(_supremum_tpl(f, float(e)) for f in fronts) if e > 0 else 0.0 for e in values])
 
     else:
-        prepared = prepare_fronts(priors, directions)
+        prepared = prepare_fronts(priors, directions, None, chosen)
         length = priors[0].length
+        protected = None if chosen.positions is None and chosen.rule is None else chosen.position_mask(length)
 
         def evaluate(values: np.ndarray) -> np.ndarray:
-            return leakages(priors, np.repeat(values[:, None], length, axis=1), prepared)[2].max(axis=1)
+            return leakages(priors, np.repeat(values[:, None], length, axis=1), prepared, protected)[2].max(axis=1)
 
     return _largest_within(evaluate, target)
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior, Theta
+from ..secrets.values import ALL_SECRETS, Secrets, as_secrets
 from ..validation import WORK_LIMIT_SECONDS, check_whole
 from ..work import SECONDS_PER_UNIT, WorkCounter, WorkEstimate
 from .checks import Directions, check_directions, check_row_stochastic, check_schedule, stream_priors
@@ -135,12 +136,18 @@ def _recurse(fronts: Sequence[LeakageFront], slack: np.ndarray, eps: np.ndarray)
 
 @dataclass(frozen=True, eq=False)
 class PriorFronts:
-    """The fronts one prior needs for a stream of its length: backward per step, forward per step."""
+    """The fronts one prior needs for a stream of its length: backward per step, forward per step.
+
+    ``secret_backward``, ``secret_forward``: the same fronts over the secret pairs only (docs/math.md §16),
+    or None when every pair is a secret.
+    """
 
     backward: list[LeakageFront]
     backward_slack: np.ndarray
     forward: list[LeakageFront]
     shortcut_steps: int
+    secret_backward: list[LeakageFront] | None = None
+    secret_forward: list[LeakageFront] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,10 +203,12 @@ def _front_units(k: int) -> float:
     return k * (k - 1) / 2 * k
 
 
-def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan]) -> WorkEstimate:
-    """The work of building these priors' fronts and running both recursions once (see :func:`tpl_estimate`)."""
+def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPlan], restricted: bool = False
+                    ) -> WorkEstimate:
+    """The work of building these priors' fronts and running both recursions once (see :func:`tpl_estimate`);
+    ``restricted``: the secret-pair fronts too (at most as many again)."""
     k = priors[0].n_states
-    count = sum(plan.fronts() for plan in plans)
+    count = sum(plan.fronts() for plan in plans) * (2 if restricted else 1)
     steps = sum(max(p.length - 1, 0) for p in priors)
     units = {
         "front": count * _front_units(k),
@@ -234,7 +243,8 @@ def _front_estimate(priors: Sequence[MarkovChainPrior], plans: Sequence[_FrontPl
 
 
 def tpl_estimate(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None,
+    secrets: Secrets | None = None,
 ) -> WorkEstimate:
     """The work of the TPL of a stream over the prior's length (docs/math.md §10; cost: §2.1), before any work.
 
@@ -249,7 +259,8 @@ def tpl_estimate(
     """
     priors = stream_priors(prior_or_priors)
     directions = check_directions(backward, forward, priors.n_states)
-    return _front_estimate(priors, [_plan_fronts(p, directions) for p in priors])
+    restricted = _secret_pairs(as_secrets(secrets), priors.n_states) is not None
+    return _front_estimate(priors, [_plan_fronts(p, directions) for p in priors], restricted)
 
 
 def tpl_refusal(
@@ -267,12 +278,20 @@ def tpl_refusal(
 
 
 def prepare_fronts(
-    priors: Sequence[MarkovChainPrior], directions: Directions = Directions(), work: WorkCounter | None = None
+    priors: Sequence[MarkovChainPrior], directions: Directions = Directions(), work: WorkCounter | None = None,
+    secrets: Secrets = ALL_SECRETS,
 ) -> list[PriorFronts]:
-    """Every prior's fronts, after checking that building them is within reach."""
+    """Every prior's fronts (and their secret-pair versions), after checking that building them is within reach."""
     plans = [_plan_fronts(p, directions) for p in priors]
-    _front_estimate(priors, plans).check()
-    return [prior_fronts(p, plan, directions, work) for p, plan in zip(priors, plans)]
+    pairs = _secret_pairs(secrets, priors[0].n_states)
+    _front_estimate(priors, plans, pairs is not None).check()
+    return [prior_fronts(p, plan, directions, work, pairs) for p, plan in zip(priors, plans)]
+
+
+def _secret_pairs(secrets: Secrets, n_states: int) -> np.ndarray | None:
+    """The secret pairs as a K×K matrix, or None when every pair is a secret (the fronts as they are)."""
+    pairs = secrets.pair_matrix(n_states)
+    return None if pairs[~np.eye(n_states, dtype=bool)].all() else pairs
 
 
 def prior_fronts(
@@ -280,18 +299,32 @@ def prior_fronts(
     plan: _FrontPlan | None = None,
     directions: Directions = Directions(),
     work: WorkCounter | None = None,
+    pairs: np.ndarray | None = None,
+) -> PriorFronts:
+    """The fronts of one prior; with ``pairs`` (a K×K matrix of secret pairs) their secret-pair versions too."""
+    plan = _plan_fronts(prior, directions) if plan is None else plan
+    every = _fronts_of(prior, plan, directions, work, None)
+    if pairs is None:
+        return every
+    chosen = _fronts_of(prior, plan, directions, work, pairs)
+    return PriorFronts(every.backward, every.backward_slack, every.forward, every.shortcut_steps,
+                       chosen.backward, chosen.forward)
+
+
+def _fronts_of(
+    prior: MarkovChainPrior, plan: _FrontPlan, directions: Directions, work: WorkCounter | None,
+    pairs: np.ndarray | None,
 ) -> PriorFronts:
     T = prior.length
     if T == 1:
         return PriorFronts([], np.zeros(0), [], 0)
     P = prior.transition if directions.forward is None else directions.forward
-    plan = _plan_fronts(prior, directions) if plan is None else plan
     cache: dict[tuple[str, bytes], LeakageFront] = {}
 
     def front(direction: str, matrix: np.ndarray, support: np.ndarray) -> LeakageFront:
         key = (direction, support.tobytes())
         if key not in cache:
-            cache[key] = build_front(matrix, support, work)
+            cache[key] = build_front(matrix, support, work, pairs)
         return cache[key]
 
     if plan.marginals is None:
@@ -317,12 +350,13 @@ def prior_fronts(
             # P^B_t = P^B_π entrywise times p_{t−1}[j]/π[j] · π[i]/p_t[i] ∈ [1/ρ, ρ], so every
             # ratio (1 + c·Q_t[i,S]) / (1 + c·Q_t[i',S]) is at most ρ² times the stationary one
             if stationary_front is None:
-                stationary_front = build_front(backward_from(pi, pi, prior.transition), pi > 0, work)
+                stationary_front = build_front(backward_from(pi, pi, prior.transition), pi > 0, work, pairs)
             backward.append(stationary_front)
             slack[t - 2] = 2.0 * math.log(max(rho, 1.0)) + 1e-15  # rounding in ρ itself: a few ulps more
             shortcut += 1
         else:
-            backward.append(build_front(backward_from(previous, current, prior.transition), support[t - 1], work))
+            backward.append(build_front(backward_from(previous, current, prior.transition), support[t - 1], work,
+                                        pairs))
     return PriorFronts(backward, slack, forward, shortcut)
 
 
@@ -336,7 +370,10 @@ class TemporalLeakage:
     ``shortcut_steps`` counts the steps of a non-stationary prior that has reached its
     stationary distribution to within 1e-12 and uses the stationary backward matrix plus the
     proven slack 2·log ρ_t (≤ 2e-12, plus 1e-15 for rounding) instead of its own (0 for stationary priors; the largest
-    count over Θ).
+    count over Θ).  With chosen ``secrets`` (docs/math.md §16) ``bpl`` and ``fpl`` stay the recursions over
+    every pair (what the attacker carries from step to step, protected or not), and ``tpl[t]`` is the
+    leakage about the secret pairs of a protected entry t — ε_t plus what the past and the future add to
+    those pairs only — and 0 at an entry that is not protected.
     """
 
     eps: np.ndarray
@@ -344,6 +381,7 @@ class TemporalLeakage:
     fpl: np.ndarray
     tpl: np.ndarray
     shortcut_steps: int = 0
+    secrets: Secrets = ALL_SECRETS
 
     def __post_init__(self) -> None:
         for name in ("eps", "bpl", "fpl", "tpl"):
@@ -380,20 +418,48 @@ def forward_privacy_leakage(forward: object, eps: Sequence[float]) -> np.ndarray
 
 
 def leakages(
-    priors: list[MarkovChainPrior], schedules: np.ndarray, prepared: list[PriorFronts]
+    priors: list[MarkovChainPrior], schedules: np.ndarray, prepared: list[PriorFronts],
+    protected: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step."""
+    """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step.
+
+    Chosen secrets (docs/math.md §16): BPL and FPL run over every pair; TPL at a protected step t is
+    ε_t + L_E(BPL_{t−1}; P^B_t) + L_E(FPL_{t+1}; P^F) with L_E over the secret pairs (the fronts'
+    ``secret_*`` versions), and 0 where ``protected`` (a boolean per step) is False.
+    """
     bpl = np.zeros(schedules.shape)
     fpl = np.zeros(schedules.shape)
     tpl = np.zeros(schedules.shape)
     for fronts in prepared:
-        backward, _ = _recurse(fronts.backward, fronts.backward_slack, schedules)
+        backward, back_gain = _recurse(fronts.backward, fronts.backward_slack, schedules)
         forward, forward_gain = _recurse(fronts.forward[::-1], np.zeros(len(fronts.forward)), schedules[:, ::-1])
         forward, forward_gain = forward[:, ::-1], forward_gain[:, ::-1]
         bpl = np.maximum(bpl, backward)
         fpl = np.maximum(fpl, forward)
-        tpl = np.maximum(tpl, add_up(backward, forward_gain))  # BPL + FPL − ε, with FPL − ε kept exactly
+        if fronts.secret_backward is None and protected is None:
+            tpl = np.maximum(tpl, add_up(backward, forward_gain))  # BPL + FPL − ε, with FPL − ε kept exactly
+            continue
+        if fronts.secret_backward is not None and fronts.secret_forward is not None:
+            back_gain = np.zeros(schedules.shape)
+            back_gain[:, 1:] = add_up(_batch_gains(fronts.secret_backward, backward[:, :-1]), fronts.backward_slack)
+            forward_gain = np.zeros(schedules.shape)
+            forward_gain[:, :-1] = _batch_gains(fronts.secret_forward, forward[:, 1:])
+        value = add_up(add_up(back_gain, schedules), forward_gain)
+        if protected is not None:
+            value[:, ~protected] = 0.0
+        tpl = np.maximum(tpl, value)
     return bpl, fpl, tpl
+
+
+def _batch_gains(fronts: Sequence[LeakageFront], alphas: np.ndarray) -> np.ndarray:
+    """fronts[s].leakage(alphas[:, s]) for every column s of a batch (n, S), one call per distinct front."""
+    out = np.empty(alphas.shape)
+    groups: dict[int, list[int]] = {}
+    for s, front in enumerate(fronts):
+        groups.setdefault(id(front), []).append(s)
+    for members in groups.values():
+        out[:, members] = fronts[members[0]].leakage(alphas[:, members].reshape(-1)).reshape(alphas.shape[0], -1)
+    return out
 
 
 def temporal_privacy_leakage(
@@ -402,6 +468,7 @@ def temporal_privacy_leakage(
     backward: object = None,
     forward: object = None,
     work: WorkCounter | None = None,
+    secrets: Secrets | None = None,
 ) -> TemporalLeakage:
     """BPL, FPL and TPL of a stream over a prior's chain (docs/math.md §10, [TPL]).
 
@@ -415,15 +482,18 @@ def temporal_privacy_leakage(
     below the exact recursion.  Cost: one O(K³ log K) front per distinct matrix, then
     O(T × front size); a stream whose fronts would take longer than ``WORK_LIMIT_SECONDS`` is
     refused up front with the estimate (:func:`tpl_estimate`).  Given ``work``, the front units
-    performed are added to it (never more than the estimate's).
+    performed are added to it (never more than the estimate's).  ``secrets``: TPL about the chosen
+    pairs at the protected steps (docs/math.md §16; see :class:`TemporalLeakage`).
     """
     priors = stream_priors(prior_or_priors)
     directions = check_directions(backward, forward, priors.n_states)
     schedule = check_schedule(eps, priors[0].length)
-    prepared = prepare_fronts(priors, directions, work)
-    bpl, fpl, tpl = leakages(priors, schedule[None, :], prepared)
+    chosen = as_secrets(secrets).check(priors.n_states)
+    prepared = prepare_fronts(priors, directions, work, chosen)
+    protected = None if chosen.positions is None and chosen.rule is None else chosen.position_mask(priors[0].length)
+    bpl, fpl, tpl = leakages(priors, schedule[None, :], prepared, protected)
     shortcut = max(f.shortcut_steps for f in prepared)
-    return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut)
+    return TemporalLeakage(schedule, bpl[0], fpl[0], tpl[0], shortcut, chosen)
 
 
 @dataclass(frozen=True, eq=False)
@@ -437,17 +507,25 @@ class StreamFronts:
     priors: Theta
     directions: Directions
     prepared: tuple[PriorFronts, ...]
+    secrets: Secrets = ALL_SECRETS
 
     @property
     def length(self) -> int:
         return self.priors[0].length
+
+    @property
+    def protected(self) -> np.ndarray | None:
+        """The protected steps (None: every step)."""
+        if self.secrets.positions is None and self.secrets.rule is None:
+            return None
+        return self.secrets.position_mask(self.length)
 
     def leakages(self, schedules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(BPL, FPL, TPL) of a batch of schedules (n, T), each the max over Θ per step (rounded up)."""
         batch = np.atleast_2d(np.asarray(schedules, dtype=float))
         if batch.ndim != 2 or batch.shape[1] != self.length:
             raise ValueError(f"give schedules of T = {self.length} steps as an (n, T) array")
-        return leakages(list(self.priors), batch, list(self.prepared))
+        return leakages(list(self.priors), batch, list(self.prepared), self.protected)
 
     def max_tpl(self, schedules: object) -> np.ndarray:
         """max_t TPL_t of each schedule of a batch (n, T)."""
@@ -481,10 +559,13 @@ def front_gains(fronts: Sequence[LeakageFront], alphas: np.ndarray) -> np.ndarra
 
 
 def stream_fronts(
-    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], backward: object = None, forward: object = None,
+    secrets: Secrets | None = None,
 ) -> StreamFronts:
-    """The fronts of a finite stream over the priors' length (refused up front when out of reach, as TPL is)."""
+    """The fronts of a finite stream over the priors' length (refused up front when out of reach, as TPL is);
+    ``secrets``: TPL about the chosen pairs at the protected steps (docs/math.md §16)."""
     priors = stream_priors(prior_or_priors)
     directions = check_directions(backward, forward, priors.n_states)
-    return StreamFronts(priors, directions, tuple(prepare_fronts(priors, directions)))
+    chosen = as_secrets(secrets).check(priors.n_states)
+    return StreamFronts(priors, directions, tuple(prepare_fronts(priors, directions, None, chosen)), chosen)
 

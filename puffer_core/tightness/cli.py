@@ -19,6 +19,8 @@ import numpy as np
 from ..data.readers import load_sequences
 from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from ..priors.models import MarkovChainPrior
+from ..secrets.codec import read_secrets
+from ..secrets.values import Secrets
 from ..stream.registry import STREAM_BOUNDS
 from .ladder import ladder_row
 from .releases import RELEASES
@@ -47,6 +49,9 @@ def add_ladder_command(commands: Any) -> None:
     release.add_argument("--k", type=int, default=1, help="top-k of the exponential release (default 1)")
     release.add_argument("--seed", type=int, default=0, help="the attack's seed (default 0)")
     release.add_argument("--draws", type=int, default=200, help="outputs drawn before the climb (default 200)")
+    release.add_argument("--secrets", default="", metavar="TEXT",
+                         help="what is secret, as the app's link writes it, e.g. \"p=sensitive;s=2;t=0-3\""
+                              " (default: every pair of states at every entry; docs/math.md §16)")
 
 
 def _chain(args: argparse.Namespace) -> MarkovChainPrior:
@@ -72,11 +77,16 @@ def _show(value: float | None) -> str:
 
 def run_ladder(args: argparse.Namespace) -> int:
     prior = _chain(args)
+    secrets = read_secrets(args.secrets)
+    if not isinstance(secrets, Secrets):
+        raise ValueError("the ladder attacks value pairs of entries: give --secrets as pairs and positions")
     names = args.release or list(RELEASES)
+    if not secrets.is_all:
+        print(f"# secrets: {secrets.words(list(prior.labels))}")
     header = ["release", "attack", "exact", *(STREAM_BOUNDS[n].short for n in STREAM_BOUNDS), "in order"]
     print("\t".join(header))
     for name in names:
-        row = ladder_row(prior, name, args.eps, k=args.k, seed=args.seed, draws=args.draws)
+        row = ladder_row(prior, name, args.eps, k=args.k, seed=args.seed, draws=args.draws, secrets=secrets)
         cells = [name, _show(row.lower), _show(row.exact), *(_show(v) for _, v in row.bounds), str(row.in_order)]
         print("\t".join(cells))
         for note in (row.attack_note, row.exact_note):

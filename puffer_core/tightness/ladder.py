@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..stream.registry import STREAM_BOUNDS, stream_setting
 from ..validation import check_eps, check_whole
 from .releases import release_spec
@@ -92,23 +93,28 @@ def ladder_row(
     curve: InfluenceCurve | None = None,
     label: str = "",
     short: str = "",
+    secrets: Secrets | None = None,
 ) -> LadderRow:
     """Attack one prior (seeded), with its exact leakage when small enough and every bound that applies.
 
     ``eps`` is the ε per step of a stream release, or per entry of a whole-sequence release; ``curve``
     defaults to the priors' a(b) curve.  The attack and the enumeration run within the budgets of
-    :mod:`puffer_core.tightness.releases` (their notes say why one was not run).
+    :mod:`puffer_core.tightness.releases` (their notes say why one was not run).  ``secrets``: every rung for
+    the chosen value pairs and entries (docs/math.md §16; a given curve must be for the same secrets).
     """
     spec = release_spec(release)
     priors = as_theta(prior_or_priors, "the tightness ladder", same_length=True)
     eps = check_eps("eps", eps)
     k = check_whole("k", k)
     n_states, length = priors.n_states, priors.max_length
-    setting = stream_setting(list(priors), curve)
+    chosen = as_secrets(secrets).check(n_states)
+    if curve is not None and curve.secrets != chosen:
+        raise ValueError("the curve was computed for other secrets than the ladder's; compute it with secrets=")
+    setting = stream_setting(list(priors), curve, secrets=chosen)
     attack_note = spec.attack_refusal(n_states, length, k) or ""
-    attack = None if attack_note else spec.attack(priors, eps, k=k, seed=seed, draws=draws)
+    attack = None if attack_note else spec.attack(priors, eps, k=k, seed=seed, draws=draws, secrets=chosen)
     exact_note = spec.exact_refusal(n_states, length, len(priors), k) or ""
-    exact = None if exact_note else spec.exact(priors, eps, k)
+    exact = None if exact_note else spec.exact(priors, eps, k, chosen)
     bounds = []
     for name, bound in STREAM_BOUNDS.items():
         if not (spec.stream or bound.whole_sequence):

@@ -19,6 +19,7 @@ from ..audit.exact import exact_leakage_estimate
 from ..audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
 from ..mechanisms.laws import ClampedDiscreteLaplace, RandomizedResponse
 from ..priors.models import Theta
+from ..secrets.values import Secrets
 from ..work import WorkEstimate
 
 # what is enumerated or attacked within a few seconds (the app's and the scripts' budget), by the work estimates
@@ -128,22 +129,24 @@ class ReleaseSpec:
             )
         return None
 
-    def exact_stream(self, priors: Theta, eps: Sequence[float]) -> StreamAudit:
-        """The exact leakage of every entry of a stream release with schedule ``eps`` (tiny chains)."""
-        return exact_stream_leakage(priors, self.laws(priors.n_states, eps))
+    def exact_stream(self, priors: Theta, eps: Sequence[float], secrets: Secrets | None = None) -> StreamAudit:
+        """The exact leakage of every entry of a stream release with schedule ``eps`` (tiny chains); ``secrets``:
+        about the chosen pairs at the protected entries (docs/math.md §16)."""
+        return exact_stream_leakage(priors, self.laws(priors.n_states, eps), secrets=secrets)
 
-    def exact(self, priors: Theta, eps: float, k: int = 1) -> float:
+    def exact(self, priors: Theta, eps: float, k: int = 1, secrets: Secrets | None = None) -> float:
         """The exact leakage with ε per step (a stream) or per entry (the whole sequence), tiny chains."""
         if self.stream:
-            return self.exact_stream(priors, [eps] * priors.max_length).eps
-        return exact_histogram_leakage(priors, eps, mechanism=self.mechanism, k=k)
+            return self.exact_stream(priors, [eps] * priors.max_length, secrets).eps
+        return exact_histogram_leakage(priors, eps, mechanism=self.mechanism, k=k, secrets=secrets)
 
-    def attack(self, priors: Theta, eps: float, k: int = 1, seed: int = 0, draws: int = 200) -> Attack:
-        """The seeded attack's lower bound (docs/math.md §11)."""
+    def attack(self, priors: Theta, eps: float, k: int = 1, seed: int = 0, draws: int = 200,
+               secrets: Secrets | None = None) -> Attack:
+        """The seeded attack's lower bound (docs/math.md §11), on the chosen secrets when given (§16)."""
         if self.stream:
             law = self.step_law(priors.n_states, eps)  # type: ignore[misc]
-            return attack_stream(priors, law, seed=seed, draws=draws)
-        return attack_histogram(priors, eps, mechanism=self.mechanism, k=k, seed=seed, draws=draws)
+            return attack_stream(priors, law, seed=seed, draws=draws, secrets=secrets)
+        return attack_histogram(priors, eps, mechanism=self.mechanism, k=k, seed=seed, draws=draws, secrets=secrets)
 
 
 RELEASES: dict[str, ReleaseSpec] = {

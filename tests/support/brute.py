@@ -20,18 +20,40 @@ def sequence_probabilities(transition, initial, length):
     return out
 
 
-def brute_influence_all(priors):
+def secret_pairs(k, kind="all", states=(), groups=(), listed=(), ordered=False):
+    """The protected ordered pairs (x, x') as a plain set, written from docs/math.md §16 (not the library's)."""
+    out = set()
+    for x in range(k):
+        for y in range(k):
+            if x == y:
+                continue
+            if kind == "all":
+                out.add((x, y))
+            elif kind == "sensitive" and (x in states or y in states):
+                out.add((x, y))
+            elif kind == "groups" and any(x in g and y in g for g in groups):
+                out.add((x, y))
+            elif kind == "list" and ((x, y) in listed or (not ordered and (y, x) in listed)):
+                out.add((x, y))
+    return out
+
+
+def brute_influence_all(priors, pairs=None, positions=None):
     """[a(1), ..., a(T_max)] straight from the definition (docs/math.md §2).
 
     Every secret node t and ordered pair (x, x'); every H ∋ t; every D_L; the sup over Θ
     inside the min over H, the max over pairs outside.  ``priors``: list of
     (transition, initial, length) as plain lists.  Users are independent, so one sequence.
+    ``pairs``: the protected ordered pairs (a set; None: all), ``positions``: the protected 0-based
+    nodes (None: all) — docs/math.md §16: only the outer max changes.
     """
     t_max = max(length for _, _, length in priors)
     k = len(priors[0][0])
     tables = [sequence_probabilities(P, init, T) for P, init, T in priors]
     result = [0.0] * t_max
     for t in range(t_max):
+        if positions is not None and t not in positions:
+            continue
         others = [i for i in range(t_max) if i != t]
         # value[(x, x')][h_size] = min over H of that size of sup_θ max_{D_L} log ratio
         best = {}
@@ -53,6 +75,8 @@ def brute_influence_all(priors):
                     for x in range(k):
                         for xp in range(k):
                             if x == xp or mass[x] <= 0 or mass[xp] <= 0:
+                                continue
+                            if pairs is not None and (x, xp) not in pairs:
                                 continue
                             m = -math.inf
                             for key in keys:
@@ -91,7 +115,7 @@ def random_distribution(rng, k, zeros=False):
     return v / v.sum()
 
 
-def reference_curve(priors, max_b):
+def reference_curve(priors, max_b, pairs=None, positions=None):
     """[a(1), ..., a(max_b)] from docs/math.md §2.1 with no pruning, no bound and no shortcut.
 
     For every node t, every pair (x, x') and every prior: the left term at every available
@@ -100,6 +124,7 @@ def reference_curve(priors, max_b):
     the max over priors inside, the min over H, the max over pairs and nodes outside.
     ``priors``: list of (transition, initial, length).  Plain numpy; shares no code with
     puffer_core.  Cost about T_max³·K² per prior, for chains up to a few dozen entries.
+    ``pairs`` (a set of ordered pairs) and ``positions`` (0-based nodes) restrict the outer max.
     """
     t_max = max(length for _, _, length in priors)
     k = len(priors[0][0])
@@ -123,10 +148,12 @@ def reference_curve(priors, max_b):
 
     result = np.zeros(max_b)
     for t in range(1, t_max + 1):
+        if positions is not None and t - 1 not in positions:
+            continue
         n_left, n_right = t, t_max - t + 1  # dL = t: no left L node; dR = t_max − t + 1: none on the right
         for x in range(k):
             for xp in range(k):
-                if x == xp:
+                if x == xp or (pairs is not None and (x, xp) not in pairs):
                     continue
                 value = np.full((n_left, n_right), -math.inf)  # value[dL−1, dR−1]
                 secret = False
@@ -238,3 +265,85 @@ def converged_from(prior):
             return t
         p = p @ prior.transition
     return None
+
+
+def brute_event_curve(priors, states, first, last):
+    """[a(1), ..., a(T_max)] of the event pair "X_t ∈ A for some t in first..last" vs "for none" (0-based,
+    inclusive), straight from the definition (docs/math.md §2, §16): every H (any subset, not only windows),
+    every D_L, both directions, the sup over Θ inside the min over H.  Priors where either event has
+    probability 0 hold no such secret.  Plain Python; shares no code with puffer_core."""
+    t_max = max(length for _, _, length in priors)
+    tables = [sequence_probabilities(P, init, T) for P, init, T in priors]
+    window = range(first, last + 1)
+    result = []
+    for b in range(1, t_max + 1):
+        best = math.inf
+        for size in range(0, b + 1):
+            for H in itertools.combinations(range(t_max), size):
+                worst = 0.0
+                for (_, _, T), table in zip(priors, tables):
+                    L = [i for i in range(T) if i not in H]
+                    some, none = {}, {}
+                    p_some = p_none = 0.0
+                    for seq, pr in table.items():
+                        if pr <= 0:
+                            continue
+                        key = tuple(seq[i] for i in L)
+                        if any(seq[t] in states for t in window):
+                            some[key] = some.get(key, 0.0) + pr
+                            p_some += pr
+                        else:
+                            none[key] = none.get(key, 0.0) + pr
+                            p_none += pr
+                    if p_some <= 0 or p_none <= 0:
+                        continue
+                    for key in set(some) | set(none):
+                        a_ = some.get(key, 0.0) / p_some
+                        c_ = none.get(key, 0.0) / p_none
+                        if a_ > 0 and c_ > 0:
+                            worst = max(worst, abs(math.log(a_ / c_)))
+                        elif a_ > 0 or c_ > 0:
+                            worst = math.inf
+                best = min(best, worst)
+        result.append(best)
+    return result
+
+
+def brute_redaction(priors, node, pairs=None):
+    """[leak(size 1), ..., leak(size T_max)]: for each window size the smallest leakage about entry ``node``
+    (0-based) over the windows [i, j] ∋ node of that size, withheld while every other entry is released —
+    max over θ, secret pairs (a set of ordered pairs; None: all) and released values of the log ratio, by
+    enumerating every sequence (docs/math.md §16).  Shares no code with puffer_core."""
+    t_max = max(length for _, _, length in priors)
+    tables = [sequence_probabilities(P, init, T) for P, init, T in priors]
+    k = len(priors[0][0])
+    out = [math.inf] * t_max
+    for i in range(node + 1):
+        for j in range(node, t_max):
+            worst = 0.0
+            for (_, _, T), table in zip(priors, tables):
+                if node >= T:
+                    continue
+                released = [s for s in range(T) if s < i or s > j]
+                joint, mass = {}, [0.0] * k
+                for seq, pr in table.items():
+                    key = (seq[node], tuple(seq[s] for s in released))
+                    joint[key] = joint.get(key, 0.0) + pr
+                    mass[seq[node]] += pr
+                keys = {key for (_, key) in joint}
+                for x in range(k):
+                    for xp in range(k):
+                        if x == xp or mass[x] <= 0 or mass[xp] <= 0 or (pairs is not None and (x, xp) not in pairs):
+                            continue
+                        for key in keys:
+                            a_ = joint.get((x, key), 0.0) / mass[x]
+                            c_ = joint.get((xp, key), 0.0) / mass[xp]
+                            if a_ > 0:
+                                worst = max(worst, math.inf if c_ <= 0 else math.log(a_ / c_))
+            size = j - i + 1
+            out[size - 1] = min(out[size - 1], worst)
+    running = math.inf
+    for s in range(t_max):
+        running = min(running, out[s])
+        out[s] = running
+    return out

@@ -23,15 +23,16 @@ def random_prior(rng, k, length, stationary=True, zeros=False):
             continue
 
 
-def leakage_function(Q, alpha, secrets=None):
-    """L(α; Q) over every ordered pair of rows (in ``secrets``) and every subset S of columns."""
+def leakage_function(Q, alpha, secrets=None, pairs=None):
+    """L(α; Q) over every ordered pair of rows (in ``secrets``; and in ``pairs``, a set of ordered pairs,
+    when given) and every subset S of columns."""
     k = len(Q)
     rows = range(k) if secrets is None else [i for i in range(k) if secrets[i]]
     c = math.expm1(alpha)
     best = 0.0
     for i in rows:
         for ip in rows:
-            if i == ip:
+            if i == ip or (pairs is not None and (i, ip) not in pairs):
                 continue
             for size in range(k + 1):
                 for S in itertools.combinations(range(k), size):
@@ -148,9 +149,12 @@ def marginals_by_products(transition, initial, length):
     return out
 
 
-def tpl_recursion(transition, initial, length, eps, backward=None, forward=None):
+def tpl_recursion(transition, initial, length, eps, backward=None, forward=None, pairs=None, positions=None):
     """(BPL, FPL, TPL) lists of any length: P^B_t by Bayes' rule from the marginals (or ``backward``),
-    P^F = ``forward`` or the transition matrix, L over every subset; secrets at t: states with p_t > 0."""
+    P^F = ``forward`` or the transition matrix, L over every subset; secrets at t: states with p_t > 0.
+
+    ``pairs`` (ordered pairs) and ``positions`` (0-based steps): docs/math.md §16 — BPL and FPL stay over every
+    pair; TPL at a protected step t is ε_t + L_pairs(BPL_{t−1}; P^B_t) + L_pairs(FPL_{t+1}; P^F), 0 elsewhere."""
     k = len(transition)
     marg = marginals_by_products(transition, initial, length)
     fwd = transition if forward is None else forward
@@ -171,7 +175,26 @@ def tpl_recursion(transition, initial, length, eps, backward=None, forward=None)
     for t in range(length - 1, 0, -1):
         secrets = [marg[t - 1][i] > 0 for i in range(k)]
         fpl[t - 1] = leakage_function(fwd, fpl[t], secrets) + eps[t - 1]
-    return bpl, fpl, [b + f - e for b, f, e in zip(bpl, fpl, eps)]
+    if pairs is None and positions is None:
+        return bpl, fpl, [b + f - e for b, f, e in zip(bpl, fpl, eps)]
+    tpl = []
+    for t in range(1, length + 1):
+        if positions is not None and t - 1 not in positions:
+            tpl.append(0.0)
+            continue
+        secrets = [marg[t - 1][i] > 0 for i in range(k)]
+        past = future = 0.0
+        if t >= 2:
+            previous, current = marg[t - 2], marg[t - 1]
+            Q = backward if backward is not None else [
+                [previous[j] * transition[j][i] / current[i] for j in range(k)] if current[i] > 0 else [0.0] * k
+                for i in range(k)
+            ]
+            past = leakage_function(Q, bpl[t - 2], secrets, pairs)
+        if t <= length - 1:
+            future = leakage_function(fwd, fpl[t], secrets, pairs)
+        tpl.append(eps[t - 1] + past + future)
+    return bpl, fpl, tpl
 
 
 def largest_constant_eps(priors, target, length, steps=60):

@@ -1,0 +1,402 @@
+"""The redaction planner: how many entries around a protected one to withhold (docs/math.md §16).
+
+Release every entry of a user's sequence unchanged except a window H ∋ t, withheld.  What the released
+entries L (the complement of H) reveal about X_t is exactly the engine's inner term for that one split
+(docs/math.md §2.1): with the nearest released entries at t − d_L and t + d_R,
+
+    leak(d_L, d_R) = sup_θ max_{(x, x') secret} [ left_{θ,t}(d_L)[x, x'] + right_θ(d_R)[x, x'] ],
+
+the same left and right terms (:class:`puffer_core.engine.chain_terms.ChainTerms`) that the a(b) curve
+uses, the maximum over pairs *inside* (one window must serve every pair) and a side with no released
+entry contributing 0.  The window withholds d_L − 1 entries before t and d_R − 1 after it.  The leakage of
+a window size b is the smallest leak over the windows of b entries holding t, non-increasing in b; the
+planner returns the smallest window with leak ≤ ε.  A leak of 0 (to within 10⁻¹²) needs P^{d} with equal
+rows on both sides — a strong stationary time; a chain that only mixes never gets exactly there.
+
+Speed.  The terms at a distance d come from P^d (the engine's max log-ratio kernel on its logarithms), and
+P^d from saved squarings of P, so any distance costs a few matrix products: the search never walks every
+distance.  Every term is ≥ 0 and non-increasing in d, so with Lmax(d), Rmax(d) the largest left and right
+term over the secret pairs, max(Lmax(d_L), Rmax(d_R)) ≤ leak ≤ Lmax(d_L) + Rmax(d_R).  The first distances
+d_L⁰, d_R⁰ with Lmax, Rmax ≤ ε (a binary search each) give a size below which no window can meet ε:
+d_L⁰ + d_R⁰ − 1 for a window released on both sides, t + d_R⁰ − 1 or (T − t) + d_L⁰ for one released on one
+side only, T for none.  A larger window never leaks more (it releases a subset), and withholding everything
+leaks nothing, so a binary search over the sizes above that bound finds the smallest that works; a window
+is evaluated pair by pair only when its bounds cannot decide it.  Every smaller size leaks more than ε
+(``exact`` False: its value is that bound); with ``max_size`` every size up to it is evaluated exactly (the
+chart).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..secrets.values import ALL_SECRETS, Secrets
+from ..validation import check_eps, check_whole
+from ..work import MAX_PLUS, PRODUCT, SPLIT, WorkCounter, one_blas_thread
+from .chain_terms import TAIL_TOL
+from .kernels import log_or_neg, max_log_ratio
+
+ZERO = TAIL_TOL  # a leak at most this is reported as nothing revealed (a strong stationary time)
+
+
+@dataclass(frozen=True, eq=False)
+class RedactionPlan:
+    """The smallest window to withhold around entry ``node`` (0-based) so that the rest leaks ≤ ``eps``.
+
+    ``before`` and ``after``: how many entries the window withholds on each side (``None`` when the
+    target cannot be met even by withholding the whole sequence but the entry itself — it then is the
+    whole sequence); ``size`` = before + 1 + after; ``leakage`` its leak.  ``sizes`` and ``leakages``:
+    the smallest leak of every window size 1..len(sizes) (the chart), ``leakages[i]`` for size i + 1.
+    ``zero_size``: the smallest size with leak ≤ 10⁻¹² among those computed (None if none).  ``feasible``:
+    whether some window meets the target.  ``secrets``: the pairs whose leakage counts.  ``exact[i]``: whether
+    ``leakages[i]`` is the exact smallest leak of size i + 1, or (False) a proven lower bound — sizes the
+    search ruled out by bounds alone leak more than ε.
+    """
+
+    node: int
+    eps: float
+    before: int
+    after: int
+    leakage: float
+    sizes: np.ndarray
+    leakages: np.ndarray
+    zero_size: int | None
+    feasible: bool
+    secrets: Secrets
+    exact: np.ndarray | None = None
+
+    @property
+    def size(self) -> int:
+        return self.before + 1 + self.after
+
+    def describe(self) -> str:
+        if not self.feasible:
+            return (f"no window around entry {self.node + 1} keeps the leakage within ε = {self.eps:g}: even"
+                    f" withholding {self.size} entries leaves {self.leakage:.4g}")
+        zero = " (nothing is revealed: a strong stationary time)" if self.leakage <= ZERO else ""
+        return (f"withhold {self.before} entr{'y' if self.before == 1 else 'ies'} before entry {self.node + 1}"
+                f" and {self.after} after it ({self.size} in all): the rest reveals {self.leakage:.4g} ≤ ε ="
+                f" {self.eps:g}{zero}")
+
+
+class _Terms:
+    """One prior's left and right terms at node t (1-based) over the secret pairs, at any distance.
+
+    P^d comes from saved squarings of P (a few products), its logarithms feed the engine's max log-ratio
+    kernel (docs/math.md §2.1) exactly as :class:`~puffer_core.engine.chain_terms.ChainTerms` does, and every
+    structurally positive probability is checked against underflow.  A side whose released entry does not
+    exist (t − d < 1, or t + d past the prior's end) has terms 0.
+    """
+
+    def __init__(self, prior: MarkovChainPrior, t: int, use: np.ndarray, work: WorkCounter) -> None:
+        self.T = prior.length
+        self.t = t
+        self.K = prior.n_states
+        self.P = np.ascontiguousarray(prior.transition, dtype=float)
+        self.marg = prior.marginals(t)
+        k = self.K
+        lp = log_or_neg(self.marg[t - 1])
+        self.mass = self.marg[t - 1] > 0
+        pairs = self.mass[:, None] & self.mass[None, :] & use.reshape(k, k)
+        np.fill_diagonal(pairs, False)
+        self.every = bool(np.array_equal(pairs, self.mass[:, None] & self.mass[None, :] & ~np.eye(k, dtype=bool)))
+        self.pairs = np.flatnonzero(pairs.reshape(-1))
+        self.lp = lp
+        self.shift = (lp[None, :] - np.where(self.mass, lp, 0.0)[:, None]).reshape(-1)[self.pairs]
+        self.work = work
+        self.squarings = [(self.P, self.P > 0)]
+        self.powers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.rows: dict[tuple[int, bool], np.ndarray] = {}
+        self.tops: dict[tuple[int, bool], float] = {}
+        self._logs: dict[int, np.ndarray] = {}
+
+    def exists(self, d: int, left: bool) -> bool:
+        return d <= self.t - 1 if left else self.t + d <= self.T
+
+    def power(self, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """(P^d, its structural support), from the nearest power already known and saved squarings."""
+        if d in self.powers:
+            return self.powers[d]
+        base = max((e for e in self.powers if e < d), default=0)
+        if base:
+            value, struct = self.powers[base]
+        else:
+            value, struct = np.eye(self.K), np.eye(self.K, dtype=bool)
+        gap, j = d - base, 0
+        while gap:
+            while len(self.squarings) <= j:
+                last, last_s = self.squarings[-1]
+                self.squarings.append((last @ last, last_s if last_s.all() else
+                                       (last_s.astype(float) @ last_s.astype(float)) > 0))
+                self.work.add(PRODUCT, 2.0 * self.K**3)
+            if gap & 1:
+                value = value @ self.squarings[j][0]
+                step = self.squarings[j][1]
+                struct = step if step.all() else (struct.astype(float) @ step.astype(float)) > 0
+                self.work.add(PRODUCT, 2.0 * self.K**3)
+            gap >>= 1
+            j += 1
+        check_no_underflow(value, struct, f"the {d}-step transition matrix")
+        if len(self.powers) >= _KEEP:
+            self.powers.pop(next(iter(self.powers)))
+        self.powers[d] = (value, struct)
+        return value, struct
+
+    def logs(self, d: int) -> np.ndarray:
+        """log P^d (``NEG`` for zeros), the last few kept."""
+        if d not in self._logs:
+            if len(self._logs) >= 4:
+                self._logs.pop(next(iter(self._logs)))
+            self._logs[d] = log_or_neg(self.power(d)[0])
+        return self._logs[d]
+
+    def side(self, d: int, left: bool) -> np.ndarray:
+        """The term row over the secret pairs at distance d (left: the released entry t − d; right: t + d)."""
+        key = (d, left)
+        if key not in self.rows:
+            if not self.pairs.size or not self.exists(d, left):
+                self.rows[key] = np.zeros(max(1, self.pairs.size))
+            elif self.pairs.size * 4 <= self.K * self.K:  # a few pairs: only their entries, O(pairs·K)
+                logs = self.logs(d)
+                xs, xps = np.divmod(self.pairs, self.K)
+                if left:
+                    rows = logs[self.marg[self.t - d - 1] > 0]
+                    self.rows[key] = _pair_ratio(rows[:, xs].T, rows[:, xps].T) + self.shift
+                else:
+                    self.rows[key] = _pair_ratio(logs[xs], logs[xps])
+                self.work.add(MAX_PLUS, float(self.pairs.size) * self.K)
+            else:
+                logs = self.logs(d)
+                out = np.empty((self.K, self.K))
+                if left:  # h_S(d)[x, x'] = max_{l ∈ supp p_{t−d}} log P^d[l, x] / P^d[l, x']
+                    max_log_ratio(np.ascontiguousarray(logs.T), logs, self.marg[self.t - d - 1] > 0, out)
+                    self.rows[key] = out.reshape(-1)[self.pairs] + self.shift
+                else:  # right(d)[x, x'] = max_r log P^d[x, r] / P^d[x', r]
+                    max_log_ratio(logs, np.ascontiguousarray(logs.T), np.ones(self.K, dtype=bool), out)
+                    self.rows[key] = out.reshape(-1)[self.pairs]
+                self.work.add(MAX_PLUS, float(self.K) ** 3)
+        return self.rows[key]
+
+    def top(self, d: int, left: bool) -> float:
+        """Lmax(d) or Rmax(d): the largest term over the secret pairs; from P^d in O(K²) when every pair with
+        mass at t is a secret (a column's or a row's range), else from the term row."""
+        key = (d, left)
+        if key in self.tops:
+            return self.tops[key]
+        if not self.pairs.size or not self.exists(d, left):
+            value = 0.0
+        elif key in self.rows or not self.every:
+            value = float(self.side(d, left).max())
+        else:
+            logs = self.logs(d)
+            if left:  # max over l of the range over x ∈ mass of log P^d[l, x] − log p_t[x]
+                rows = logs[self.marg[self.t - d - 1] > 0][:, self.mass] - self.lp[self.mass][None, :]
+                zero = logs[self.marg[self.t - d - 1] > 0][:, self.mass] < -1e299
+            else:  # max over r of the range over x ∈ mass of log P^d[x, r]
+                rows = logs[self.mass].T
+                zero = rows < -1e299
+            value = _largest_range(rows, zero)
+        self.tops[key] = value
+        return value
+
+
+_KEEP = 48  # powers of P kept at once (K² each); others are rebuilt from the squarings
+
+
+def _pair_ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
+    """For each row i: max over j with numer[i, j] > NEG of numer[i, j] − denom[i, j], +inf where such a j has
+    denom = NEG (positive over zero): the max log-ratio kernel's rule, for the listed pairs only."""
+    real = numer > -1e299
+    with np.errstate(invalid="ignore"):
+        diff = np.where(real, numer - denom, -np.inf)
+    diff = np.where(real & (denom < -1e299), np.inf, diff)
+    return diff.max(axis=1)
+
+
+def _largest_range(rows: np.ndarray, zero: np.ndarray) -> float:
+    """max over rows of (max − min over the row's entries): +inf where a row mixes zeros and positive entries,
+    rows of zeros skipped (a value never seen reveals nothing)."""
+    any_zero, all_zero = zero.any(axis=1), zero.all(axis=1)
+    if np.any(any_zero & ~all_zero):
+        return math.inf
+    keep = ~all_zero
+    if not keep.any():
+        return 0.0
+    picked = rows[keep]
+    return float(max(0.0, (picked.max(axis=1) - picked.min(axis=1)).max()))
+
+
+class _Leaks:
+    """The leak of a window, and the bounds on its terms, over every prior of Θ."""
+
+    def __init__(self, terms: list[_Terms], t: int, t_max: int, work: WorkCounter) -> None:
+        self.terms = terms
+        self.t, self.t_max = t, t_max
+        self.work = work
+        self._first: dict[tuple[float, bool], int | None] = {}
+
+    def top(self, d: int, left: bool) -> float:
+        value = max((term.top(d, left) for term in self.terms), default=0.0)
+        for term in self.terms:  # the other side from the same power, while its logarithms are at hand
+            term.top(d, not left)
+        return value
+
+    def leak(self, dl: int, dr: int) -> float:
+        value = 0.0
+        for term in self.terms:
+            if term.pairs.size:
+                self.work.add(SPLIT, float(term.pairs.size))
+                value = max(value, float((term.side(dl, True) + term.side(dr, False)).max()))
+        return value
+
+    def first_within(self, eps: float, left: bool) -> int | None:
+        key = (eps, left)
+        if key not in self._first:
+            self._first[key] = self._search(eps, left)
+        return self._first[key]
+
+    def _search(self, eps: float, left: bool) -> int | None:
+        """The first distance d whose largest term is ≤ ε on that side (None: none before the side runs out);
+        binary search over the non-increasing terms, doubling first."""
+        last = self.t - 1 if left else self.t_max - self.t
+        if last < 1:
+            return None
+        hi = 1
+        while hi < last and self.top(hi, left) > eps:
+            hi = min(last, 2 * hi)
+        if self.top(hi, left) > eps:
+            return None
+        lo = hi // 2 if hi > 1 else 0  # top(lo) > ε (or lo = 0)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if self.top(mid, left) <= eps else (mid, hi)
+        return hi
+
+
+def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secrets | None = None,
+                   max_size: int | None = None, work: WorkCounter | None = None) -> RedactionPlan:
+    """The smallest window around entry ``node`` (0-based) to withhold so that the rest leaks ≤ ``eps``
+    about it (module docstring).
+
+    ``prior_or_priors``: a :class:`MarkovChainPrior` or Θ; ``secrets``: the value pairs whose leakage counts
+    (:class:`~puffer_core.secrets.Secrets`; positions are not used: the node is given).  ``eps`` may be 0
+    (nothing revealed: only a strong stationary time gets there).  Without ``max_size`` the sizes the bounds
+    rule out are not evaluated (their ``leakages`` are the bound ε, ``exact`` False); with it, every size up to
+    ``max_size`` is evaluated exactly — the chart of leakage against window size.
+    """
+    priors = as_theta(prior_or_priors, "the redaction planner")
+    chosen = ALL_SECRETS if secrets is None else secrets
+    if not isinstance(chosen, Secrets):
+        raise TypeError(f"secrets must be a Secrets value or None; got {type(chosen).__name__}")
+    eps = check_eps("eps", eps, allow_zero=True)
+    t_max = max(p.length for p in priors)
+    node = check_whole("node", node, minimum=0, maximum=t_max - 1)
+    if max_size is not None:
+        max_size = check_whole("max_size", max_size, maximum=t_max)
+    counter = work if work is not None else WorkCounter()
+    use = chosen.pair_matrix(priors.n_states).reshape(-1)
+    t = node + 1
+    with one_blas_thread():
+        leaks = _Leaks([_Terms(p, t, use, counter) for p in priors if t <= p.length], t, t_max, counter)
+        first = 1 if max_size is not None else _first_size(leaks, eps, t, t_max)
+        limit = t_max if max_size is None else max_size
+        leakages = [eps] * (first - 1)  # ruled out: each of these sizes leaks more than ε
+        exact = [False] * (first - 1)
+        splits: list[tuple[int, int]] = [(1, 1)] * (first - 1)
+        answer: int | None = None
+        for b in range(first, limit + 1):
+            value, split = _smallest(leaks, b, t, t_max)
+            leakages.append(value)
+            exact.append(True)
+            splits.append(split)
+            if answer is None and value <= eps:
+                answer = b
+                if max_size is None:
+                    break
+    sizes = np.arange(1, len(leakages) + 1)
+    raw = np.array(leakages)
+    values = np.where(exact, np.minimum.accumulate(np.where(exact, raw, np.inf)), raw)
+    zero = np.flatnonzero(np.array(exact) & (values <= ZERO))
+    feasible = answer is not None
+    pick = (answer if feasible else len(leakages)) - 1
+    candidates = np.flatnonzero(np.array(exact) & (raw <= values[pick]))
+    pick = int(candidates[0]) if candidates.size else pick  # the smallest window with that leak
+    dl, dr = splits[pick]
+    return RedactionPlan(node, eps, dl - 1, dr - 1, float(raw[pick]), sizes, values,
+                         int(zero[0]) + 1 if zero.size else None, feasible, chosen, np.array(exact))
+
+
+def _first_size(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
+    """The smallest size with a window that leaks ≤ ε: below the bound of :func:`_smallest_possible` none does,
+    withholding everything (size T) always does, and a larger window never leaks more (it releases a subset
+    of what a smaller one releases), so a binary search over the sizes between finds it."""
+    low = _smallest_possible(leaks, eps, t, t_max) - 1  # every size ≤ low leaks more than ε
+    high = t_max
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if _possible(leaks, middle, t, t_max, eps) else (middle, high)
+    return high
+
+
+def _smallest_possible(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
+    """A size below which no window can leak ≤ ε (module docstring): from the first distances whose largest
+    terms are within ε on each side."""
+    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
+    options = [t_max]
+    if dl0 is not None and dr0 is not None:
+        options.append(dl0 + dr0 - 1)
+    if dr0 is not None:
+        options.append(t + dr0 - 1)  # nothing released before t
+    if dl0 is not None:
+        options.append(t_max - t + dl0)  # nothing released after t
+    if t == 1:
+        options.append(t_max - t + 1 if dr0 is None else dr0)
+    return max(1, min(options))
+
+
+def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
+    """Whether some window of b entries holding t leaks ≤ ε: a window whose bound Lmax + Rmax is within ε
+    decides it at once; windows whose lower bound max(Lmax, Rmax) is above ε are passed over; the rest are
+    evaluated pair by pair, the most promising first."""
+    lo, hi = max(1, b + t - t_max), min(t, b)
+    open_ = []
+    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
+    if dl0 is not None:  # a released entry nearer than d_L⁰ (or d_R⁰) leaks more than ε on its own
+        lo = max(lo, min(dl0, t))
+    if dr0 is not None:
+        hi = min(hi, max(b + 1 - dr0, b + t - t_max))
+    for dl in range(lo, hi + 1):
+        dr = b + 1 - dl
+        left, right = leaks.top(dl, True), leaks.top(dr, False)
+        if left + right <= eps:
+            return True
+        if max(left, right) <= eps:
+            open_.append((left + right, dl, dr))
+    return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(open_))
+
+
+def _smallest(leaks: _Leaks, b: int, t: int, t_max: int) -> tuple[float, tuple[int, int]]:
+    """min over the windows of b entries holding node t (d_L + d_R = b + 1) of their leak, and the split.
+
+    Windows are visited by their lower bound max(Lmax, Rmax); a window is evaluated pair by pair only when
+    that bound beats the best leak found and its upper bound Lmax + Rmax does not already equal it.
+    """
+    lo, hi = max(1, b + t - t_max), min(t, b)
+    order = []
+    for dl in range(lo, hi + 1):
+        dr = b + 1 - dl
+        left, right = leaks.top(dl, True), leaks.top(dr, False)
+        order.append((max(left, right), left + right, dl, dr))
+    order.sort()
+    best, split = math.inf, (order[0][2], order[0][3])
+    for low, high, dl, dr in order:
+        if low >= best:
+            break
+        value = high if high <= low else leaks.leak(dl, dr)
+        if value < best:
+            best, split = value, (dl, dr)
+    return best, split
