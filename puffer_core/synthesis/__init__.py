@@ -1,0 +1,1 @@
+"""Synthetic sequences with a Pufferfish guarantee (docs/math.md §19)."""
