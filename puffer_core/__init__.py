@@ -74,6 +74,12 @@ from .stream.tpl import (
     tpl_estimate,
     tpl_refusal,
 )
+from .synthesis.counts import ChainCounts, chain_counts
+from .synthesis.fidelity import Fidelity, fidelity, fidelity_over_eps
+from .synthesis.privacy import CountAccuracy
+from .synthesis.release import SynthesisEvent
+from .synthesis.sources import load_chain_counts
+from .synthesis.synthesize import Synthesis, SynthesisPlan, plan_synthesis, synthesize
 from .work import WorkCounter, WorkEstimate
 
 __all__ = [
@@ -82,6 +88,8 @@ __all__ = [
     "Attack",
     "Calibration",
     "Composition",
+    "ChainCounts",
+    "CountAccuracy",
     "CountSmoothing",
     "CountTarget",
     "CurveEvent",
@@ -89,6 +97,7 @@ __all__ = [
     "DataError",
     "Dataset",
     "Explanation",
+    "Fidelity",
     "ExponentialTopK",
     "Finding",
     "GaussianProcessPrior",
@@ -109,6 +118,9 @@ __all__ = [
     "StreamBounds",
     "StreamPlan",
     "StreamSchedule",
+    "Synthesis",
+    "SynthesisEvent",
+    "SynthesisPlan",
     "Table",
     "TemporalLeakage",
     "TestPoints",
@@ -129,6 +141,7 @@ __all__ = [
     "calibration_objective",
     "certify",
     "certify_objective",
+    "chain_counts",
     "compose",
     "count_moments",
     "cumulative",
@@ -137,6 +150,8 @@ __all__ = [
     "exact_histogram_leakage",
     "exact_stream_estimate",
     "exact_stream_leakage",
+    "fidelity",
+    "fidelity_over_eps",
     "explain_simulation",
     "fit_markov_chain",
     "fit_prior_set",
@@ -154,6 +169,7 @@ __all__ = [
     "l1_count_error",
     "leakage_function",
     "leakage_supremum",
+    "load_chain_counts",
     "likelihood_ratio_points",
     "load_dataset",
     "load_sequences",
@@ -173,6 +189,7 @@ __all__ = [
     "pair_table",
     "plan",
     "plan_stream",
+    "plan_synthesis",
     "posterior_mean_chain",
     "posterior_states",
     "prior_spread",
@@ -190,6 +207,7 @@ __all__ = [
     "stationary_distribution",
     "stream_attack_estimate",
     "stream_bounds",
+    "synthesize",
     "temporal_privacy_leakage",
     "tpl_estimate",
     "tpl_refusal",
