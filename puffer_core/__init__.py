@@ -75,10 +75,11 @@ from .stream.tpl import (
     tpl_refusal,
 )
 from .synthesis.counts import ChainCounts, chain_counts
-from .synthesis.fidelity import Fidelity, fidelity, fidelity_over_eps
+from .synthesis.fidelity import Fidelity, fidelity
 from .synthesis.privacy import CountAccuracy
 from .synthesis.release import SynthesisEvent
 from .synthesis.sources import load_chain_counts
+from .synthesis.sweep import fidelity_over_eps
 from .synthesis.synthesize import Synthesis, SynthesisPlan, plan_synthesis, synthesize
 from .work import WorkCounter, WorkEstimate
 

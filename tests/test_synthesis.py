@@ -27,7 +27,7 @@ from puffer_core.mechanisms.laplace import pufferfish_laplace
 from puffer_core.priors.models import MarkovChainPrior
 from puffer_core.secrets import Secrets
 from puffer_core.synthesis.counts import RUN_BINS, ChainCounts, chain_counts
-from puffer_core.synthesis.fidelity import fidelity, fidelity_over_eps, noise_scores, reference_counts
+from puffer_core.synthesis.fidelity import fidelity, noise_scores, reference_counts
 from puffer_core.synthesis.model import fit_synthetic_chain, project_to_total
 from puffer_core.synthesis.privacy import (
     ENTRY_L1,
@@ -43,6 +43,8 @@ from puffer_core.synthesis.privacy import (
 )
 from puffer_core.synthesis.release import NoisyCounts, SynthesisEvent, discrete_laplace, release_counts
 from puffer_core.synthesis.sample import SyntheticSample
+from puffer_core.synthesis.script import synthesis_source
+from puffer_core.synthesis.sweep import fidelity_over_eps
 from puffer_core.synthesis.synthesize import plan_synthesis, synthesize
 from tests.support.brute_synthesis import counts_of, window_changes
 
@@ -421,3 +423,33 @@ def test_a_real_release_end_to_end() -> None:
     assert result.release.drawn_by == "opendp" and len(result.table) == data.n_entries
     assert result.event.eps_puffer == pytest.approx(5.0) and isinstance(result.event, SynthesisEvent)
     assert result.release.frame()["event"]["eps_puffer"] == pytest.approx(5.0)
+
+
+def test_the_script_source_does_the_same_synthesis(capsys: pytest.CaptureFixture) -> None:
+    data = load_dataset("seattle-weather", "month")
+    imports, code = synthesis_source(eps_puffer=5.0, seed=11, top_k=2, query="occupancy")
+    namespace: dict[str, object] = {"data": data, "prior": None}
+    exec(f"from puffer_core import {', '.join(imports)}\n" + code, namespace)  # noqa: S102 - the code under test
+    direct = synthesize(data, None, 5.0, rng=11)
+    pd.testing.assert_frame_equal(namespace["result"].table, direct.table)
+    pd.testing.assert_frame_equal(namespace["scores"], direct.fidelity(top_k=2, query="occupancy").scores())
+    printed = capsys.readouterr().out
+    assert direct.event.describe() in printed and "stationary_tv" in printed
+    accuracy = synthesis_source(accuracy=CountAccuracy(25, 0.1), data="counts")
+    assert "CountAccuracy" in accuracy[0] and "rng=None" in accuracy[1] and "a real release" in accuracy[1]
+
+
+def test_progress_is_reported_and_stopping_leaves_no_file(tmp_path: Path) -> None:
+    data = load_dataset("seattle-weather", "month")
+    seen: list[float] = []
+    synthesize(data, None, 5.0, rng=0, chunk_rows=100, progress=lambda stage, fraction: seen.append(fraction))
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+
+    def stop(stage: str, fraction: float) -> None:
+        if fraction > 0:
+            raise KeyboardInterrupt
+
+    target = tmp_path / "s.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        synthesize(data, None, 5.0, rng=0, chunk_rows=100, out=target, progress=stop)
+    assert not target.exists()

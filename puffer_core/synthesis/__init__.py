@@ -9,18 +9,21 @@
   :class:`SynthesisEvent`;
 - :mod:`.model`: noisy counts → a valid chain (post-processing);
 - :mod:`.sample`: synthetic users drawn in chunks, written as Parquet or CSV;
-- :mod:`.fidelity`: real against synthetic, as frames ready to draw;
+- :mod:`.fidelity`: real against synthetic, as frames ready to draw; :mod:`.sweep`: over a grid of ε;
 - :mod:`.synthesize`: :func:`plan_synthesis`, :func:`synthesize`;
+- :mod:`.script`: the synthesis as Python lines for an exported script;
 - :mod:`.cli`: ``puffer synth``.
 """
 
 from .counts import ChainCounts, chain_counts
-from .fidelity import Fidelity, fidelity, fidelity_over_eps, noise_scores, reference_counts
+from .fidelity import Fidelity, fidelity, noise_scores, reference_counts
 from .model import SyntheticChain, fit_synthetic_chain
 from .privacy import ENTRY_L1, ENTRY_L2, CountAccuracy, block_l1, calibrate_scale, certify_scale
 from .release import NoisyCounts, SynthesisEvent
 from .sample import SyntheticSample
+from .script import synthesis_source
 from .sources import load_chain_counts
+from .sweep import fidelity_over_eps
 from .synthesize import Note, Synthesis, SynthesisPlan, draw_synthesis, plan_synthesis, run_synthesis, synthesize
 
 __all__ = [
@@ -49,5 +52,6 @@ __all__ = [
     "plan_synthesis",
     "reference_counts",
     "run_synthesis",
+    "synthesis_source",
     "synthesize",
 ]

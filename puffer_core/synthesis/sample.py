@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from numba import njit
 
 from ..validation import check_whole
+from ..work import Progress, ProgressCallback
 from .counts import ROLES, RUN_BINS, ChainCounts, run_and_visit_counts
 from .model import SyntheticChain
 
@@ -167,11 +168,15 @@ class SyntheticSample:
             )
         return pa.table(columns)
 
-    def _each(self, visit: Callable[[pa.Table], None]) -> ChainCounts:
+    def _each(self, visit: Callable[[pa.Table], None], progress: ProgressCallback | None) -> ChainCounts:
         counter = _Counter(self)
+        report = Progress(progress, self.n_rows)
+        report.report("drawing the synthetic users", force=True)
         for block in self.blocks():
             counter.add(block)
             visit(self.table(block))
+            report.advance(f"drew {counter.rows:,} of {self.n_rows:,} rows", block.codes.size)
+        report.finish()
         return counter.counts()
 
     def summary(self) -> ChainCounts:
@@ -181,20 +186,26 @@ class SyntheticSample:
             counter.add(block)
         return counter.counts()
 
-    def to_frame(self) -> tuple[pd.DataFrame, ChainCounts]:
-        """The whole synthetic table as a pandas DataFrame (at most :data:`MAX_FRAME_ROWS` rows), and its counts."""
+    def to_frame(self, progress: ProgressCallback | None = None) -> tuple[pd.DataFrame, ChainCounts]:
+        """The whole synthetic table as a pandas DataFrame (at most :data:`MAX_FRAME_ROWS` rows), and its counts.
+
+        ``progress(stage, fraction)`` as :class:`puffer_core.work.Progress` says (it may raise to stop).
+        """
         if self.n_rows > MAX_FRAME_ROWS:
             raise ValueError(
                 f"the synthetic table has {self.n_rows:,} rows, more than the {MAX_FRAME_ROWS:,} collected in memory;"
                 " write it to a file instead (out='synthetic.parquet'), which streams it in chunks"
             )
         tables: list[pa.Table] = []
-        counts = self._each(tables.append)
+        counts = self._each(tables.append, progress)
         frame = pa.concat_tables(tables, promote_options="permissive").to_pandas() if tables else pd.DataFrame()
         return frame, counts
 
-    def write(self, path: str | Path) -> ChainCounts:
-        """Stream the synthetic table to ``path`` (.parquet, .pq, .csv, .csv.gz) chunk by chunk; returns its counts."""
+    def write(self, path: str | Path, progress: ProgressCallback | None = None) -> ChainCounts:
+        """Stream the synthetic table to ``path`` (.parquet, .pq, .csv, .csv.gz) chunk by chunk; returns its counts.
+
+        ``progress`` as in :meth:`to_frame`; a stopped write leaves a partial file behind, which is removed.
+        """
         target = Path(path)
         kind = next((v for k, v in FORMATS.items() if target.name.lower().endswith(k)), None)
         if kind is None:
@@ -205,14 +216,18 @@ class SyntheticSample:
         try:
             if kind == "parquet":
                 with pq.ParquetWriter(target, schema) as writer:
-                    return self._each(writer.write_table)
+                    return self._each(writer.write_table, progress)
             plain = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
                                for f in schema])
             sink = pa.CompressedOutputStream(str(target), "gzip") if kind == "csv.gz" else pa.OSFile(str(target), "wb")
             with sink, pa_csv.CSVWriter(sink, plain) as writer:
-                return self._each(lambda table: writer.write_table(table.cast(plain)))
+                return self._each(lambda table: writer.write_table(table.cast(plain)), progress)
         except OSError as exc:
+            target.unlink(missing_ok=True)
             raise ValueError(f"cannot write '{target}': {exc.strerror or exc}") from None
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
 
 
 class _Counter:
@@ -227,6 +242,7 @@ class _Counter:
         self.first = np.zeros((self.g, self.k), dtype=np.int64)
         self.runs = np.zeros((self.g, self.k, RUN_BINS), dtype=np.int64)
         self.visits = np.zeros((self.g, self.k), dtype=np.int64)
+        self.rows = 0
 
     def add(self, block: Block) -> None:
         k = self.k
@@ -240,6 +256,7 @@ class _Counter:
         runs, visits = run_and_visit_counts(codes, offsets, np.zeros(block.lengths.size, dtype=np.int64), k, 1)
         self.runs[block.group] += runs[0]
         self.visits[block.group] += visits[0]
+        self.rows += codes.size
 
     def counts(self) -> ChainCounts:
         sample = self.sample

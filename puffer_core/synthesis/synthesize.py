@@ -28,7 +28,9 @@ from ..priors.fitting import DEFAULT_SMOOTHING, normalise_counts, smooth_transit
 from ..priors.models import MarkovChainPrior, Theta, as_theta, stationary_distribution
 from ..secrets.values import ALL_SECRETS, Secrets, as_secrets
 from ..validation import check_choice, check_whole, is_whole
+from ..work import ProgressCallback
 from .counts import ChainCounts, chain_counts
+from .fidelity import Fidelity, fidelity
 from .model import METHODS, SyntheticChain, fit_synthetic_chain
 from .privacy import (
     GUARANTEES,
@@ -130,6 +132,13 @@ class Synthesis:
     @property
     def notes(self) -> tuple[Note, ...]:
         return self.plan.notes
+
+    def fidelity(self, top_k: int = 3, query: str = "visits") -> Fidelity:
+        """Real against synthetic (docs/math.md §19.5): the data's counts against the synthetic table's.
+
+        For the data's owner: the real side reads the data's counts, which are never published.
+        """
+        return fidelity(self.plan.counts, self.synthetic_counts, top_k, query)
 
 
 def _counts(data: object, by_group: bool | None, columns: Mapping[str, str | None] | None) -> ChainCounts:
@@ -378,18 +387,20 @@ def draw_synthesis(plan: SynthesisPlan, rng: object = None, *, method: str = "pr
 
 
 def run_synthesis(plan: SynthesisPlan, rng: object = None, *, method: str = "projection",
-                  out: str | Path | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Synthesis:
+                  out: str | Path | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                  progress: ProgressCallback | None = None) -> Synthesis:
     """Release, model and draw the synthetic table of a :class:`SynthesisPlan` (module docstring).
 
     ``rng`` as in :func:`draw_synthesis`.  ``out``: a .parquet, .pq, .csv or .csv.gz path to stream the table
     to; None keeps it in memory (at most :data:`~puffer_core.synthesis.sample.MAX_FRAME_ROWS` rows).
+    ``progress(stage, fraction)`` follows the drawing (:class:`puffer_core.work.Progress`; it may raise to stop).
     """
     release, chain, sample = draw_synthesis(plan, rng, method=method, chunk_rows=chunk_rows)
     if out is None:
-        table, counts = sample.to_frame()
+        table, counts = sample.to_frame(progress)
         return Synthesis(plan, release, chain, sample, table, None, counts)
     path = Path(out)
-    return Synthesis(plan, release, chain, sample, None, path, sample.write(path))
+    return Synthesis(plan, release, chain, sample, None, path, sample.write(path, progress))
 
 
 def synthesize(
@@ -408,15 +419,17 @@ def synthesize(
     min_group_users: int = 2,
     if_no_signal: str = "refuse",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    progress: ProgressCallback | None = None,
 ) -> Synthesis:
     """Synthetic sequences of ``data`` with an ε_puffer-Pufferfish guarantee (docs/math.md §19).
 
     :func:`plan_synthesis` (the arguments up to ``if_no_signal``), then :func:`run_synthesis` (``rng``,
-    ``method``, ``out``, ``chunk_rows``).  Returns a :class:`Synthesis`: ``.table`` (or the file at ``.path``),
-    ``.event`` (the privacy event, for a ledger), ``.release`` (what was published), ``.synthetic_counts``.
+    ``method``, ``out``, ``chunk_rows``, ``progress``).  Returns a :class:`Synthesis`: ``.table`` (or the file at
+    ``.path``), ``.event`` (the privacy event, for a ledger), ``.release`` (what was published),
+    ``.synthetic_counts``.
     """
     plan = plan_synthesis(
         data, prior, eps_puffer, accuracy=accuracy, secrets=secrets, guarantee=guarantee, by_group=by_group,
         columns=columns, min_group_users=min_group_users, if_no_signal=if_no_signal,
     )
-    return run_synthesis(plan, rng, method=method, out=out, chunk_rows=chunk_rows)
+    return run_synthesis(plan, rng, method=method, out=out, chunk_rows=chunk_rows, progress=progress)
