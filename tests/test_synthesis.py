@@ -422,7 +422,7 @@ def test_a_real_release_end_to_end() -> None:
     result = synthesize(data, None, 5.0)  # OpenDP's noise, a seed from the operating system
     assert result.release.drawn_by == "opendp" and len(result.table) == data.n_entries
     assert result.event.eps_puffer == pytest.approx(5.0) and isinstance(result.event, SynthesisEvent)
-    assert result.release.frame()["event"]["eps_puffer"] == pytest.approx(5.0)
+    assert result.release.to_dict()["event"]["eps_puffer"] == pytest.approx(5.0)
 
 
 def test_the_script_source_does_the_same_synthesis(capsys: pytest.CaptureFixture) -> None:

@@ -132,7 +132,7 @@ def run_synth(args: argparse.Namespace) -> int:
     result = run_synthesis(plan, args.seed, method=args.method, out=args.out, chunk_rows=args.chunk_rows)
     if args.report is not None:
         report = {
-            "release": result.release.frame(),
+            "release": result.release.to_dict(),
             "notes": [{"code": n.code, "message": n.message, "about_data": n.about_data} for n in plan.notes],
             "fidelity": fidelity(counts, result.synthetic_counts).scores().to_dict(orient="records"),
             "rows": result.synthetic_counts.n_rows,

@@ -21,9 +21,8 @@ computes the same value from event logs of any size in DuckDB or Spark.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import numpy as np
 
@@ -48,6 +47,34 @@ def _frozen(array: object, ndim: int, what: str) -> np.ndarray:
 def default_columns(group_column: str | None) -> dict[str, str | None]:
     """The column names of a synthetic table when the source's are not known: user, time, state (and the group's)."""
     return {"user": "user", "time": "time", "state": "state", "group": group_column}
+
+
+@dataclass(frozen=True)
+class ColumnNames(Mapping):
+    """The source's column names by role (``user``, ``time``, ``state``, ``group``): a read-only mapping."""
+
+    user: str
+    time: str
+    state: str
+    group: str | None = None
+
+    @classmethod
+    def of(cls, names: Mapping[str, str | None]) -> ColumnNames:
+        missing = [role for role in ("user", "time", "state") if not names.get(role)]
+        if missing:
+            raise ValueError(f"columns must name the user, time and state columns; got {dict(names)}")
+        return cls(*(None if names.get(role) is None else str(names[role]) for role in ROLES))
+
+    def __getitem__(self, role: str) -> str | None:
+        if role not in ROLES:
+            raise KeyError(role)
+        return getattr(self, role)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ROLES)
+
+    def __len__(self) -> int:
+        return len(ROLES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +105,7 @@ class ChainCounts:
     first_states: np.ndarray
     length_values: np.ndarray
     length_users: np.ndarray
-    columns: Mapping[str, str | None] = field(default_factory=lambda: default_columns(None))
+    columns: Mapping[str, str | None] = field(default_factory=lambda: ColumnNames("user", "time", "state"))
     runs: np.ndarray | None = None
     visits: np.ndarray | None = None
 
@@ -111,12 +138,10 @@ class ChainCounts:
             raise ValueError(f"inconsistent ChainCounts for {k} states and {g} group(s): shapes {wrong}")
         if self.length_values.size and (self.length_values.min() < 1 or np.any(np.diff(self.length_values) <= 0)):
             raise ValueError("length_values must be distinct whole numbers ≥ 1, ascending")
-        columns = {role: self.columns.get(role) for role in ROLES}
-        if any(columns[role] is None for role in ("user", "time", "state")):
-            raise ValueError(f"columns must name the user, time and state columns; got {dict(self.columns)}")
-        if (columns["group"] is None) != (self.groups is None):
+        columns = ColumnNames.of(self.columns)
+        if (columns.group is None) != (self.groups is None):
             raise ValueError("columns must name a group column exactly when there are groups")
-        object.__setattr__(self, "columns", MappingProxyType(columns))
+        object.__setattr__(self, "columns", columns)
         users = self.users_per_group
         wrong_first = np.flatnonzero(self.first_states.sum(axis=1) != users)
         wrong_moves = np.flatnonzero(self.transitions.sum(axis=(1, 2)) != self.transitions_per_group)

@@ -15,13 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 
 import numpy as np
 
 from ..accounting.events import CurveEvent
 from ..mechanisms.base import opendp_prelude
-from .counts import ROLES, ChainCounts
+from .counts import ChainCounts, ColumnNames
 from .privacy import ENTRY_L1, expected_abs_noise
 
 MECHANISM = "synthetic_sequences"
@@ -92,7 +91,7 @@ class NoisyCounts:
             array = np.array(getattr(self, name), dtype=np.int64)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
-        object.__setattr__(self, "columns", MappingProxyType({r: self.columns.get(r) for r in ROLES}))
+        object.__setattr__(self, "columns", ColumnNames.of(self.columns))
 
     @property
     def n_states(self) -> int:
@@ -129,7 +128,7 @@ class NoisyCounts:
         """E|Z| per count."""
         return expected_abs_noise(self.scale)
 
-    def frame(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, object]:
         """The released numbers as plain values (lists), e.g. to publish beside the synthetic table as JSON."""
         return {
             "states": list(self.states),

@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -31,7 +30,7 @@ from numba import njit
 
 from ..validation import check_whole
 from ..work import Progress, ProgressCallback
-from .counts import ROLES, RUN_BINS, ChainCounts, run_and_visit_counts
+from .counts import RUN_BINS, ChainCounts, ColumnNames, run_and_visit_counts
 from .model import SyntheticChain
 
 DEFAULT_CHUNK_ROWS = 1_000_000
@@ -110,7 +109,7 @@ class SyntheticSample:
     chunk_rows: int = DEFAULT_CHUNK_ROWS
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "columns", MappingProxyType({r: self.columns.get(r) for r in ROLES}))
+        object.__setattr__(self, "columns", ColumnNames.of(self.columns))
         check_whole("chunk_rows", self.chunk_rows)
         for name in ("length_values", "length_users"):
             array = np.array(getattr(self, name), dtype=np.int64)
