@@ -130,41 +130,45 @@ def load_chain_counts(
     )
     columns = {"user": user, "time": time, "state": state, "group": group}
     clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=sql.events)
-    states = _Labels(pa.compute.unique(sql.query(f"SELECT DISTINCT st FROM ({clean}) AS c").column("st")),
-                     stats.states)
     k = stats.n_states
     if group is None or stats.groups is None:
         counts = ChainCounts(stats.states, None, stats.transitions[None], stats.first_states[None],
                              stats.length_values, stats.length_users[None], columns)
-        groups = None
-    else:
-        mixed = sql.query(MIXED_SQL.format(clean=clean)).to_pylist()[0]
-        if mixed["mixed"]:
-            raise DataError(
-                f"{mixed['mixed']:,} user(s) have entries in more than one group of '{group}' (for example user"
-                f" {_example(mixed['example'])}); a synthetic user is drawn from one group's chain, so the group must"
-                " be the same for all of a user's entries (a country of residence, an age band). Synthesize"
-                " without a group column, or choose a group column that is constant per user"
-            )
-        table = sql.query(GROUP_COUNTS_SQL.format(clean=clean))
-        groups = _Labels(pa.compute.unique(table.column("grp")), stats.groups)
-        g = len(stats.groups)
-        moves = _rows(table, "g_from", "from_st")
-        transitions = np.zeros((g, k, k), dtype=np.int64)
-        np.add.at(transitions, (groups.codes(moves.column("grp")), states.codes(moves.column("from_st")),
-                                states.codes(moves.column("st"))), moves.column("n").to_numpy())
-        firsts = _rows(table, "g_first", "first_st")
-        first_states = np.zeros((g, k), dtype=np.int64)
-        np.add.at(first_states, (groups.codes(firsts.column("grp")), states.codes(firsts.column("first_st"))),
-                  firsts.column("n").to_numpy())
-        lengths = _rows(table, "g_length", "seq_length")
-        length_at = {int(v): i for i, v in enumerate(stats.length_values.tolist())}
-        length_users = np.zeros((g, stats.length_values.size), dtype=np.int64)
-        np.add.at(length_users, (groups.codes(lengths.column("grp")),
-                                 np.array([length_at[int(v)] for v in lengths.column("seq_length").to_pylist()],
-                                          dtype=np.int64)), lengths.column("n").to_numpy())
-        counts = ChainCounts(stats.states, stats.groups, transitions, first_states, stats.length_values,
-                             length_users, columns)
+        if not detail:
+            return counts
+        distinct = sql.query(f"SELECT DISTINCT st FROM ({clean}) AS c").column("st")
+        return _with_detail(counts, sql, clean, _Labels(pa.compute.unique(distinct), stats.states), None)
+    mixed = sql.query(MIXED_SQL.format(clean=clean)).to_pylist()[0]
+    if mixed["mixed"]:
+        raise DataError(
+            f"{mixed['mixed']:,} user(s) have entries in more than one group of '{group}' (for example user"
+            f" {_example(mixed['example'])}); a synthetic user is drawn from one group's chain, so the group must"
+            " be the same for all of a user's entries (a country of residence, an age band). Synthesize"
+            " without a group column, or choose a group column that is constant per user"
+        )
+    table = sql.query(GROUP_COUNTS_SQL.format(clean=clean))
+    groups = _Labels(pa.compute.unique(table.column("grp")), stats.groups)
+    # every entry is a first entry or the end of a transition: both columns hold every state
+    every = pa.concat_arrays([pa.compute.unique(table.column("st")).drop_null(),
+                              pa.compute.unique(table.column("first_st")).drop_null()])
+    states = _Labels(pa.compute.unique(every), stats.states)
+    g = len(stats.groups)
+    moves = _rows(table, "g_from", "from_st")
+    transitions = np.zeros((g, k, k), dtype=np.int64)
+    np.add.at(transitions, (groups.codes(moves.column("grp")), states.codes(moves.column("from_st")),
+                            states.codes(moves.column("st"))), moves.column("n").to_numpy())
+    firsts = _rows(table, "g_first", "first_st")
+    first_states = np.zeros((g, k), dtype=np.int64)
+    np.add.at(first_states, (groups.codes(firsts.column("grp")), states.codes(firsts.column("first_st"))),
+              firsts.column("n").to_numpy())
+    lengths = _rows(table, "g_length", "seq_length")
+    length_at = {int(v): i for i, v in enumerate(stats.length_values.tolist())}
+    length_users = np.zeros((g, stats.length_values.size), dtype=np.int64)
+    np.add.at(length_users, (groups.codes(lengths.column("grp")),
+                             np.array([length_at[int(v)] for v in lengths.column("seq_length").to_pylist()],
+                                      dtype=np.int64)), lengths.column("n").to_numpy())
+    counts = ChainCounts(stats.states, stats.groups, transitions, first_states, stats.length_values,
+                         length_users, columns)
     if not detail:
         return counts
     return _with_detail(counts, sql, clean, states, groups)
