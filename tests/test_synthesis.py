@@ -453,3 +453,18 @@ def test_progress_is_reported_and_stopping_leaves_no_file(tmp_path: Path) -> Non
     with pytest.raises(KeyboardInterrupt):
         synthesize(data, None, 5.0, rng=0, chunk_rows=100, out=target, progress=stop)
     assert not target.exists()
+
+
+def test_bytes_for_a_download_are_the_same_table() -> None:
+    import gzip
+    import io
+
+    result = synthesize(load_dataset("seattle-weather", "month"), None, 5.0, rng=0)
+    for kind in ("parquet", "csv", "csv.gz"):
+        data, counts = result.sample.to_bytes(kind)
+        if kind == "parquet":
+            back = pd.read_parquet(io.BytesIO(data))
+        else:
+            back = pd.read_csv(io.BytesIO(gzip.decompress(data) if kind == "csv.gz" else data))
+        assert back.astype(str).equals(result.table.astype(str))
+        assert np.array_equal(counts.transitions, result.synthetic_counts.transitions)

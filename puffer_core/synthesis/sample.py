@@ -211,22 +211,49 @@ class SyntheticSample:
             raise ValueError(f"write the synthetic table as .parquet, .pq, .csv or .csv.gz; got '{target.name}'")
         if not target.parent.is_dir():
             raise ValueError(f"cannot write '{target}': the folder '{target.parent}' does not exist")
-        schema = self.table(Block(0, 1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))).schema
         try:
             if kind == "parquet":
-                with pq.ParquetWriter(target, schema) as writer:
-                    return self._each(writer.write_table, progress)
-            plain = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
-                               for f in schema])
+                return self._stream(pa.OSFile(str(target), "wb"), kind, progress)
             sink = pa.CompressedOutputStream(str(target), "gzip") if kind == "csv.gz" else pa.OSFile(str(target), "wb")
-            with sink, pa_csv.CSVWriter(sink, plain) as writer:
-                return self._each(lambda table: writer.write_table(table.cast(plain)), progress)
+            return self._stream(sink, kind, progress)
         except OSError as exc:
             target.unlink(missing_ok=True)
             raise ValueError(f"cannot write '{target}': {exc.strerror or exc}") from None
         except BaseException:
             target.unlink(missing_ok=True)
             raise
+
+
+    def to_bytes(self, kind: str = "parquet", progress: ProgressCallback | None = None) -> tuple[bytes, ChainCounts]:
+        """The synthetic table as the bytes of a ``"parquet"``, ``"csv"`` or ``"csv.gz"`` file (a download), and its
+        counts; at most :data:`MAX_FRAME_ROWS` rows, like :meth:`to_frame`."""
+        if kind not in ("parquet", "csv", "csv.gz"):
+            raise ValueError(f"kind must be parquet, csv or csv.gz; got {kind!r}")
+        if self.n_rows > MAX_FRAME_ROWS:
+            raise ValueError(
+                f"the synthetic table has {self.n_rows:,} rows, more than the {MAX_FRAME_ROWS:,} held in memory;"
+                " write it to a file instead (out='synthetic.parquet'), which streams it in chunks"
+            )
+        buffer = pa.BufferOutputStream()
+        sink = pa.CompressedOutputStream(buffer, "gzip") if kind == "csv.gz" else buffer
+        counts = self._stream(sink, kind, progress, close=kind == "csv.gz")
+        return buffer.getvalue().to_pybytes(), counts
+
+    def _stream(self, sink: pa.NativeFile, kind: str, progress: ProgressCallback | None,
+                close: bool = True) -> ChainCounts:
+        """Write every block to ``sink`` as Parquet or CSV (dictionary columns as plain values in CSV)."""
+        schema = self.table(Block(0, 1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))).schema
+        try:
+            if kind == "parquet":
+                with pq.ParquetWriter(sink, schema) as writer:
+                    return self._each(writer.write_table, progress)
+            plain = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+                               for f in schema])
+            with pa_csv.CSVWriter(sink, plain) as writer:
+                return self._each(lambda table: writer.write_table(table.cast(plain)), progress)
+        finally:
+            if close:
+                sink.close()
 
 
 class _Counter:

@@ -233,8 +233,8 @@ def _check_groups(counts: ChainCounts, min_group_users: int) -> None:
     if small.size:
         raise DataError(
             f"group(s) {counts.group_names(small)} have fewer than {min_group_users} users (the smallest has"
-            f" {users[small].min()}); a group's lengths are released as they are, and its chain would come from so few people's"
-            " sequences: merge small groups, synthesize without a group column, or allow it with"
+            f" {users[small].min()}); a group's lengths are released as they are, and its chain would come from so"
+            " few people's sequences: merge small groups, synthesize without a group column, or allow it with"
             " min_group_users=1"
         )
 
