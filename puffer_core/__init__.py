@@ -58,6 +58,13 @@ from .stream.tpl import (
     tpl_estimate,
     tpl_refusal,
 )
+from .synthesis.counts import ChainCounts, chain_counts
+from .synthesis.fidelity import Fidelity, fidelity
+from .synthesis.privacy import CountAccuracy
+from .synthesis.release import SynthesisEvent
+from .synthesis.sources import load_chain_counts
+from .synthesis.sweep import fidelity_over_eps
+from .synthesis.synthesize import Synthesis, SynthesisPlan, plan_synthesis, synthesize
 from .work import WorkCounter, WorkEstimate
 
 __all__ = [
@@ -66,12 +73,16 @@ __all__ = [
     "Attack",
     "Calibration",
     "Composition",
+    "ChainCounts",
+    "CountAccuracy",
     "CountSmoothing",
     "CurveEvent",
     "DATASETS",
     "DataError",
     "Dataset",
     "Explanation",
+    "Fidelity",
+    "ExponentialTopK",
     "Finding",
     "GaussianProcessPrior",
     "InfluenceCurve",
@@ -88,6 +99,9 @@ __all__ = [
     "StreamBounds",
     "StreamPlan",
     "StreamSchedule",
+    "Synthesis",
+    "SynthesisEvent",
+    "SynthesisPlan",
     "Table",
     "TemporalLeakage",
     "TestPoints",
@@ -105,6 +119,7 @@ __all__ = [
     "calibration_objective",
     "certify",
     "certify_objective",
+    "chain_counts",
     "compose",
     "count_moments",
     "cumulative",
@@ -113,6 +128,8 @@ __all__ = [
     "exact_histogram_leakage",
     "exact_stream_estimate",
     "exact_stream_leakage",
+    "fidelity",
+    "fidelity_over_eps",
     "explain_simulation",
     "fit_markov_chain",
     "EventSecrets",
@@ -135,6 +152,7 @@ __all__ = [
     "l1_count_error",
     "leakage_function",
     "leakage_supremum",
+    "load_chain_counts",
     "likelihood_ratio_points",
     "load_dataset",
     "load_sequences",
@@ -150,6 +168,7 @@ __all__ = [
     "pair_table",
     "plan",
     "plan_stream",
+    "plan_synthesis",
     "posterior_mean_chain",
     "posterior_states",
     "prior_spread",
@@ -165,6 +184,7 @@ __all__ = [
     "stationary_distribution",
     "stream_attack_estimate",
     "stream_bounds",
+    "synthesize",
     "temporal_privacy_leakage",
     "tpl_estimate",
     "tpl_refusal",

@@ -3,6 +3,7 @@
     python -m puffer_core simulate --data assets/checkins.csv --group country \\
         --eps 0.5,1,2,5 --trials 200 --seed 0 --out results.csv --ledger ledger.csv
     puffer prior --data 'logs/*.parquet' --group country --memory-limit 2GB --out transition.csv
+    puffer synth --data 'logs/*.parquet' --group country --eps 1 --out synthetic.parquet
 
 ``simulate`` reads the rows (or, with ``--engine duckdb``, only aggregates them); ``prior`` always
 aggregates with DuckDB (``puffer_core.data.engines.load_stats``), so its input may be far larger than
@@ -32,6 +33,7 @@ from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .secrets.codec import read_secrets
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
+from .synthesis.cli import add_synth_command, run_synth
 from .tightness.cli import add_ladder_command, run_ladder
 
 EXIT_BAD_INPUT = 2
@@ -138,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--stats", default=None, metavar="FILE", help="write every count (SequenceStats) as JSON")
     fit.add_argument("--quiet", action="store_true", help="no progress or summary output")
     add_ladder_command(commands)  # attack ≤ exact ≤ every bound (puffer_core/tightness/cli.py)
+    add_synth_command(commands, _data_arguments)  # synthetic sequences (puffer_core/synthesis/cli.py)
     return parser
 
 
@@ -300,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "prior":
             return _run_fit(args)
+        if args.command == "synth":
+            return run_synth(args)
         return run_ladder(args) if args.command == "ladder" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
         print(f"error: {exc}", file=sys.stderr)

@@ -29,6 +29,9 @@ from puffer_core.errors import DataError
 from puffer_core.priors.fitting import fit_markov_chain
 from puffer_core.priors.robust import fit_prior_set
 from puffer_core.simulation.run import simulate
+from puffer_core.synthesis.counts import ChainCounts, chain_counts
+from puffer_core.synthesis.sources import load_chain_counts
+from puffer_core.synthesis.synthesize import synthesize
 from tests.support.servers import unavailable
 
 WINDOWS = (1, 3, 7)
@@ -193,6 +196,28 @@ def test_fit_and_simulate_from_stats_equal_from_sequences(files: dict[str, Path]
         simulate(stats, releases=5, release_mode="windows", rng=0)
 
 
+def _same_chain_counts(got: ChainCounts, want: ChainCounts) -> None:
+    assert (got.states, got.groups, dict(got.columns)) == (want.states, want.groups, dict(want.columns))
+    for field in ("transitions", "first_states", "length_values", "length_users", "runs", "visits"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+
+
+SYNTH_CASES = ["random", "random-csv", "text-dates", "missing-dropped"]
+
+
+@pytest.mark.parametrize("name", SYNTH_CASES)
+def test_duckdb_chain_counts_per_group_equal_numpy(files: dict[str, Path], name: str) -> None:
+    """The synthesizer's counts per group (docs/math.md §19.1): DuckDB's SQL against numpy's rows."""
+    options = next(c[3] for c in CASES if c[0] == name)
+    columns = {"user": "user", "time": "time", "state": "state", "group": "country"}
+    want = chain_counts(load_sequences(files[name], **options), columns=columns)
+    _same_chain_counts(load_chain_counts(files[name], detail=True, **options), want)
+    pooled = load_chain_counts(files[name], **{**options, "group": None})
+    assert np.array_equal(pooled.transitions[0], want.transitions.sum(axis=0)) and pooled.runs is None
+    with pytest.raises(DataError, match="more than one group of 'country'"):
+        load_chain_counts(files["integers"], group="country")  # its users change country from row to row
+
+
 REFUSALS = [
     ("tie", b"user,time,state\nann,1,a\nann,1,b\nbob,1,a\nbob,2,b\n", {}, "repeat a \\(user, time\\) pair"),
     ("missing", b"user,time,state\nann,1,a\nann,2,\nbob,1,a\nbob,2,b\n", {}, "missing values"),
@@ -312,3 +337,19 @@ def test_spark_counts_equal_numpy(spark: Any, files: dict[str, Path]) -> None:
     frame.createOrReplaceTempView("conformance_events")  # a table of the session, by name
     _assert_same(load_stats("conformance_events", engine=spark, group="country", windows=WINDOWS), want)
     assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
+
+
+def test_spark_synthesizes_the_same_table(spark: Any, files: dict[str, Path]) -> None:
+    """One seed, one synthetic table: the counts from numpy, DuckDB and Spark are equal, so is everything after."""
+    columns = {"user": "user", "time": "time", "state": "state", "group": "country"}
+    tables = []
+    for name in ("random", "text-dates"):
+        options = next(c[3] for c in CASES if c[0] == name)
+        want = chain_counts(load_sequences(files[name], **options), columns=columns)
+        from_spark = load_chain_counts(str(files[name]), engine=spark, detail=True, **options)
+        _same_chain_counts(from_spark, want)
+        sources = (want, load_chain_counts(files[name], **options), from_spark)
+        tables = [synthesize(c, None, 8.0, rng=3, if_no_signal="allow", min_group_users=1).table for c in sources]
+        for table in tables[1:]:
+            pd.testing.assert_frame_equal(table, tables[0])
+    assert len(tables[0]) == load_sequences(files["text-dates"], group="country").n_entries
