@@ -31,7 +31,11 @@ def test_every_subpackage_and_the_datasets_are_installed() -> None:
 
 
 # modules only an extra brings: the notebook widgets ([notebook]) and the Spark engine ([spark])
-OPTIONAL = {"puffer_core/widgets.py": "notebook", "puffer_core/data/spark_engine.py": "spark"}
+OPTIONAL = {
+    "puffer_core/widgets.py": "notebook",
+    "puffer_core/data/spark_engine.py": "spark",
+    "puffer_core/synthesis/cli.py": "spark",  # `puffer synth --engine spark` imports it only then
+}
 IMPORT_NAMES = {"pyarrow": "pyarrow", "opendp": "opendp"}  # import name → distribution, where they differ
 
 

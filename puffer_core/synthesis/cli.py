@@ -49,7 +49,7 @@ def add_synth_command(commands: Any, data_arguments: Callable[[argparse.Argument
     )
     data_arguments(synth, "Parquet or CSV: a file, a folder or a glob such as 'logs/*.parquet' (quote it)")
     synth.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
-                       help="count with DuckDB (default) or a local Spark session (pip install pyspark)")
+                       help="count with DuckDB (default) or a local Spark session (the [spark] extra)")
     privacy = synth.add_argument_group("the guarantee (give --eps, or --alpha for a target accuracy)")
     privacy.add_argument("--eps", type=float, default=None, help="the ε_puffer of the release")
     privacy.add_argument("--alpha", type=float, default=None, help="every count within ±alpha (a target accuracy)")
@@ -94,7 +94,7 @@ def _spark() -> Any:
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise ValueError("--engine spark needs pyspark (pip install pyspark) and Java") from None
+        raise ValueError("--engine spark needs pyspark and Java (pip install 'pufferfish-lab[spark]')") from None
     return SparkSession.builder.appName("puffer-synth").getOrCreate()
 
 
