@@ -26,7 +26,7 @@ from ..engine.influence import influence_curve
 from ..errors import DataError
 from ..priors.fitting import DEFAULT_SMOOTHING, normalise_counts, smooth_transition
 from ..priors.models import MarkovChainPrior, Theta, as_theta, stationary_distribution
-from ..secrets.values import ALL_SECRETS, Secrets, as_secrets
+from ..secrets.values import Secrets, as_secrets
 from ..validation import check_choice, check_whole, is_whole
 from ..work import ProgressCallback
 from .counts import ChainCounts, chain_counts
@@ -303,11 +303,6 @@ def _notes(counts: ChainCounts, scale: float, signal: np.ndarray, secrets: Secre
             "weak_signal",
             f"in group(s) {counts.group_names(weak)} the average row of transition counts is below its noise: only the"
             " busiest states' transitions carry the data's signal, the others follow the pooled chain",
-        ))
-    if secrets != ALL_SECRETS:
-        notes.append(Note(
-            "secrets_bounded_by_all",
-            "a(b) is computed over every secret pair, an upper bound for the secrets chosen (docs/math.md §16)",
         ))
     return notes
 
