@@ -48,6 +48,7 @@ from .sql import (
     Progress,
     SqlEngine,
     counts_sql,
+    slot_sql,
 )
 from .stats import MAX_SLOT_CELLS, SequenceStats, check_window_range, check_windows, time_text, window_edges
 from .times import (
@@ -153,17 +154,40 @@ def load_stats(
     time_min, time_max = profile["time_min"], profile["time_max"]
     check_window_range(time_min, time_max, wanted)
     edges = {r: window_edges(time_min, time_max, r) for r in wanted}
-    slot_limit = MAX_SLOT_CELLS // 2  # every step is counted whenever T_max · K ≤ MAX_SLOT_CELLS (K ≥ 2)
+    slot_limit = slot_steps(profile["states_about"])
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
-        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates))
+        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS))
     duplicates = 0
     if drop_duplicates:
         clean = CLEAN_SQL.format(distinct="", events=sql.events)
         duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"])
-    stats = _assemble(table, sql, columns, profile, wanted, drop_missing, drop_duplicates, duplicates, max_states)
+    stats = _assemble(table, sql, columns, profile, wanted, drop_missing, drop_duplicates, duplicates, max_states,
+                      slot_limit)
     if report is not None:
-        report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states")
+        report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states"
+                    + engine_use(stats.spilled_bytes, stats.peak_memory_bytes))
     return stats
+
+
+def engine_use(spilled: int | None, peak: int | None) -> str:
+    """"; spilled 3.2 GB to disk, peak memory 1.9 GB" (what is known), for progress lines."""
+    parts = []
+    if spilled:
+        parts.append(f"spilled {spilled / 1e9:.2f} GB to disk")
+    if peak:
+        parts.append(f"peak engine memory {peak / 1e9:.2f} GB")
+    return "; " + ", ".join(parts) if parts else ""
+
+
+# The profile's count of distinct states is an estimate (HyperLogLog); the per-step counts are computed on the engine
+# for the first MAX_SLOT_CELLS // (estimate / STATES_SLACK) steps only, which covers every step whenever they are
+# kept (T_max · K ≤ MAX_SLOT_CELLS) unless the estimate is STATES_SLACK times too large — then SLOT_SQL counts them.
+STATES_SLACK = 2
+
+
+def slot_steps(states_about: int | None) -> int:
+    """How many steps of each sequence the counting query histograms (module comment above STATES_SLACK)."""
+    return MAX_SLOT_CELLS // max(2, int(states_about or 0) // STATES_SLACK)
 
 
 def repair_counts(
@@ -243,6 +267,7 @@ def _assemble(
     drop_duplicates: bool,
     duplicates: int,
     max_states: int,
+    slot_limit: int,
 ) -> SequenceStats:
     def part(*grouped: str) -> pa.Table:
         flags = ["g_from", "g_st", "g_first", "g_grp", "g_length", "g_slot", *(f"g_win_{r}" for r in windows)]
@@ -303,8 +328,11 @@ def _assemble(
     longest = int(length_values[-1])
     slot_counts = None
     if longest * k <= MAX_SLOT_CELLS:
-        slots = part("g_slot", "g_st")
-        slots = slots.filter(pa.compute.is_valid(slots.column("slot")))
+        if longest <= slot_limit:
+            slots = part("g_slot", "g_st")
+            slots = slots.filter(pa.compute.is_valid(slots.column("slot")))
+        else:  # the estimate of the number of states was too large: the steps past slot_limit were not counted
+            slots = sql.query(slot_sql(sql, drop_duplicates))
         slot_counts = np.zeros((longest, k), dtype=np.int64)
         np.add.at(
             slot_counts,
@@ -347,6 +375,8 @@ def _assemble(
         drop_missing=drop_missing,
         drop_duplicates=drop_duplicates,
         group_column=columns.group,
+        spilled_bytes=sql.spilled_bytes,
+        peak_memory_bytes=sql.peak_memory_bytes,
     )
 
 

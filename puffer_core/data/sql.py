@@ -8,8 +8,10 @@ an engine's ``register(source, columns)`` reads files, types and times written a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ..errors import DataError
-from .sequences import preview_names
+from .sequences import BLANK_PATTERN, preview_names
 from .times import (
     DAY_FIRST,
     ISO8601,
@@ -82,13 +84,29 @@ marked AS (
     CASE WHEN pos <= {slot_limit} THEN pos END AS slot,
     CASE WHEN prev_tkey = tkey THEN 1 ELSE 0 END AS tie{windows}
   FROM ordered
+),
+counted AS (
+  SELECT from_st, st, first_st, grp, seq_length, slot{window_names},
+    count(*) AS n, sum(tie) AS ties,
+    GROUPING(from_st) AS g_from, GROUPING(st) AS g_st, GROUPING(first_st) AS g_first, GROUPING(grp) AS g_grp,
+    GROUPING(seq_length) AS g_length, GROUPING(slot) AS g_slot{window_groupings}
+  FROM marked
+  GROUP BY GROUPING SETS ((from_st, st), (first_st), (grp, st), (seq_length), (slot, st){window_sets}, ())
+),
+sized AS (
+  SELECT *, max(CASE WHEN g_length = 0 THEN seq_length END) OVER () AS longest,
+    {n_states} AS n_states
+  FROM counted
 )
-SELECT from_st, st, first_st, grp, seq_length, slot{window_names},
-  count(*) AS n, sum(tie) AS ties,
-  GROUPING(from_st) AS g_from, GROUPING(st) AS g_st, GROUPING(first_st) AS g_first, GROUPING(grp) AS g_grp,
-  GROUPING(seq_length) AS g_length, GROUPING(slot) AS g_slot{window_groupings}
-FROM marked
-GROUP BY GROUPING SETS ((from_st, st), (first_st), (grp, st), (seq_length), (slot, st){window_sets}, ())
+SELECT * FROM sized WHERE g_slot = 1 OR longest * n_states <= {slot_cells}
+"""
+
+# the per-step histograms alone, when COUNTS_SQL's slot_limit turned out too small (SLOT_SQL's rows ≤ slot_cells)
+SLOT_SQL = """
+SELECT slot, st, count(*) AS n FROM (
+  SELECT st, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY tkey) AS slot FROM ({clean}) AS clean
+) AS ordered
+GROUP BY slot, st
 """
 
 TIE_SQL = """
@@ -148,6 +166,9 @@ class SqlEngine:
         self.time_utc = False
         self.bad_time = "is not a date/time"  # why a time that cannot be read is refused
         self.columns: Columns | None = None
+        # what the queries so far spilled to disk and the most memory they held (None: the engine does not say)
+        self.spilled_bytes: int | None = None
+        self.peak_memory_bytes: int | None = None
 
     # --- dialect hooks -------------------------------------------------------------------------------------------
 
@@ -175,6 +196,17 @@ class SqlEngine:
     def _epoch(self, expr: str, column: Column) -> str:
         raise NotImplementedError
 
+    def _iso_text(self, expr: str) -> str:
+        """ISO 8601 text as this engine's cast reads it (the same instant as numpy reads it): as it is by default."""
+        return expr
+
+    def _distinct_count(self, expr: str) -> str:
+        """The number of distinct non-null values of ``expr`` over the whole (small) result, as a window."""
+        return f"count(DISTINCT {expr}) OVER ()"
+
+    def _prepare(self, found: dict[str, Column]) -> None:
+        """Settings the chosen columns need before the view is made (none by default)."""
+
     # --- shared --------------------------------------------------------------------------------------------------
 
     def register(self, source: object, columns: Columns) -> None:
@@ -185,6 +217,7 @@ class SqlEngine:
         check_time_format(columns.time_format)
         present = self._open(source)
         found = match_columns(present, columns.roles(), self.label)
+        self._prepare(found)
         probe = self._probe(found, columns)
         uid = self._value(found["user"], probe, "user")
         st = self._value(found["state"], probe, "state")
@@ -194,7 +227,13 @@ class SqlEngine:
         self._create_view(f"SELECT {uid} AS uid, {ts} AS ts, {st} AS st, {grp} AS grp, {tkey} AS tkey FROM {self.raw}")
 
     def _time_text(self, column: Column) -> str:
-        return f"trim(CAST({self._quote(column.name)} AS {self.string_type}))"
+        return self._blank_null(f"trim(CAST({self._quote(column.name)} AS {self.string_type}))")
+
+    def _blank_null(self, expr: str) -> str:
+        """``expr`` (text), NULL where it is empty or only blanks: a missing value (BLANK_PATTERN)."""
+        # only text that is empty or starts with a blank can be blank: the pattern is matched on those alone
+        blank = f"{expr} = '' OR (ascii({expr}) <= 32 AND {self._matches(expr, BLANK_PATTERN)})"
+        return f"CASE WHEN {blank} THEN NULL ELSE {expr} END"
 
     def _probe(self, found: dict[str, Column], columns: Columns) -> dict[str, Any]:
         """Counts that decide the types: for CSV text, how many values are integers or numbers; for text
@@ -204,7 +243,7 @@ class SqlEngine:
             text_time = role == "time" and columns.time_format is None and column.kind in ("text", "csv")
             if column.kind != "csv" and not text_time:
                 continue
-            text = self._time_text(column) if role == "time" else f"ltrim({self._quote(column.name)})"
+            text = self._time_text(column) if role == "time" else self._blank_null(f"ltrim({self._quote(column.name)})")
             parts += [
                 f"count({text}) AS {role}_n",
                 f"sum(CASE WHEN {self._matches(text, '^[+-]?[0-9]+$')} THEN 1 ELSE 0 END) AS {role}_ints",
@@ -231,13 +270,16 @@ class SqlEngine:
         return self.query(f"SELECT {', '.join(parts)} FROM {self.raw}").to_pylist()[0]
 
     def _value(self, column: Column, probe: dict[str, Any], role: str) -> str:
-        """A user, state or group column: CSV text typed like pandas (integers, numbers, else text), NaN as empty."""
+        """A user, state or group column: CSV text typed like pandas (integers, numbers, else text); NaN and blank
+        text are missing values."""
         name = self._quote(column.name)
         if column.kind == "float":
             return f"CASE WHEN isnan({name}) THEN NULL ELSE {name} END"
+        if column.kind == "text":
+            return self._blank_null(name)
         if column.kind != "csv":
             return name
-        text = f"ltrim({name})"
+        text = self._blank_null(f"ltrim({name})")
         n = probe[f"{role}_n"] or 0
         if n and probe[f"{role}_ints"] == n:
             return f"try_cast({text} AS BIGINT)"
@@ -265,23 +307,24 @@ class SqlEngine:
         if column.kind not in ("text", "csv", "int", "float"):
             raise DataError(f"the time column '{columns.time}' of {self.label} holds {column.kind} values, not times")
         text = self._time_text(column)
+        stored = self._blank_null(name) if column.kind in ("text", "csv") else name
         self.time_unit, self.time_utc = "us", True
         if fmt is not None and fmt not in (DAY_FIRST, MONTH_FIRST):
-            return name, self._iso_key(text) if fmt == ISO8601 else self._format_key(text, fmt)
+            return stored, self._iso_key(self._iso_text(text)) if fmt == ISO8601 else self._format_key(text, fmt)
         if fmt is None:
             n = probe["time_n"] or 0
             if n and probe["time_numbers"] == n:
                 self.time_unit, self.time_utc = None, False
                 if probe["time_ints"] == n:
-                    return name, f"try_cast({text} AS BIGINT)"
+                    return stored, f"try_cast({text} AS BIGINT)"
                 self.bad_time = "is not a finite number"
-                return name, self._finite(f"try_cast({text} AS DOUBLE)")
+                return stored, self._finite(f"try_cast({text} AS DOUBLE)")
             dates = NumericDates(
                 **{key[6:]: (value or 0) if "example" not in key else value
                    for key, value in probe.items() if key.startswith("dates_")}
             )
             fmt = numeric_order(dates, columns.time)
-        return name, self._text_key(text, fmt)
+        return stored, self._text_key(text, fmt)
 
     def _finite(self, expr: str) -> str:
         infinite = "(CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE))"
@@ -302,7 +345,7 @@ class SqlEngine:
 
     def _text_key(self, text: str, order: str | None) -> str:
         """µs key of text times read as puffer_core.data.times says (ISO, numeric dates in ``order``, month names)."""
-        branches = [f"WHEN {self._matches(text, ISO_PATTERN)} THEN {self._iso_key(text)}"]
+        branches = [f"WHEN {self._matches(text, ISO_PATTERN)} THEN {self._iso_key(self._iso_text(text))}"]
         if order is not None:
             day, month = (1, 2) if order == DAY_FIRST else (2, 1)
             canonical = self._canonical(text, NUMERIC_PATTERN, 3, month, day)
@@ -316,6 +359,47 @@ class SqlEngine:
 
 def first_line(exc: BaseException) -> str:
     return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+
+
+# how engines name the file they failed on: DuckDB "... file '/x/y.parquet' ...", Spark "... reading file file:/x/y ..."
+_FILE_IN_MESSAGE = (
+    r"reading file (?:file:)?/*(/\S+?)[.]?(?:\s|$)",
+    r"[Ff]ile '([^']+)'",
+    r"[Ff]ile \"([^\"]+)\"",
+    r"(?:file:)(/\S+?)[.,]?(?:\s|$)",
+)
+# words of the engines' messages about files whose columns or types differ
+_SCHEMA_WORDS = ("schema", "mismatch", "cannot be converted", "PARQUET_COLUMN_DATA_TYPE_MISMATCH", "Could not convert",
+                 "different types", "column count")
+
+
+def read_error(label: str, message: str) -> DataError:
+    """The one error for a file an engine cannot read: which file, what the engine said, and what to do."""
+    named, file = label, label
+    for pattern in _FILE_IN_MESSAGE:
+        found = re.search(pattern, message)
+        if found:
+            path = found.group(1)
+            file = f"the file '{path}'"
+            named = file + (f" (of {label})" if Path(path).name not in label else "")
+            break
+    said = message.strip()[:300]
+    if "PATH_NOT_FOUND" in message or "does not exist" in message or "No files found" in message:
+        return DataError(f"{named} does not exist, or no file matches it ({said}). Check the path or the glob")
+    if "UNABLE_TO_INFER_SCHEMA" in message:
+        return DataError(
+            f"{named} has no readable data: it is empty (0 bytes) or holds no rows ({said}). Give a complete Parquet"
+            " or CSV file, or remove it"
+        )
+    if any(word.lower() in message.lower() for word in _SCHEMA_WORDS):
+        return DataError(
+            f"the files of {label} do not all have the same columns and types; {file} differs ({said}). Give files"
+            " of one schema (or read them separately)"
+        )
+    return DataError(
+        f"{named} could not be read: it is empty, damaged or not of the format its name says ({said}). Export it"
+        " again, or remove it from the folder or glob"
+    )
 
 
 def match_columns(present: list[Column], wanted: dict[str, str], label: str) -> dict[str, Column]:
@@ -361,12 +445,19 @@ def _window_column(r: int, edges: np.ndarray) -> str:
     return tree(0, r - 1)
 
 
-def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool) -> str:
-    """The one query that counts everything (COUNTS_SQL filled for ``engine``'s view and the windows asked for)."""
+def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool,
+               slot_cells: int) -> str:
+    """The one query that counts everything (COUNTS_SQL filled for ``engine``'s view and the windows asked for).
+
+    The per-step rows (``g_slot = 0``) are returned only when the longest sequence times the number of states is
+    at most ``slot_cells``: only then are they kept (SequenceStats.slot_counts).
+    """
     clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
     return COUNTS_SQL.format(
         clean=clean,
         slot_limit=slot_limit,
+        slot_cells=slot_cells,
+        n_states=engine._distinct_count("CASE WHEN g_st = 0 THEN st END"),
         windows="".join(f",\n    {_window_column(r, e)} AS win_{r}" for r, e in windows.items()),
         window_names="".join(f", win_{r}" for r in windows),
         window_groupings="".join(f", GROUPING(win_{r}) AS g_win_{r}" for r in windows),
@@ -374,3 +465,5 @@ def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: in
     )
 
 
+def slot_sql(engine: SqlEngine, drop_duplicates: bool) -> str:
+    return SLOT_SQL.format(clean=CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events))
