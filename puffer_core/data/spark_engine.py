@@ -4,6 +4,7 @@ CSV), or a DataFrame; the results come back with ``toArrow()`` (docs/math.md §1
 from __future__ import annotations
 
 import contextlib
+import glob
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,11 @@ def _errors() -> tuple[type[BaseException], ...]:
 
 def _message(exc: BaseException) -> str:
     """The informative line of a Spark error (a Py4JJavaError's first line only names the Java call)."""
-    text = str(exc)
-    for line in text.splitlines():
-        if any(word in line for word in _FILE_ERRORS) or "Exception:" in line:
-            return line.strip().removeprefix(": ")
+    lines = [line.strip().removeprefix(": ") for line in str(exc).splitlines()]
+    for wanted in (lambda line: any(word in line for word in _FILE_ERRORS), lambda line: "Exception:" in line):
+        found = next((line for line in lines if wanted(line)), None)
+        if found:
+            return found
     return first_line(exc)
 
 
@@ -158,6 +160,7 @@ class SparkEngine(SqlEngine):
                 if text.lower().rstrip("/*").endswith(CSV_SUFFIXES):
                     frame, csv = self.spark.read.csv(text, header=True, inferSchema=False), True
                 else:
+                    _no_empty_files(text)
                     frame = self.spark.read.parquet(text)
             else:
                 raise DataError(
@@ -180,12 +183,31 @@ class SparkEngine(SqlEngine):
         return [_spark_column(field.name, field.dataType.typeName(), csv) for field in fields]
 
 
+def _no_empty_files(path: str) -> None:
+    """A 0-byte Parquet file in a local folder or glob (an interrupted export) is refused, as DuckDB refuses it;
+    Spark itself would skip it.  Paths this process cannot see (another file system, a remote cluster's disks)
+    are left to Spark."""
+    local = path.removeprefix("file:")
+    if "://" in local:
+        return
+    found = [Path(p) for p in glob.glob(local)] if any(ch in local for ch in "*?[") else [Path(local)]
+    files = [f for p in found for f in ([q for q in p.rglob("*") if q.is_file()] if p.is_dir() else [p])]
+    empty = sorted(str(f) for f in files if f.is_file() and f.name.lower().endswith(PARQUET_SUFFIXES)
+                   and f.stat().st_size == 0)
+    if empty:
+        raise DataError(
+            f"the file '{empty[0]}' is empty (0 bytes){f' (and {len(empty) - 1} more)' if len(empty) > 1 else ''}:"
+            " it is not a Parquet file. Export it again, or remove it from the folder or glob"
+        )
+
+
 def _connect_metrics(frame: Any) -> list[tuple[str, int]]:
     """(name, value) of every metric of the plan a Spark Connect query ran (sent back with its results)."""
     info = frame.executionInfo
     if info is None or info.metrics is None:
         return []
-    return [(metric.name, int(metric.value)) for node in info.metrics.metrics for metric in node.metrics]
+    _, graph = info.metrics.extract_graph()
+    return [(metric.name, int(metric.value)) for node in graph.values() for metric in node.metrics]
 
 
 def _classic_metrics(frame: Any) -> list[tuple[str, int]]:
