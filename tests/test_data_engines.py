@@ -141,6 +141,14 @@ def _offset_times() -> pd.DataFrame:
     return pd.DataFrame({"user": [1] * 5 + [2] * 3, "time": times, "state": list("abcdeabc")})
 
 
+def _with_copies() -> pd.DataFrame:
+    """Rows recorded twice (exact copies), and a missing cell."""
+    frame = _random(19, users=15)
+    frame = pd.concat([frame, frame.iloc[[0, 4, 4, 9]]], ignore_index=True)
+    frame.loc[11, "state"] = None
+    return frame
+
+
 def _arrow(frame: pd.DataFrame) -> pa.Table:
     """The frame as Arrow, float columns with their NaN kept (pandas' conversion makes them nulls)."""
     return pa.table({name: pa.array(frame[name].to_numpy()) if frame[name].dtype == float else
@@ -161,6 +169,8 @@ CASES: list[tuple[str, Callable[[], pd.DataFrame], str, dict[str, Any], bool]] =
     *((f"nan-{c}", _with_nan(c), "parquet", {"group": "country"}, True) for c in ("user", "time", "state")),
     *((f"nan-{c}-dropped", _with_nan(c), "parquet", {"group": "country", "drop_missing": True}, True)
       for c in ("user", "time", "state")),
+    ("copies-dropped", _with_copies, "parquet", {"group": "country", "drop_missing": True, "drop_duplicates": True},
+     True),
     ("blanks", _blanks, "parquet", {"group": "country"}, True),
     ("blanks-dropped", _blanks, "parquet", {"group": "country", "drop_missing": True}, True),
     ("blanks-csv-dropped", _blanks, "csv", {"group": "country", "drop_missing": True}, False),
@@ -231,7 +241,7 @@ def _reference(source: object, options: dict[str, Any]) -> tuple[Any, ...]:
     except DataError as exc:
         return _refusal(str(exc))
     stats = loaded.sequences.stats(windows=WINDOWS)
-    return ("counts", stats, loaded.repair.rows_read, loaded.repair.missing)
+    return ("counts", stats, loaded.repair.rows_read, loaded.repair.missing, loaded.repair.duplicates)
 
 
 def _assert_same(got: SequenceStats, want: SequenceStats) -> None:
@@ -246,7 +256,9 @@ def _assert_outcome(got: tuple[Any, ...], want: tuple[Any, ...], where: str) -> 
         assert got == want, f"{where}: refused otherwise than numpy"
         return
     _assert_same(got[1], want[1])
-    assert (got[1].rows_read, got[1].missing) == want[2:], f"{where}: rows read and rows with an empty cell"
+    assert (got[1].rows_read, got[1].missing) == want[2:4], f"{where}: rows read and rows with an empty cell"
+    if got[1].drop_duplicates:
+        assert got[1].duplicates == want[4], f"{where}: repeated rows"
 
 
 @pytest.fixture(scope="module")
@@ -437,12 +449,13 @@ def _long_sequences(users: int, length: int, states: int) -> pd.DataFrame:
 
 
 def _row_bound(stats: SequenceStats, entries: int) -> int:
-    """The stated bound on the rows a counting query returns (docs/data.md): K² + K + G·K + √(2N) + 1, the
-    per-step rows only when kept (T_max·K ≤ MAX_SLOT_CELLS), and r·G·K per number of windows r."""
+    """The stated bound on the rows a counting query returns (docs/data.md): (K + 1)·K·G moves (or K² + K + G·K),
+    one row per distinct length (≤ √(2N)), 2·T_max·K per-step rows only when kept (T_max·K ≤ MAX_SLOT_CELLS),
+    and r·G·K per number of windows r."""
     k, g = stats.n_states, 1 if stats.groups is None else len(stats.groups)
-    slots = stats.max_length * k if stats.slot_counts is not None else 0
+    slots = 2 * stats.max_length * k if stats.slot_counts is not None else 0
     windows = sum(r * g * k for r in stats.window_counts)
-    return k * k + k + g * k + int(np.sqrt(2 * entries)) + 1 + slots + windows
+    return max((k + 1) * k * g, k * k + k + g * k) + int(np.sqrt(2 * entries)) + slots + windows
 
 
 def _count_rows(monkeypatch: pytest.MonkeyPatch, engine_class: type) -> list[int]:
@@ -480,6 +493,16 @@ def test_per_step_counts_when_the_state_estimate_was_too_large(monkeypatch: pyte
     got = load_stats(frame)
     assert got.slot_counts is not None and got.slot_counts.shape == (40, 5)
     _assert_same(got, load_sequences(frame).stats())
+
+
+@pytest.mark.parametrize("name", ["random", "missing-dropped", "text-dates"])
+def test_groups_counted_by_the_sort_equal_numpy(cases: dict[str, dict[str, Any]], name: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """With more (group, state) pairs than the profile returns, the sort counts them: the same counts."""
+    monkeypatch.setattr(engines, "PROFILE_GROUP_ROWS", 1)
+    case = cases[name]
+    _assert_outcome(_outcome(lambda: load_stats(case["sources"]["file"], windows=WINDOWS, **case["options"])),
+                    case["want"], f"duckdb, groups by the sort, {name}")
 
 
 def test_duckdb_reports_spill_and_peak_memory(tmp_path: Path) -> None:

@@ -149,20 +149,22 @@ def load_stats(
     with _Reporter(sql, report, 0.0, 0.05, "reading the columns and the time format"):
         sql.register(source, columns)
     with _Reporter(sql, report, 0.05, 0.3, f"counting the rows of {sql.label} ({sql.name})"):
-        profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
+        profile, by_group = _profile(sql)
     _check_profile(profile, columns, sql.label, drop_missing, max_states, sql.bad_time)
     time_min, time_max = profile["time_min"], profile["time_max"]
     check_window_range(time_min, time_max, wanted)
     edges = {r: window_edges(time_min, time_max, r) for r in wanted}
     slot_limit = slot_steps(profile["states_about"])
+    if drop_duplicates:  # entries per group and state are counted after the repeated rows are dropped
+        by_group = None
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
-        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS))
+        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None))
     duplicates = 0
     if drop_duplicates:
         clean = CLEAN_SQL.format(distinct="", events=sql.events)
         duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"])
     stats = _assemble(table, sql, columns, profile, wanted, drop_missing, drop_duplicates, duplicates, max_states,
-                      slot_limit)
+                      slot_limit, by_group)
     if report is not None:
         report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states"
                     + engine_use(stats.spilled_bytes, stats.peak_memory_bytes))
@@ -190,6 +192,24 @@ def slot_steps(states_about: int | None) -> int:
     return MAX_SLOT_CELLS // max(2, int(states_about or 0) // STATES_SLACK)
 
 
+PROFILE_GROUP_ROWS = 250_000  # the most (group, state) rows the profile returns; past that the sort counts them
+
+
+def _profile(sql: SqlEngine) -> tuple[dict[str, Any], pa.Table | None]:
+    """The profile's totals, and the complete rows per (group, state) — None when there were too many to return."""
+    table = sql.query(PROFILE_SQL.format(events=sql.events, group_rows=PROFILE_GROUP_ROWS))
+    total = table.filter(pa.compute.equal(table.column("p_total"), 1))
+    profile = total.to_pylist()[0]
+    if profile["profile_rows"] > PROFILE_GROUP_ROWS:
+        return profile, None
+    rows = table.filter(pa.compute.equal(table.column("p_total"), 0))
+    named = pa.compute.and_(pa.compute.is_valid(rows.column("p_grp")), pa.compute.is_valid(rows.column("p_st")))
+    rows = rows.filter(named)
+    complete = pa.compute.subtract(rows.column("n_rows"), rows.column("missing_rows").cast(pa.int64()))
+    keep = pa.compute.greater(complete, 0)
+    return profile, pa.table({"grp": rows.column("p_grp"), "st": rows.column("p_st"), "n": complete}).filter(keep)
+
+
 def repair_counts(
     source: object,
     user: str = "user",
@@ -203,7 +223,7 @@ def repair_counts(
     as :func:`~puffer_core.data.readers.find_repairs` counts them, in SQL."""
     sql = make_engine(engine, memory_limit)
     sql.register(source, Columns(user, time, state, group))
-    profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
+    profile, _ = _profile(sql)
     clean = CLEAN_SQL.format(distinct="", events=sql.events)
     duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"] or 0)
     return int(profile["n_rows"] or 0), int(profile["missing_rows"] or 0), duplicates
@@ -268,17 +288,20 @@ def _assemble(
     duplicates: int,
     max_states: int,
     slot_limit: int,
+    by_group: pa.Table | None,
 ) -> SequenceStats:
     def part(*grouped: str) -> pa.Table:
-        flags = ["g_from", "g_st", "g_first", "g_grp", "g_length", "g_slot", *(f"g_win_{r}" for r in windows)]
+        flags = ["g_from", "g_grp", "g_slot", *(f"g_win_{r}" for r in windows)]
         mask = np.ones(table.num_rows, dtype=bool)
         for flag in flags:
             want = 0 if flag in grouped else 1
             mask &= table.column(flag).to_numpy() == want
         return table.filter(pa.array(mask))
 
-    total = part()
-    ties = int(total.column("ties")[0].as_py() or 0)
+    moves = part("g_from")  # (from_st, st)
+    if by_group is None:  # counted by the sort, not by the profile
+        by_group = part("g_grp")
+    ties = int(pa.compute.sum(moves.column("ties")).as_py() or 0)
     if ties:
         clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=sql.events)
         example = sql.query(TIE_SQL.format(clean=clean)).to_pandas().iloc[0]
@@ -287,7 +310,6 @@ def _assemble(
             f" time {_show(example['ts'])}. Each user can be in only one state at a time: remove the duplicates or make"
             " the times distinct."
         )
-    by_group = part("g_grp", "g_st")
     state_coder = _Coder(by_group.column("st"))
     states = state_coder.labels
     if len(states) < 2:
@@ -308,29 +330,27 @@ def _assemble(
     group_counts = np.zeros((g, k), dtype=np.int64)
     np.add.at(group_counts, (group_coder.codes(by_group.column("grp")), state_coder.codes(by_group.column("st"))), n)
 
-    moves = part("g_from", "g_st")
-    moves = moves.filter(pa.compute.is_valid(moves.column("from_st")))
     transitions = np.zeros((k, k), dtype=np.int64)
+    first_states = np.zeros(k, dtype=np.int64)
+    moved = pa.compute.is_valid(moves.column("from_st"))
+    into, starts = moves.filter(moved), moves.filter(pa.compute.invert(moved))
     np.add.at(
         transitions,
-        (state_coder.codes(moves.column("from_st")), state_coder.codes(moves.column("st"))),
-        moves.column("n").to_numpy(),
+        (state_coder.codes(into.column("from_st")), state_coder.codes(into.column("st"))),
+        into.column("n").to_numpy(),
     )
-    firsts = part("g_first")
-    firsts = firsts.filter(pa.compute.is_valid(firsts.column("first_st")))
-    first_states = np.zeros(k, dtype=np.int64)
-    np.add.at(first_states, state_coder.codes(firsts.column("first_st")), firsts.column("n").to_numpy())
-    lengths = part("g_length")
-    lengths = lengths.filter(pa.compute.is_valid(lengths.column("seq_length")))
-    order = np.argsort(lengths.column("seq_length").to_numpy())
-    length_values = lengths.column("seq_length").to_numpy()[order]
-    length_users = lengths.column("n").to_numpy()[order]
+    np.add.at(first_states, state_coder.codes(starts.column("st")), starts.column("n").to_numpy())
+    steps = part("g_slot")  # (slot, st, seq_length): every step, or one row per length
+    ends = steps.filter(pa.compute.and_(pa.compute.is_valid(steps.column("seq_length")),
+                                        pa.compute.equal(steps.column("length_rank"), 1)))
+    order = np.argsort(ends.column("seq_length").to_numpy())
+    length_values = ends.column("seq_length").to_numpy()[order]
+    length_users = ends.column("length_users").to_numpy()[order]
     longest = int(length_values[-1])
     slot_counts = None
     if longest * k <= MAX_SLOT_CELLS:
         if longest <= slot_limit:
-            slots = part("g_slot", "g_st")
-            slots = slots.filter(pa.compute.is_valid(slots.column("slot")))
+            slots = steps.filter(pa.compute.is_valid(steps.column("slot")))
         else:  # the estimate of the number of states was too large: the steps past slot_limit were not counted
             slots = sql.query(slot_sql(sql, drop_duplicates))
         slot_counts = np.zeros((longest, k), dtype=np.int64)

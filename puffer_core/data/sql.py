@@ -44,20 +44,27 @@ Progress = Callable[[float, str], object]
 
 # --- the shared SQL text: {events} is the engine's view, {windows} the window columns -------------
 
+# One scan before the sort: the rows, empty cells, times that cannot be read, the time range, the number of states
+# (an estimate), and the complete rows per group and state (at most {group_rows} rows of them come back)
 PROFILE_SQL = """
-SELECT
-  count(*) AS n_rows,
-  sum(CASE WHEN uid IS NULL THEN 1 ELSE 0 END) AS missing_user,
-  sum(CASE WHEN ts IS NULL THEN 1 ELSE 0 END) AS missing_time,
-  sum(CASE WHEN st IS NULL THEN 1 ELSE 0 END) AS missing_state,
-  sum(CASE WHEN grp IS NULL THEN 1 ELSE 0 END) AS missing_group,
-  sum(CASE WHEN uid IS NULL OR ts IS NULL OR st IS NULL OR grp IS NULL THEN 1 ELSE 0 END) AS missing_rows,
-  sum(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN 1 ELSE 0 END) AS bad_times,
-  min(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN CAST(ts AS STRING) END) AS bad_time_example,
-  min(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_min,
-  max(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_max,
-  approx_count_distinct(st) AS states_about
-FROM {events}
+SELECT * FROM (
+  SELECT grp AS p_grp, st AS p_st, GROUPING(grp) AS p_total,
+    count(*) AS n_rows,
+    sum(CASE WHEN uid IS NULL THEN 1 ELSE 0 END) AS missing_user,
+    sum(CASE WHEN ts IS NULL THEN 1 ELSE 0 END) AS missing_time,
+    sum(CASE WHEN st IS NULL THEN 1 ELSE 0 END) AS missing_state,
+    sum(CASE WHEN grp IS NULL THEN 1 ELSE 0 END) AS missing_group,
+    sum(CASE WHEN uid IS NULL OR ts IS NULL OR st IS NULL OR grp IS NULL THEN 1 ELSE 0 END) AS missing_rows,
+    sum(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN 1 ELSE 0 END) AS bad_times,
+    min(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN CAST(ts AS STRING) END) AS bad_time_example,
+    min(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_min,
+    max(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_max,
+    approx_count_distinct(st) AS states_about,
+    count(*) OVER () AS profile_rows
+  FROM {events}
+  GROUP BY GROUPING SETS ((), (grp, st))
+) AS profile
+WHERE p_total = 1 OR profile_rows <= {group_rows}
 """
 
 CLEAN_SQL = """
@@ -68,37 +75,36 @@ WHERE uid IS NOT NULL AND ts IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL
 COUNTS_SQL = """
 WITH clean AS ({clean}),
 ordered AS (
-  SELECT st, grp, tkey,
+  SELECT st, {grp}tkey,
     LAG(st) OVER w AS prev_st,
-    LAG(tkey) OVER w AS prev_tkey,
     LEAD(tkey) OVER w AS next_tkey,
     ROW_NUMBER() OVER w AS pos
   FROM clean
   WINDOW w AS (PARTITION BY uid ORDER BY tkey)
 ),
 marked AS (
-  SELECT st, grp,
+  SELECT st, {grp}
     CASE WHEN pos > 1 THEN prev_st END AS from_st,
-    CASE WHEN pos = 1 THEN st END AS first_st,
     CASE WHEN next_tkey IS NULL THEN pos END AS seq_length,
     CASE WHEN pos <= {slot_limit} THEN pos END AS slot,
-    CASE WHEN prev_tkey = tkey THEN 1 ELSE 0 END AS tie{windows}
+    CASE WHEN next_tkey = tkey THEN 1 ELSE 0 END AS tie{windows}
   FROM ordered
 ),
 counted AS (
-  SELECT from_st, st, first_st, grp, seq_length, slot{window_names},
+  SELECT from_st, st, {grp}seq_length, slot{window_names},
     count(*) AS n, sum(tie) AS ties,
-    GROUPING(from_st) AS g_from, GROUPING(st) AS g_st, GROUPING(first_st) AS g_first, GROUPING(grp) AS g_grp,
-    GROUPING(seq_length) AS g_length, GROUPING(slot) AS g_slot{window_groupings}
+    GROUPING(from_st) AS g_from, {g_grp} AS g_grp, GROUPING(slot) AS g_slot{window_groupings}
   FROM marked
-  GROUP BY GROUPING SETS ((from_st, st), (first_st), (grp, st), (seq_length), (slot, st){window_sets}, ())
+  GROUP BY GROUPING SETS ((from_st, st), (slot, st, seq_length){group_sets})
 ),
 sized AS (
-  SELECT *, max(CASE WHEN g_length = 0 THEN seq_length END) OVER () AS longest,
-    {n_states} AS n_states
+  SELECT *, max(seq_length) OVER () AS longest, {n_states} AS n_states,
+    ROW_NUMBER() OVER (PARTITION BY g_slot, seq_length ORDER BY st, slot) AS length_rank,
+    CAST(sum(n) OVER (PARTITION BY g_slot, seq_length) AS BIGINT) AS length_users
   FROM counted
 )
-SELECT * FROM sized WHERE g_slot = 1 OR longest * n_states <= {slot_cells}
+SELECT * FROM sized
+WHERE g_slot = 1 OR longest * n_states <= {slot_cells} OR (seq_length IS NOT NULL AND length_rank = 1)
 """
 
 # the per-step histograms alone, when COUNTS_SQL's slot_limit turned out too small (SLOT_SQL's rows ≤ slot_cells)
@@ -446,22 +452,29 @@ def _window_column(r: int, edges: np.ndarray) -> str:
 
 
 def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool,
-               slot_cells: int) -> str:
-    """The one query that counts everything (COUNTS_SQL filled for ``engine``'s view and the windows asked for).
+               slot_cells: int, groups: bool) -> str:
+    """The one query that sorts each user's entries and counts (COUNTS_SQL filled for ``engine``'s view).
 
-    The per-step rows (``g_slot = 0``) are returned only when the longest sequence times the number of states is
-    at most ``slot_cells``: only then are they kept (SequenceStats.slot_counts).
+    Its grouping sets: the moves ``(from_st, st)`` — transitions, and first states where ``from_st`` is NULL; the
+    steps ``(slot, st, seq_length)`` — the per-step histograms and the sequence lengths at once; with ``groups``
+    the entries per group and state ``(grp, st)`` (otherwise the profile counted them); one ``(win_r, grp, st)``
+    per number of windows.  The per-step rows are returned only when the longest sequence times the number of
+    states is at most ``slot_cells`` (only then are they kept, SequenceStats.slot_counts); otherwise one row per
+    distinct length, carrying its number of users.
     """
     clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
+    carry = groups or bool(windows)
     return COUNTS_SQL.format(
         clean=clean,
         slot_limit=slot_limit,
         slot_cells=slot_cells,
-        n_states=engine._distinct_count("CASE WHEN g_st = 0 THEN st END"),
+        grp="grp, " if carry else "",
+        g_grp="GROUPING(grp)" if carry else "1",
+        group_sets=(", (grp, st)" if groups else "") + "".join(f", (win_{r}, grp, st)" for r in windows),
+        n_states=engine._distinct_count("st"),
         windows="".join(f",\n    {_window_column(r, e)} AS win_{r}" for r, e in windows.items()),
         window_names="".join(f", win_{r}" for r in windows),
         window_groupings="".join(f", GROUPING(win_{r}) AS g_win_{r}" for r in windows),
-        window_sets="".join(f", (win_{r}, grp, st)" for r in windows),
     )
 
 
