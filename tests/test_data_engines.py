@@ -537,8 +537,11 @@ def _spark_source(spark: Any, kind: str, source: Any) -> Any:
     return spark.createDataFrame(source) if kind == "table" else str(source)
 
 
-def test_spark_outcome_equals_numpy(spark: Any, cases: dict[str, dict[str, Any]]) -> None:
-    """Every case, from every source kind: the same counts, refusals and missing counts as numpy."""
+def test_spark_equals_numpy(spark: Any, cases: dict[str, dict[str, Any]], tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """One test per Spark mode (the suite's workers start one JVM each at most): every case from every source kind
+    gives numpy's counts, refusals and missing counts; every bad file is named; long sequences return only what is
+    kept; spill and peak memory come from the plan's metrics."""
     for name in CASE_NAMES:
         case = cases[name]
         for kind, source in case["sources"].items():
@@ -556,15 +559,11 @@ def test_spark_outcome_equals_numpy(spark: Any, cases: dict[str, dict[str, Any]]
     assert spark.conf.get("spark.sql.session.timeZone") == "America/New_York"
     assert got.spilled_bytes == 0 and got.peak_memory_bytes is not None and got.peak_memory_bytes > 0
 
-
-def test_spark_names_every_bad_file(spark: Any, tmp_path: Path) -> None:
     for what, (source, named) in _bad_files(tmp_path / "bad").items():
         with pytest.raises(DataError, match=re.escape(named)) as caught:
             load_stats(source, engine=spark)
         assert "\n" not in str(caught.value), what
 
-
-def test_spark_long_sequences_return_only_what_is_kept(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from puffer_core.data.spark_engine import SparkEngine
 
     returned = _count_rows(monkeypatch, SparkEngine)

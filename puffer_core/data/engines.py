@@ -14,9 +14,11 @@ without ever holding the rows: every count is a SQL aggregation over a view
 An engine's ``register(source, columns)`` holds everything dialect-specific (reading files, types,
 reading times written as text one way per column, :mod:`puffer_core.data.times`); the queries
 (:data:`PROFILE_SQL`, :data:`COUNTS_SQL`, :data:`TIE_SQL`) are the same text for both.  The work is
-two scans: one that counts rows, empty cells and the time range (no sort), and one that sorts each
-user's entries by time (``LAG``/``LEAD``/``ROW_NUMBER``) and aggregates every count at once
-(``GROUPING SETS``).  Both engines parallelise on their own; this module adds no threads of work.
+two scans: one that counts rows, empty cells, the time range and the entries per group and state (no
+sort), and one that sorts each user's entries by time (``LAG``/``LEAD``/``ROW_NUMBER``) and aggregates
+the moves and the steps at once (``GROUPING SETS``).  Only aggregates come back, within the bound
+docs/data.md states; what the engine spilled and held is in the result.  Both engines parallelise on
+their own; this module adds no threads of work (DuckDB's memory is sampled by one idle thread).
 
 """
 
@@ -43,6 +45,7 @@ from .sql import (
     DEFAULT_MEMORY_LIMIT,
     DUPLICATES_SQL,
     PROFILE_SQL,
+    PROFILE_TOTAL_SQL,
     TIE_SQL,
     Columns,
     Progress,
@@ -135,6 +138,9 @@ def load_stats(
     ``simulate(..., release_mode="windows", releases=r)``).  ``memory_limit`` and
     ``temp_directory``: DuckDB's, where what does not fit in memory spills.  ``progress``: True
     prints progress lines on standard error; a function ``progress(fraction, message)`` is called.
+    The result's ``spilled_bytes`` and ``peak_memory_bytes`` say what the engine spilled to disk and
+    held in memory (docs/data.md).  Missing values, times and bad files are handled the same way on
+    every engine (docs/data.md).
     """
     wanted = check_windows(windows)
     max_states = check_whole("max_states", max_states, minimum=2)
@@ -196,18 +202,35 @@ PROFILE_GROUP_ROWS = 250_000  # the most (group, state) rows the profile returns
 
 
 def _profile(sql: SqlEngine) -> tuple[dict[str, Any], pa.Table | None]:
-    """The profile's totals, and the complete rows per (group, state) — None when there were too many to return."""
+    """The profile's totals, and the complete rows per (group, state) — None when there were too many pairs."""
     table = sql.query(PROFILE_SQL.format(events=sql.events, group_rows=PROFILE_GROUP_ROWS))
-    total = table.filter(pa.compute.equal(table.column("p_total"), 1))
-    profile = total.to_pylist()[0]
-    if profile["profile_rows"] > PROFILE_GROUP_ROWS:
-        return profile, None
-    rows = table.filter(pa.compute.equal(table.column("p_total"), 0))
-    named = pa.compute.and_(pa.compute.is_valid(rows.column("p_grp")), pa.compute.is_valid(rows.column("p_st")))
-    rows = rows.filter(named)
-    complete = pa.compute.subtract(rows.column("n_rows"), rows.column("missing_rows").cast(pa.int64()))
-    keep = pa.compute.greater(complete, 0)
-    return profile, pa.table({"grp": rows.column("p_grp"), "st": rows.column("p_st"), "n": complete}).filter(keep)
+    if table.num_rows == 0:  # too many pairs (or no rows at all): the totals alone, the states estimated
+        return sql.query(PROFILE_TOTAL_SQL.format(events=sql.events)).to_pylist()[0], None
+    total = pa.compute
+
+    def summed(column: pa.ChunkedArray) -> int:
+        return int(total.sum(column).as_py() or 0)
+
+    named = total.and_(total.is_valid(table.column("p_grp")), total.is_valid(table.column("p_st")))
+    rows, empty = table.filter(named), table.filter(total.invert(named))  # empty: every row has a missing cell
+    n_rows = table.column("n_rows")
+    complete = total.subtract(rows.column("n_rows"), rows.column("n_gaps").cast(pa.int64()))
+    profile: dict[str, Any] = {
+        "n_rows": summed(n_rows),
+        "missing_user": summed(n_rows) - summed(table.column("n_user")),
+        "missing_time": summed(n_rows) - summed(table.column("n_time")),
+        "missing_state": summed(table.filter(total.is_null(table.column("p_st"))).column("n_rows")),
+        "missing_group": summed(table.filter(total.is_null(table.column("p_grp"))).column("n_rows")),
+        "missing_rows": summed(empty.column("n_rows")) + summed(rows.column("n_gaps")),
+        "bad_times": summed(table.column("bad_times")),
+        "bad_time_example": total.min(table.column("bad_time_example")).as_py(),
+        "time_min": total.min(rows.column("time_min")).as_py(),
+        "time_max": total.max(rows.column("time_max")).as_py(),
+    }
+    pairs = pa.table({"grp": rows.column("p_grp"), "st": rows.column("p_st"), "n": complete})
+    pairs = pairs.filter(total.greater(complete, 0))
+    profile["states_about"] = len(total.unique(pairs.column("st")))
+    return profile, pairs
 
 
 def repair_counts(

@@ -44,27 +44,41 @@ Progress = Callable[[float, str], object]
 
 # --- the shared SQL text: {events} is the engine's view, {windows} the window columns -------------
 
-# One scan before the sort: the rows, empty cells, times that cannot be read, the time range, the number of states
-# (an estimate), and the complete rows per group and state (at most {group_rows} rows of them come back)
+# One scan before the sort, grouped by (group, state): rows, cells, times that cannot be read and the time range
+# per pair, summed on the driver (a pair with an empty group or state is all missing rows); the pairs are the
+# entries per group and state and give the number of states.  More than {group_rows} pairs (a column that is no
+# category) come back as nothing: PROFILE_TOTAL_SQL then.
 PROFILE_SQL = """
 SELECT * FROM (
-  SELECT grp AS p_grp, st AS p_st, GROUPING(grp) AS p_total,
-    count(*) AS n_rows,
-    sum(CASE WHEN uid IS NULL THEN 1 ELSE 0 END) AS missing_user,
-    sum(CASE WHEN ts IS NULL THEN 1 ELSE 0 END) AS missing_time,
-    sum(CASE WHEN st IS NULL THEN 1 ELSE 0 END) AS missing_state,
-    sum(CASE WHEN grp IS NULL THEN 1 ELSE 0 END) AS missing_group,
-    sum(CASE WHEN uid IS NULL OR ts IS NULL OR st IS NULL OR grp IS NULL THEN 1 ELSE 0 END) AS missing_rows,
+  SELECT grp AS p_grp, st AS p_st,
+    count(*) AS n_rows, count(uid) AS n_user, count(ts) AS n_time,
+    sum(CASE WHEN uid IS NULL OR ts IS NULL THEN 1 ELSE 0 END) AS n_gaps,
     sum(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN 1 ELSE 0 END) AS bad_times,
     min(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN CAST(ts AS STRING) END) AS bad_time_example,
-    min(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_min,
-    max(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_max,
-    approx_count_distinct(st) AS states_about,
+    min(CASE WHEN uid IS NOT NULL THEN tkey END) AS time_min,
+    max(CASE WHEN uid IS NOT NULL THEN tkey END) AS time_max,
     count(*) OVER () AS profile_rows
   FROM {events}
-  GROUP BY GROUPING SETS ((), (grp, st))
+  GROUP BY grp, st
 ) AS profile
-WHERE p_total = 1 OR profile_rows <= {group_rows}
+WHERE profile_rows <= {group_rows}
+"""
+
+# the same totals in one row, with an estimate of the number of states (HyperLogLog), when there are too many pairs
+PROFILE_TOTAL_SQL = """
+SELECT
+  count(*) AS n_rows,
+  sum(CASE WHEN uid IS NULL THEN 1 ELSE 0 END) AS missing_user,
+  sum(CASE WHEN ts IS NULL THEN 1 ELSE 0 END) AS missing_time,
+  sum(CASE WHEN st IS NULL THEN 1 ELSE 0 END) AS missing_state,
+  sum(CASE WHEN grp IS NULL THEN 1 ELSE 0 END) AS missing_group,
+  sum(CASE WHEN uid IS NULL OR ts IS NULL OR st IS NULL OR grp IS NULL THEN 1 ELSE 0 END) AS missing_rows,
+  sum(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN 1 ELSE 0 END) AS bad_times,
+  min(CASE WHEN ts IS NOT NULL AND tkey IS NULL THEN CAST(ts AS STRING) END) AS bad_time_example,
+  min(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_min,
+  max(CASE WHEN uid IS NOT NULL AND st IS NOT NULL AND grp IS NOT NULL THEN tkey END) AS time_max,
+  approx_count_distinct(st) AS states_about
+FROM {events}
 """
 
 CLEAN_SQL = """
