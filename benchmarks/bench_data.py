@@ -185,6 +185,9 @@ def main() -> None:
                         help="only load_stats beside the hand-written query (no simulate, rows or counts cases)")
     parser.add_argument("--no-statistics-too", action="store_true",
                         help="also load_stats with DuckDB's statistics propagation off (its cost)")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="run the queries of one size at the same time (less wall time on a busy machine; their"
+                             " CPU seconds grow a little, all alike)")
     parser.add_argument("--case", choices=("fit", "simulate", "rows", "hand"), help=argparse.SUPPRESS)
     parser.add_argument("--no-statistics", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--counts", action="store_true", help=argparse.SUPPRESS)
@@ -199,9 +202,9 @@ def main() -> None:
     files = sorted(str(p) for p in args.folder.glob("part-*.parquet"))
     temp = Path(tempfile.mkdtemp(prefix="puffer_bench_", dir=args.temp))
     print(f"load average at the start: {_load()}\n")
-    print("The queries of one size run side by side, each in its own process (CPU seconds do not depend on it);"
-          " 'query CPU' is the load_stats call or the hand-written query alone, 'process CPU' adds starting Python"
-          " and importing the library (about 2.5 s for puffer_core, 0.4 s for duckdb).\n")
+    print(f"The queries of one size run {'at the same time' if args.side_by_side else 'one after the other'}, each in"
+          " its own process; 'query CPU' is the load_stats call or the hand-written query alone, 'process CPU' adds"
+          " starting Python and importing the library (about 2.5 s for puffer_core, 0.4 s for duckdb).\n")
     print("| rows | query | query CPU s | process CPU s | peak RSS | peak temp (polled) | spilled / peak engine"
           " memory (stats) | wall s | ratio to hand-written (query CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -212,7 +215,7 @@ def main() -> None:
         if args.no_statistics_too:
             variants.append(("load_stats + fit, statistics propagation off", ["--case", "fit", "--no-statistics"]))
         folders = [temp / f"{size}-{i}" for i in range(len(variants))]
-        with ThreadPoolExecutor(len(variants)) as pool:
+        with ThreadPoolExecutor(len(variants) if args.side_by_side else 1) as pool:
             futures = [pool.submit(_measure, [*extra, "--memory-limit", args.memory_limit, "--temp", str(folder),
                                               "--files", *chosen], folder)
                        for (_, extra), folder in zip(variants, folders)]

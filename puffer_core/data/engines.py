@@ -164,7 +164,8 @@ def load_stats(
     if drop_duplicates:  # entries per group and state are counted after the repeated rows are dropped
         by_group = None
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
-        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None))
+        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None,
+                                     complete=not profile["missing_rows"]))
     duplicates = 0
     if drop_duplicates:
         clean = CLEAN_SQL.format(distinct="", events=sql.events)

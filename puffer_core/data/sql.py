@@ -466,7 +466,7 @@ def _window_column(r: int, edges: np.ndarray) -> str:
 
 
 def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool,
-               slot_cells: int, groups: bool) -> str:
+               slot_cells: int, groups: bool, complete: bool = False) -> str:
     """The one query that sorts each user's entries and counts (COUNTS_SQL filled for ``engine``'s view).
 
     Its grouping sets: the moves ``(from_st, st)`` — transitions, and first states where ``from_st`` is NULL; the
@@ -474,10 +474,14 @@ def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: in
     the entries per group and state ``(grp, st)`` (otherwise the profile counted them); one ``(win_r, grp, st)``
     per number of windows.  The per-step rows are returned only when the longest sequence times the number of
     states is at most ``slot_cells`` (only then are they kept, SequenceStats.slot_counts); otherwise one row per
-    distinct length, carrying its number of users.
+    distinct length, carrying its number of users.  ``complete``: the profile found no missing value, so the
+    rows are not filtered (and the group column is not even read unless it is counted).
     """
-    clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
     carry = groups or bool(windows)
+    if complete and not drop_duplicates:
+        clean = f"SELECT uid, st, {'grp, ' if carry else ''}tkey FROM {engine.events}"
+    else:
+        clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
     return COUNTS_SQL.format(
         clean=clean,
         slot_limit=slot_limit,
