@@ -158,3 +158,22 @@ def test_an_endless_stream_is_refused_after_the_cap_not_read_to_the_end() -> Non
             readers.load_sequences("/dev/zero")
     finally:
         readers.MAX_BYTES = original
+
+
+def test_blank_text_is_missing_on_every_route() -> None:
+    """Empty or blank text (spaces, a tab) in a chosen column is a missing value, counted like an empty CSV cell:
+    in a DataFrame, a Parquet file and a CSV file, by numpy and by the SQL engine alike (docs/data.md)."""
+    from puffer_core.data.engines import repair_counts
+
+    frame = pd.DataFrame({"user": ["u", "u", " ", "v", "v"], "time": [1, 2, 3, 1, 2],
+                          "state": ["a", "\t", "b", "", "b"], "note": ["", "x", "y", "z", "w"]})
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    csv = frame.to_csv(index=False).encode()
+    for source in (frame, buffer.getvalue(), csv):
+        assert find_repairs(source) == Repair(5, 3, 0)
+        assert repair_counts(source) == (5, 3, 0)
+        loaded = load_with_repair(source, drop_missing=True)
+        assert loaded.sequences.n_entries == 2 and loaded.sequences.states == ("a", "b")
+        with pytest.raises(DataError, match="3 row\\(s\\) of .* have missing values"):
+            load_sequences(source)

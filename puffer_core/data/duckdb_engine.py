@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import os
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,19 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ..errors import DataError
 from ..validation import check_whole
-from .sql import CSV_SUFFIXES, DEFAULT_MEMORY_LIMIT, NULL_STRINGS, PARQUET_SUFFIXES, Column, SqlEngine, first_line
+from .sql import (
+    CSV_SUFFIXES,
+    DEFAULT_MEMORY_LIMIT,
+    NULL_STRINGS,
+    PARQUET_SUFFIXES,
+    Column,
+    SqlEngine,
+    first_line,
+    read_error,
+)
 from .uploads import arrow_source
+
+SAMPLE_SECONDS = 0.25  # how often the memory and the temporary files of a running query are sampled
 
 
 class DuckDBEngine(SqlEngine):
@@ -49,12 +61,49 @@ class DuckDBEngine(SqlEngine):
         except duckdb.Error:
             pass
         self._error = duckdb.Error
+        self._duckdb = duckdb
+        self.files: list[str] = []
 
     def query(self, sql: str) -> pa.Table:
-        try:
-            return self.con.sql(sql).to_arrow_table()
-        except self._error as exc:
-            raise DataError(f"the query on {self.label} failed: {first_line(exc)[:400]}") from None
+        with _Monitor(self):
+            try:
+                return self.con.sql(sql).to_arrow_table()
+            except self._error as exc:
+                raise self._failure(exc) from None
+
+    def _failure(self, exc: Exception) -> DataError:
+        """A file that turns out unreadable while it is scanned is named; anything else is the query's failure."""
+        message = first_line(exc)
+        if self.files and isinstance(exc, (self._duckdb.IOException, self._duckdb.InvalidInputException)):
+            return read_error(self.label, message)
+        return DataError(f"the query on {self.label} failed: {message[:400]}")
+
+    def _prepare(self, found: dict[str, Column]) -> None:
+        """A float column may hold NaN, which Parquet's min/max statistics leave out: DuckDB's statistics
+        propagation, trusting them, would fold ``isnan`` to false and count NaN as a value. Off for such columns."""
+        if any(column.kind == "float" for column in found.values()):
+            self.con.execute("SET disabled_optimizers = 'statistics_propagation'")
+        if len(self.files) > 1 and all(f.lower().endswith(PARQUET_SUFFIXES) for f in self.files):
+            self._same_types([column.name for column in found.values()])
+
+    def _same_types(self, names: list[str]) -> None:
+        """Parquet files whose chosen columns differ in type are refused (DuckDB would cast them to the first
+        file's types without a word); a column missing from a file fails when the file is scanned."""
+        listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in self.files) + "]"
+        wanted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+        rows = self.query(
+            "SELECT name, file_name, concat_ws('/', type, converted_type, logical_type) AS kind"
+            f" FROM parquet_schema({listed}) WHERE name IN ({wanted}) ORDER BY name, file_name"
+        ).to_pylist()
+        first: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            file, kind = first.setdefault(row["name"], (row["file_name"], row["kind"]))
+            if row["kind"] != kind:
+                raise DataError(
+                    f"the files of {self.label} do not all have the same columns and types: the column"
+                    f" '{row['name']}' is {row['kind']} in the file '{row['file_name']}' but {kind} in '{file}'."
+                    " Give files of one schema (or read them separately)"
+                )
 
     def query_progress(self) -> float:
         return float(self.con.query_progress())
@@ -97,13 +146,57 @@ class DuckDBEngine(SqlEngine):
                     f"{self.label}: give Parquet (.parquet, .pq) or CSV (.csv, .tsv, .txt, optionally .gz) files,"
                     " all of one kind"
                 )
-            self.con.execute(f"CREATE OR REPLACE TEMP VIEW {self.raw} AS SELECT * FROM {relation}")
+            self.files = files
+            try:  # the files' metadata are read here: an empty or damaged file fails now
+                self.con.execute(f"CREATE OR REPLACE TEMP VIEW {self.raw} AS SELECT * FROM {relation}")
+                described = self.con.sql(f"DESCRIBE SELECT * FROM {self.raw}").fetchall()
+            except self._error as exc:
+                raise read_error(self.label, first_line(exc)) from None
+            return [_duckdb_column(name, type_name, csv) for name, type_name, *_ in described]
         else:
             table, csv, self.label = arrow_source(source)
             self.con.register("puffer_source", table)
             self.con.execute(f"CREATE OR REPLACE TEMP VIEW {self.raw} AS SELECT * FROM puffer_source")
         described = self.query(f"DESCRIBE SELECT * FROM {self.raw}").to_pylist()
         return [_duckdb_column(row["column_name"], row["column_type"], csv) for row in described]
+
+
+class _Monitor:
+    """Samples DuckDB's memory and temporary files every :data:`SAMPLE_SECONDS` while a query runs (through a
+    second cursor of the same database) and keeps the largest: the engine's peak memory and bytes spilled."""
+
+    def __init__(self, engine: DuckDBEngine) -> None:
+        self.engine = engine
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _sample(self, cursor: Any) -> None:
+        memory, spilled = cursor.execute(
+            "SELECT sum(memory_usage_bytes), sum(temporary_storage_bytes) FROM duckdb_memory()"
+        ).fetchone()
+        engine = self.engine
+        engine.peak_memory_bytes = max(engine.peak_memory_bytes or 0, int(memory or 0))
+        engine.spilled_bytes = max(engine.spilled_bytes or 0, int(spilled or 0))
+
+    def _poll(self) -> None:
+        cursor = self.engine.con.cursor()
+        try:
+            while True:
+                self._sample(cursor)
+                if self.done.wait(SAMPLE_SECONDS):
+                    break
+        except self.engine._error:
+            pass  # the connection was closed: the figures keep what was seen
+        finally:
+            cursor.close()
+
+    def __enter__(self) -> _Monitor:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
 
 
 def _duckdb_column(name: str, type_name: str, csv: bool) -> Column:

@@ -14,9 +14,11 @@ without ever holding the rows: every count is a SQL aggregation over a view
 An engine's ``register(source, columns)`` holds everything dialect-specific (reading files, types,
 reading times written as text one way per column, :mod:`puffer_core.data.times`); the queries
 (:data:`PROFILE_SQL`, :data:`COUNTS_SQL`, :data:`TIE_SQL`) are the same text for both.  The work is
-two scans: one that counts rows, empty cells and the time range (no sort), and one that sorts each
-user's entries by time (``LAG``/``LEAD``/``ROW_NUMBER``) and aggregates every count at once
-(``GROUPING SETS``).  Both engines parallelise on their own; this module adds no threads of work.
+two scans: one that counts rows, empty cells, the time range and the entries per group and state (no
+sort), and one that sorts each user's entries by time (``LAG``/``LEAD``/``ROW_NUMBER``) and aggregates
+the moves and the steps at once (``GROUPING SETS``).  Only aggregates come back, within the bound
+docs/data.md states; what the engine spilled and held is in the result.  Both engines parallelise on
+their own; this module adds no threads of work (DuckDB's memory is sampled by one idle thread).
 
 """
 
@@ -43,11 +45,13 @@ from .sql import (
     DEFAULT_MEMORY_LIMIT,
     DUPLICATES_SQL,
     PROFILE_SQL,
+    PROFILE_TOTAL_SQL,
     TIE_SQL,
     Columns,
     Progress,
     SqlEngine,
     counts_sql,
+    slot_sql,
 )
 from .stats import MAX_SLOT_CELLS, SequenceStats, check_window_range, check_windows, time_text, window_edges
 from .times import (
@@ -134,6 +138,9 @@ def load_stats(
     ``simulate(..., release_mode="windows", releases=r)``).  ``memory_limit`` and
     ``temp_directory``: DuckDB's, where what does not fit in memory spills.  ``progress``: True
     prints progress lines on standard error; a function ``progress(fraction, message)`` is called.
+    The result's ``spilled_bytes`` and ``peak_memory_bytes`` say what the engine spilled to disk and
+    held in memory (docs/data.md).  Missing values, times and bad files are handled the same way on
+    every engine (docs/data.md).
     """
     wanted = check_windows(windows)
     max_states = check_whole("max_states", max_states, minimum=2)
@@ -148,22 +155,83 @@ def load_stats(
     with _Reporter(sql, report, 0.0, 0.05, "reading the columns and the time format"):
         sql.register(source, columns)
     with _Reporter(sql, report, 0.05, 0.3, f"counting the rows of {sql.label} ({sql.name})"):
-        profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
+        profile, by_group = _profile(sql)
     _check_profile(profile, columns, sql.label, drop_missing, max_states, sql.bad_time)
     time_min, time_max = profile["time_min"], profile["time_max"]
     check_window_range(time_min, time_max, wanted)
     edges = {r: window_edges(time_min, time_max, r) for r in wanted}
-    slot_limit = MAX_SLOT_CELLS // 2  # every step is counted whenever T_max · K ≤ MAX_SLOT_CELLS (K ≥ 2)
+    slot_limit = slot_steps(profile["states_about"])
+    if drop_duplicates:  # entries per group and state are counted after the repeated rows are dropped
+        by_group = None
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
-        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates))
+        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None,
+                                     complete=not profile["missing_rows"]))
     duplicates = 0
     if drop_duplicates:
         clean = CLEAN_SQL.format(distinct="", events=sql.events)
         duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"])
-    stats = _assemble(table, sql, columns, profile, wanted, drop_missing, drop_duplicates, duplicates, max_states)
+    stats = _assemble(table, sql, columns, profile, wanted, drop_missing, drop_duplicates, duplicates, max_states,
+                      slot_limit, by_group)
     if report is not None:
-        report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states")
+        report(1.0, f"done: {stats.n_entries:,} entries of {stats.n_users:,} users, {stats.n_states} states"
+                    + engine_use(stats.spilled_bytes, stats.peak_memory_bytes))
     return stats
+
+
+def engine_use(spilled: int | None, peak: int | None) -> str:
+    """"; spilled 3.2 GB to disk, peak memory 1.9 GB" (what is known), for progress lines."""
+    parts = []
+    if spilled:
+        parts.append(f"spilled {spilled / 1e9:.2f} GB to disk")
+    if peak:
+        parts.append(f"peak engine memory {peak / 1e9:.2f} GB")
+    return "; " + ", ".join(parts) if parts else ""
+
+
+# The profile's count of distinct states is an estimate (HyperLogLog); the per-step counts are computed on the engine
+# for the first MAX_SLOT_CELLS // (estimate / STATES_SLACK) steps only, which covers every step whenever they are
+# kept (T_max · K ≤ MAX_SLOT_CELLS) unless the estimate is STATES_SLACK times too large — then SLOT_SQL counts them.
+STATES_SLACK = 2
+
+
+def slot_steps(states_about: int | None) -> int:
+    """How many steps of each sequence the counting query histograms (module comment above STATES_SLACK)."""
+    return MAX_SLOT_CELLS // max(2, int(states_about or 0) // STATES_SLACK)
+
+
+PROFILE_GROUP_ROWS = 250_000  # the most (group, state) rows the profile returns; past that the sort counts them
+
+
+def _profile(sql: SqlEngine) -> tuple[dict[str, Any], pa.Table | None]:
+    """The profile's totals, and the complete rows per (group, state) — None when there were too many pairs."""
+    table = sql.query(PROFILE_SQL.format(events=sql.events, group_rows=PROFILE_GROUP_ROWS))
+    if table.num_rows == 0:  # too many pairs (or no rows at all): the totals alone, the states estimated
+        return sql.query(PROFILE_TOTAL_SQL.format(events=sql.events)).to_pylist()[0], None
+    total = pa.compute
+
+    def summed(column: pa.ChunkedArray) -> int:
+        return int(total.sum(column).as_py() or 0)
+
+    named = total.and_(total.is_valid(table.column("p_grp")), total.is_valid(table.column("p_st")))
+    rows, empty = table.filter(named), table.filter(total.invert(named))  # empty: every row has a missing cell
+    n_rows = table.column("n_rows")
+    complete = total.subtract(rows.column("n_rows"), rows.column("n_gaps").cast(pa.int64()))
+    profile: dict[str, Any] = {
+        "n_rows": summed(n_rows),
+        "missing_user": summed(n_rows) - summed(table.column("n_user")),
+        "missing_time": summed(n_rows) - summed(table.column("n_time")),
+        "missing_state": summed(table.filter(total.is_null(table.column("p_st"))).column("n_rows")),
+        "missing_group": summed(table.filter(total.is_null(table.column("p_grp"))).column("n_rows")),
+        "missing_rows": summed(empty.column("n_rows")) + summed(rows.column("n_gaps")),
+        "bad_times": summed(table.column("bad_times")),
+        "bad_time_example": total.min(table.column("bad_time_example")).as_py(),
+        "time_min": total.min(rows.column("time_min")).as_py(),
+        "time_max": total.max(rows.column("time_max")).as_py(),
+    }
+    pairs = pa.table({"grp": rows.column("p_grp"), "st": rows.column("p_st"), "n": complete})
+    pairs = pairs.filter(total.greater(complete, 0))
+    profile["states_about"] = len(total.unique(pairs.column("st")))
+    return profile, pairs
 
 
 def repair_counts(
@@ -179,7 +247,7 @@ def repair_counts(
     as :func:`~puffer_core.data.readers.find_repairs` counts them, in SQL."""
     sql = make_engine(engine, memory_limit)
     sql.register(source, Columns(user, time, state, group))
-    profile = sql.query(PROFILE_SQL.format(events=sql.events)).to_pylist()[0]
+    profile, _ = _profile(sql)
     clean = CLEAN_SQL.format(distinct="", events=sql.events)
     duplicates = int(sql.query(DUPLICATES_SQL.format(clean=clean)).to_pylist()[0]["duplicates"] or 0)
     return int(profile["n_rows"] or 0), int(profile["missing_rows"] or 0), duplicates
@@ -243,17 +311,21 @@ def _assemble(
     drop_duplicates: bool,
     duplicates: int,
     max_states: int,
+    slot_limit: int,
+    by_group: pa.Table | None,
 ) -> SequenceStats:
     def part(*grouped: str) -> pa.Table:
-        flags = ["g_from", "g_st", "g_first", "g_grp", "g_length", "g_slot", *(f"g_win_{r}" for r in windows)]
+        flags = ["g_from", "g_grp", "g_slot", *(f"g_win_{r}" for r in windows)]
         mask = np.ones(table.num_rows, dtype=bool)
         for flag in flags:
             want = 0 if flag in grouped else 1
             mask &= table.column(flag).to_numpy() == want
         return table.filter(pa.array(mask))
 
-    total = part()
-    ties = int(total.column("ties")[0].as_py() or 0)
+    moves = part("g_from")  # (from_st, st)
+    if by_group is None:  # counted by the sort, not by the profile
+        by_group = part("g_grp")
+    ties = int(pa.compute.sum(moves.column("ties")).as_py() or 0)
     if ties:
         clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=sql.events)
         example = sql.query(TIE_SQL.format(clean=clean)).to_pandas().iloc[0]
@@ -262,7 +334,6 @@ def _assemble(
             f" time {_show(example['ts'])}. Each user can be in only one state at a time: remove the duplicates or make"
             " the times distinct."
         )
-    by_group = part("g_grp", "g_st")
     state_coder = _Coder(by_group.column("st"))
     states = state_coder.labels
     if len(states) < 2:
@@ -283,28 +354,29 @@ def _assemble(
     group_counts = np.zeros((g, k), dtype=np.int64)
     np.add.at(group_counts, (group_coder.codes(by_group.column("grp")), state_coder.codes(by_group.column("st"))), n)
 
-    moves = part("g_from", "g_st")
-    moves = moves.filter(pa.compute.is_valid(moves.column("from_st")))
     transitions = np.zeros((k, k), dtype=np.int64)
+    first_states = np.zeros(k, dtype=np.int64)
+    moved = pa.compute.is_valid(moves.column("from_st"))
+    into, starts = moves.filter(moved), moves.filter(pa.compute.invert(moved))
     np.add.at(
         transitions,
-        (state_coder.codes(moves.column("from_st")), state_coder.codes(moves.column("st"))),
-        moves.column("n").to_numpy(),
+        (state_coder.codes(into.column("from_st")), state_coder.codes(into.column("st"))),
+        into.column("n").to_numpy(),
     )
-    firsts = part("g_first")
-    firsts = firsts.filter(pa.compute.is_valid(firsts.column("first_st")))
-    first_states = np.zeros(k, dtype=np.int64)
-    np.add.at(first_states, state_coder.codes(firsts.column("first_st")), firsts.column("n").to_numpy())
-    lengths = part("g_length")
-    lengths = lengths.filter(pa.compute.is_valid(lengths.column("seq_length")))
-    order = np.argsort(lengths.column("seq_length").to_numpy())
-    length_values = lengths.column("seq_length").to_numpy()[order]
-    length_users = lengths.column("n").to_numpy()[order]
+    np.add.at(first_states, state_coder.codes(starts.column("st")), starts.column("n").to_numpy())
+    steps = part("g_slot")  # (slot, st, seq_length): every step, or one row per length
+    ends = steps.filter(pa.compute.and_(pa.compute.is_valid(steps.column("seq_length")),
+                                        pa.compute.equal(steps.column("length_rank"), 1)))
+    order = np.argsort(ends.column("seq_length").to_numpy())
+    length_values = ends.column("seq_length").to_numpy()[order]
+    length_users = ends.column("length_users").to_numpy()[order]
     longest = int(length_values[-1])
     slot_counts = None
     if longest * k <= MAX_SLOT_CELLS:
-        slots = part("g_slot", "g_st")
-        slots = slots.filter(pa.compute.is_valid(slots.column("slot")))
+        if longest <= slot_limit:
+            slots = steps.filter(pa.compute.is_valid(steps.column("slot")))
+        else:  # the estimate of the number of states was too large: the steps past slot_limit were not counted
+            slots = sql.query(slot_sql(sql, drop_duplicates))
         slot_counts = np.zeros((longest, k), dtype=np.int64)
         np.add.at(
             slot_counts,
@@ -347,6 +419,8 @@ def _assemble(
         drop_missing=drop_missing,
         drop_duplicates=drop_duplicates,
         group_column=columns.group,
+        spilled_bytes=sql.spilled_bytes,
+        peak_memory_bytes=sql.peak_memory_bytes,
     )
 
 

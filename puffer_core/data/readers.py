@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DataError
 from ..validation import check_whole
-from .sequences import MAX_STATES, Sequences, build_sequences, preview_names
+from .sequences import MAX_STATES, Sequences, blanks_as_missing, build_sequences, preview_names
 
 MAX_ROWS = 10_000_000
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -415,7 +415,7 @@ def _chosen_rows(
         raise DataError(f"{table.label} has a header but no rows of data (columns: {preview_names(table.columns)})")
     if table.n_rows > max_rows:
         raise DataError(f"{table.label} has more than {max_rows:,} rows; the limit is {max_rows:,} rows")
-    frame = pd.DataFrame({role: table.frame[position] for role, position in found.items()})
+    frame = blanks_as_missing(pd.DataFrame({role: table.frame[position] for role, position in found.items()}))
     return frame, wanted, table.label
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..validation import check_whole
@@ -27,6 +29,32 @@ from .times import check_time_format, parse_text_times
 
 MAX_STATES = 500
 SHOWN_NAMES = 30  # how many names a message lists before "… (n in all)"
+# A text value that is empty or only blanks (spaces, tabs, line breaks) is a missing value, like an empty CSV cell:
+# one rule for the user, time, state and group columns of every source, on numpy and on every SQL engine
+# (docs/data.md, "Missing values"); the SQL engines match the same pattern.
+BLANK_PATTERN = "^[ \\t\\n\\r\\f]*$"
+
+
+def blanks_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text value that is empty or only blanks (:data:`BLANK_PATTERN`) made missing."""
+    out = frame
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+            continue
+        try:  # all text (or missing): pyarrow's regular expressions, in C++
+            array = pa.array(column, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            array = None
+        if array is not None and (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+            blank = pc.match_substring_regex(array, BLANK_PATTERN).fill_null(False).to_numpy(zero_copy_only=False)
+        else:  # mixed values: only the strings can be blank
+            blank = column.str.fullmatch(BLANK_PATTERN[1:-1]).fillna(False).to_numpy(dtype=bool)
+        if blank.any():
+            if out is frame:
+                out = frame.copy()
+            out[name] = column.mask(blank)
+    return out
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -268,6 +296,7 @@ def build_sequences(
     max_states = check_whole("max_states", max_states, minimum=2)
     time_format = check_time_format(time_format)
     state, group = names["state"], names.get("group")
+    frame = blanks_as_missing(frame)
     missing = frame.isna()
     if missing.to_numpy().any():
         rows = missing.any(axis=1).to_numpy()

@@ -75,6 +75,12 @@ class SequenceStats:
         (otherwise there were none: the data would have been refused).
     group_column:
         The group column's name in the source, for display.
+    spilled_bytes, peak_memory_bytes:
+        What the SQL engine spilled to disk and the most memory it held while counting (None when
+        the counts were not made by an engine, or the engine does not say): DuckDB's largest
+        temporary files and largest memory in use, sampled while the queries run; Spark's spill
+        size summed over the plan's operators and the largest operator's peak execution memory
+        (summed over its tasks).  They say why a scan was slow; they are no count.
     """
 
     states: tuple[str, ...]
@@ -97,6 +103,8 @@ class SequenceStats:
     drop_missing: bool = False
     drop_duplicates: bool = False
     group_column: str | None = None
+    spilled_bytes: int | None = None
+    peak_memory_bytes: int | None = None
 
     def __post_init__(self) -> None:
         k = len(self.states)
