@@ -82,7 +82,6 @@ __all__ = [
     "Dataset",
     "Explanation",
     "Fidelity",
-    "ExponentialTopK",
     "Finding",
     "GaussianProcessPrior",
     "InfluenceCurve",
