@@ -12,6 +12,7 @@ with a message that says what is wrong and what was found.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,6 +34,7 @@ SHOWN_NAMES = 30  # how many names a message lists before "… (n in all)"
 # one rule for the user, time, state and group columns of every source, on numpy and on every SQL engine
 # (docs/data.md, "Missing values"); the SQL engines match the same pattern.
 BLANK_PATTERN = "^[ \\t\\n\\r\\f]*$"
+_BLANK = re.compile(BLANK_PATTERN)
 
 
 def blanks_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
@@ -44,12 +46,14 @@ def blanks_as_missing(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         try:  # all text (or missing): pyarrow's regular expressions, in C++
             array = pa.array(column, from_pandas=True)
-        except (pa.ArrowException, TypeError, ValueError):
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):  # e.g. an integer beyond 64 bits
             array = None
         if array is not None and (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
             blank = pc.match_substring_regex(array, BLANK_PATTERN).fill_null(False).to_numpy(zero_copy_only=False)
-        else:  # mixed values: only the strings can be blank
-            blank = column.str.fullmatch(BLANK_PATTERN[1:-1]).fillna(False).to_numpy(dtype=bool)
+        else:  # mixed values (or none of them text): only the strings can be blank
+            blank = np.fromiter(
+                (isinstance(v, str) and _BLANK.fullmatch(v) is not None for v in column), dtype=bool, count=len(column)
+            )
         if blank.any():
             if out is frame:
                 out = frame.copy()
