@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import integrate, optimize, special, stats
 
 from ..validation import check_choice, check_positive, check_probability, check_whole
 
@@ -153,6 +153,39 @@ def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> floa
     while _failure(float(n), scale, 1.0) > failure:
         n += 1
     return float(n)
+
+
+# --------------------------------------------------------------------------------------------
+# the Gaussian law (Rényi Pufferfish releases, docs/math.md §17): Pr[|Z| > α] = erfc(α/(σ√2)); OpenDP's
+# make_gaussian on floats draws a discrete Gaussian on a lattice far below double precision, so the
+# continuous law is the law of the floats it returns, as for Laplace above.
+
+
+def gaussian_failure(alpha: float, sigma: float) -> float:
+    """Pr[|Z| > α] for one count with N(0, σ²) noise."""
+    alpha = check_positive("α (the error bound)", alpha)
+    sigma = check_positive("σ (the noise's standard deviation)", sigma)
+    return float(special.erfc(alpha / (sigma * math.sqrt(2.0))))
+
+
+def gaussian_alpha_for(sigma: float, failure: float) -> float:
+    """The smallest α with Pr[|Z| > α] ≤ ``failure`` for N(0, σ²) noise: σ·√2·erfc⁻¹(failure)."""
+    sigma = check_positive("σ (the noise's standard deviation)", sigma)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    alpha = sigma * math.sqrt(2.0) * float(special.erfcinv(failure))
+    while gaussian_failure(alpha, sigma) > failure:  # rounding: stay on the side that meets the target
+        alpha = math.nextafter(alpha, math.inf)
+    return alpha
+
+
+def gaussian_scale_for(alpha: float, failure: float) -> float:
+    """The largest σ with Pr[|Z| > α] ≤ ``failure``: α/(√2·erfc⁻¹(failure))."""
+    alpha = check_positive("α (the error bound)", alpha)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    sigma = alpha / (math.sqrt(2.0) * float(special.erfcinv(failure)))
+    while gaussian_failure(alpha, sigma) > failure:  # rounding: stay on the side that meets the target
+        sigma = math.nextafter(sigma, 0.0)
+    return sigma
 
 
 # --------------------------------------------------------------------------------------------
@@ -414,6 +447,9 @@ __all__ = [
     "DEFAULT_DRAWS",
     "exact_orders",
     "EXACT_ORDERS",
+    "gaussian_alpha_for",
+    "gaussian_failure",
+    "gaussian_scale_for",
     "gumbel_hit_at_counts",
     "invert_scale",
     "JOINT",

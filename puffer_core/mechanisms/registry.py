@@ -16,6 +16,8 @@ line and the app all build mechanisms through :func:`make_mechanism` and list th
   and an influence-matrix translation after Ghosh & Kleinberg (:mod:`.influence_matrix`); Laplace
   counts too.  Each may be :class:`~puffer_core.mechanisms.base.Refused` for a prior (out of reach, or
   no guarantee), which the simulator records and shows.
+- ``gaussian`` — Gaussian noise on every count at (α = 2, ε)-Rényi Pufferfish (:mod:`.gaussian`,
+  docs/math.md §17): a weaker notion than ε-Pufferfish, accounted by its own event.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..priors.models import MarkovChainPrior
 from ..validation import check_choice, check_whole
 from .base import Mechanism
 from .exponential import group_dp_exponential, pufferfish_exponential
+from .gaussian import gaussian_histogram
 from .influence_matrix import influence_laplace
 from .laplace import group_dp_laplace, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
 from .mqm_approx import mqm_approx_laplace
@@ -60,6 +63,7 @@ class Calibrated(StrEnum):
     MQM_APPROX = "mqm_approx"  # σ_max with the eigen-gap bound on the max-influence (docs/math.md §15)
     WASSERSTEIN = "wasserstein"  # the worst ∞-Wasserstein distance W of the counts (docs/math.md §15)
     INFLUENCE_MATRIX = "influence_matrix"  # ε_DP = ε_puffer / c, c from the influence matrix (docs/math.md §15)
+    RENYI = "renyi"  # Gaussian noise at (α = 2, ε)-Rényi Pufferfish: the GWM or the exact σ* (docs/math.md §17)
 
 
 _COMPOSITION: dict[Calibrated, Composition] = {
@@ -67,6 +71,7 @@ _COMPOSITION: dict[Calibrated, Composition] = {
     Calibrated.MQM_APPROX: Composition.ADDITIVE,
     Calibrated.WASSERSTEIN: Composition.SAME_QUERY,
     Calibrated.INFLUENCE_MATRIX: Composition.DP_TRANSLATION,
+    Calibrated.RENYI: Composition.RENYI,
 }
 
 
@@ -179,6 +184,16 @@ MECHANISMS: dict[str, MechanismSpec] = {
             Output.COUNTS,
             Calibrated.INFLUENCE_MATRIX,
             lambda r: influence_laplace(r.priors, r.eps_puffer, queries=r.queries),
+        ),
+        MechanismSpec(
+            "gaussian",
+            "Gaussian (Rényi Pufferfish, α = 2)",
+            Output.COUNTS,
+            Calibrated.RENYI,
+            # ε is read as the Rényi level at α = 2, a weaker guarantee than ε-Pufferfish (its event says so);
+            # all counts are one release (no split): releases of different queries do not compose
+            lambda r: gaussian_histogram(r.priors, r.eps_puffer),
+            same_query_only=True,
         ),
     )
 }

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..accounting.events import Composition, NoiseEvent
 from ..priors.models import MarkovChainPrior, as_theta
+from ..secrets.values import Secrets, as_secrets
 from ..validation import WORK_LIMIT_SECONDS, check_eps, human_seconds
 from .base import HISTOGRAM_SENSITIVITY, Refused
 from .laplace import LaplaceCounts
@@ -280,9 +281,15 @@ def _distance(
     return low
 
 
-def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior]) -> WassersteinScale:
-    """W of the histogram of a user's whole sequence, exactly (module docstring); refused beyond the work limit."""
+def wasserstein_scale(
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], secrets: Secrets | None = None
+) -> WassersteinScale:
+    """W of the histogram of a user's whole sequence, exactly (module docstring); refused beyond the work limit.
+
+    ``secrets``: only the protected pairs and positions count (W∞ is symmetric: a pair protected either way).
+    """
     priors = as_theta(prior_or_priors, "the Wasserstein mechanism")
+    chosen = as_secrets(secrets)
     refusal = wasserstein_refusal(priors.n_states, priors.max_length, len(priors))
     if refusal is not None:
         raise Refused("out_of_reach", refusal)
@@ -290,10 +297,11 @@ def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPr
     for index, prior in enumerate(priors):
         joint, totals = _joint_laws(prior)
         k, T = prior.n_states, prior.length
+        mask = chosen.pair_mask(k, T)
         for t in range(T):
             for x in range(k):
                 for xp in range(x + 1, k):
-                    if not (totals[t][x] and totals[t][xp]):
+                    if not (totals[t][x] and totals[t][xp]) or not (mask[t, x, xp] or mask[t, xp, x]):
                         continue
                     enough = 0 if best is None else best.w
                     w = _distance(joint[t][x], joint[t][xp], totals[t][x], totals[t][xp], k, T, enough)
