@@ -275,6 +275,28 @@ def pure_level(div: Divergences, sigma: float) -> tuple[float, str]:
     )
 
 
+def pure_sigma(div: Divergences, eps: float) -> float:
+    """The smallest σ (to a relative 10⁻³, rounded up) whose release is ε-Pufferfish by its certified
+    likelihood ratio; +inf when no σ is (the count's laws end at different counts for some pair)."""
+    if div.w == 0 or div.laws.n_pairs == 0:
+        return 0.0
+    if math.isinf(pure_level(div, 1.0)[0]):
+        return math.inf
+    high = max(1.0, float(div.w) / eps)
+    while div.ratio(high, tolerance=1e-4).high.max() > eps:
+        high *= 2.0
+    low = high / 2.0
+    while div.ratio(low, tolerance=1e-4).high.max() <= eps and low > 1e-6:
+        high, low = low, low / 2.0
+    while high / low - 1.0 > 1e-3:
+        mid = math.sqrt(low * high)
+        if div.ratio(mid, tolerance=1e-4).high.max() <= eps:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
 def gaussian_count_estimate(
     n_states: int, length: int, alpha: float, eps: float, n_priors: int = 1, w: int | None = None
 ) -> WorkEstimate:
