@@ -45,7 +45,9 @@ from ..validation import check_eps
 from ..work import WorkEstimate
 
 _CLEAN = 1e-13  # table entries below this are set to 0 (the solver's noise)
-_SECONDS_PER_NONZERO = 4e-6  # HiGHS on this programme, measured (benchmarks/bench_optimal.py), with margin
+_SECONDS_PER_NONZERO = 3e-7  # per nonzero of the whole constraint matrix (built, checked, a share solved)
+_SECONDS_PER_VARIABLE = 2.5e-4  # per variable q(y | v): HiGHS's rounds (measured at load 8–10, with margin)
+LP_LIMIT_SECONDS = 30.0  # the programme is refused beyond this estimate
 MAX_GRID = 200_000  # outputs × input values of one programme at most
 
 
@@ -123,17 +125,19 @@ def histogram_programme(
 
 
 def programme_estimate(n_values: int, n_outputs: int, n_pairs: int, nonzeros: float | None = None) -> WorkEstimate:
-    """The work of one programme: HiGHS's time grows with the constraint matrix's nonzeros (measured model)."""
+    """The work of one programme, before it is built: an upper model of HiGHS with constraint generation,
+    measured on every family of chains (benchmarks/bench_optimal.py) — the constraint matrix's nonzeros (built
+    and checked for every pair) and the variables (what the solver's rounds cost)."""
     nnz = nonzeros if nonzeros is not None else float(n_pairs) * n_outputs * n_values
     columns = float(n_values) * n_outputs
-    seconds = _SECONDS_PER_NONZERO * nnz * max(1.0, math.log10(max(nnz, 10.0)) / 6.0)
+    seconds = _SECONDS_PER_NONZERO * nnz + _SECONDS_PER_VARIABLE * columns
     return WorkEstimate(
         "the optimal mechanism's linear programme",
         {"overhead": seconds * 1e6},
-        8.0 * (3 * nnz + 20 * columns + 20 * n_pairs * n_outputs),
+        8.0 * (3 * nnz + 20 * columns + 4 * n_pairs * n_outputs),
         f"{n_pairs:,} protected pairs × {n_outputs:,} outputs: {nnz:,.0f} nonzeros over {columns:,.0f} variables",
         "use a shorter sequence, fewer protected positions or pairs, or fewer states",
-        limit=30.0,
+        limit=LP_LIMIT_SECONDS,
     )
 
 
