@@ -11,9 +11,13 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import logsumexp
 
+from puffer_core import simulate
+from puffer_core.accounting.composition import Accountant
+from puffer_core.accounting.events import Composition
 from puffer_core.accounting.renyi import (
     DIFFERENT_QUERIES,
     RenyiEvent,
@@ -21,6 +25,8 @@ from puffer_core.accounting.renyi import (
     renyi_ledger,
     renyi_to_approx,
 )
+from puffer_core.data.readers import load_sequences
+from puffer_core.engine.influence import influence_curve
 from puffer_core.mechanisms.count_laws import count_laws, count_wasserstein
 from puffer_core.mechanisms.gaussian import gaussian_count, gaussian_histogram
 from puffer_core.mechanisms.gaussian_calibration import (
@@ -29,6 +35,7 @@ from puffer_core.mechanisms.gaussian_calibration import (
     gaussian_count_estimate,
     gwm_sigma,
 )
+from puffer_core.mechanisms.laplace import pufferfish_laplace
 from puffer_core.mechanisms.mixtures import make_grid, profile, ratio_bracket, renyi_bracket
 from puffer_core.mechanisms.noise import gaussian_alpha_for, gaussian_failure, gaussian_scale_for
 from puffer_core.mechanisms.wasserstein import wasserstein_scale
@@ -337,6 +344,29 @@ def test_the_histogram_of_more_states_uses_the_l1_distance_over_root_two() -> No
     w1 = wasserstein_scale(prior).w
     assert mech.sigma == pytest.approx(w1 / math.sqrt(2) * math.sqrt(2 / 2.0))
     assert not mech.accounting.exact and math.isinf(mech.accounting.eps_puffer)
+
+
+def test_simulate_and_the_general_ledger_take_gaussian_releases() -> None:
+    rng = np.random.default_rng(11)
+    rows = []
+    for user in range(30):
+        state = int(rng.integers(2))
+        for t in range(int(rng.integers(3, 7))):
+            if rng.random() > 0.7:
+                state = 1 - state
+            rows.append({"user": f"u{user}", "time": t, "state": "ab"[state]})
+    data = load_sequences(pd.DataFrame(rows))
+    result = simulate(data, query="histogram", mechanisms=["gaussian", "pufferfish_laplace"], eps_grid=(1.0,),
+                      trials=20, rng=0, releases=2, release_mode="repeat")
+    ledger = result.ledger[result.ledger["mechanism"] == "gaussian"]
+    assert list(ledger["composition"]) == ["renyi", "renyi"]
+    assert all(math.isinf(v) for v in ledger["cumulative_eps_puffer"])  # no pure ε: the laws' ends differ
+    prior = MarkovChainPrior(np.array([[0.7, 0.3], [0.4, 0.6]]), None, 4)
+    event = gaussian_count(prior, [1], 1.0).accounting
+    totals = Accountant(4).ledger([event] * 3)
+    assert totals.composition is Composition.RENYI and totals.eps_puffer.shape == (3,)
+    with pytest.raises(ValueError, match="different kinds"):
+        Accountant(4).ledger([event, pufferfish_laplace(influence_curve(prior), 1.0).accounting])
 
 
 def test_work_beyond_the_limits_is_refused_with_the_estimate() -> None:

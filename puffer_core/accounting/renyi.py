@@ -7,7 +7,7 @@ private when, for every protected pair (s_i, s_j) and every θ ∈ Θ,
 
 **Conversions.**  (α, ε)-Rényi Pufferfish ⇒ (ε + log(1/δ)/(α − 1), δ)-Pufferfish for every δ ∈ (0, 1): for every
 set S of outputs, Pr[M ∈ S | s_i, θ] ≤ e^(ε_δ)·Pr[M ∈ S | s_j, θ] + δ (Hölder's inequality on the two laws, as
-for Rényi DP; proof in docs/math.md §17.2).  A Rényi guarantee of finite order bounds **no** worst-case
+for Rényi DP; proof in docs/math.md §17.1).  A Rényi guarantee of finite order bounds **no** worst-case
 likelihood ratio: a plain ε-Pufferfish bound exists only when the mechanism's own likelihood ratios are
 bounded, and then it is computed from the mechanism, not from (α, ε) — an event carries it as
 ``eps_puffer`` (+inf when none exists).

@@ -408,18 +408,26 @@ class _Distances:
         return settled
 
     def shift(self, i: int, j: int) -> int:
-        """The smallest w with F_i(c) ≤ F_j(c + w) for every c."""
+        """The smallest w with F_i(c) ≤ F_j(c + w) for every c: a first guess from the float quantile coupling
+        (over the counts where F_i is clearly below 1), then a bisection on the certified test (monotone in w)."""
         below_i, _ = self._log_cdfs(i)
         below_j, _ = self._log_cdfs(j)
-        # a first guess from the float quantile coupling, then certified
-        c = np.flatnonzero(np.isfinite(self.laws.log_laws[i]))
+        c = np.flatnonzero(np.isfinite(self.laws.log_laws[i]) & (below_i < -self.tolerance))
         d = np.searchsorted(below_j, below_i[c], side="left")
-        w = int(max(0, np.max(np.minimum(d, below_i.size - 1) - c)))
-        while not self.covers(i, j, w):
-            w += 1
-        while w > 0 and self.covers(i, j, w - 1):
-            w -= 1
-        return w
+        guess = int(max(0, np.max(np.minimum(d, below_i.size - 1) - c))) if c.size else 0
+        high = guess
+        while not self.covers(i, j, high):
+            high = min(below_i.size - 1, 2 * high + 1)
+        low = -1  # covers(low) is false (or low = −1)
+        if high > 0 and not self.covers(i, j, high - 1):
+            return high
+        while high - low > 1:
+            mid = (low + high) // 2
+            if self.covers(i, j, mid):
+                high = mid
+            else:
+                low = mid
+        return high
 
 
 def count_wasserstein(

@@ -248,7 +248,10 @@ def gaussian_histogram(
         spent = cal.divergence if sigma > 0 else 0.0
         event = _event("gaussian", alpha, spent, sigma, account.w, key, account, (cal.pure_eps, cal.pure_note))
         return GaussianCounts(event, sigma, "histogram", cal)
-    scale = wasserstein_scale(priors, secrets)  # raises Refused beyond its work limit
+    try:
+        scale = wasserstein_scale(priors, secrets)
+    except Refused as exc:
+        raise Refused(exc.code, f"the Gaussian mechanism's W∞ of the histogram (exact, in L1): {exc}") from None
     w1 = 0 if scale.pair[0] == scale.pair[1] else scale.w  # no protected pair with positive probability
     w2 = w1 / math.sqrt(2.0)
     sigma = gwm_sigma(w2, alpha, eps)

@@ -108,7 +108,7 @@ class Divergences:
         return renyi_bracket(shape, shape, i, j, grid, alpha, self.laws.rounding)
 
     def _refined(self, rows: np.ndarray, sigma: float, alpha: float | None, tolerance: float,
-                 threshold: float | None) -> tuple[np.ndarray, np.ndarray]:
+                 threshold: float | None, rounds: int = _ROUNDS) -> tuple[np.ndarray, np.ndarray]:
         """Adaptive brackets: cut the cells that hold most of the gap, widen the range when the tails do."""
         low = np.zeros(rows.size)
         high = np.full(rows.size, np.inf)
@@ -117,7 +117,7 @@ class Divergences:
         first, last = self._range(rows)
         grid = count_grid(sigma, first - reach * sigma, last + reach * sigma)
         step = max(sigma, 0.5)
-        for _ in range(_ROUNDS):
+        for _ in range(rounds):
             bracket = self._bracket(rows[todo], grid, alpha)
             low[todo], high[todo] = bracket.low, bracket.high
             scale = tolerance * np.maximum(1.0, np.abs(bracket.high))
@@ -149,17 +149,18 @@ class Divergences:
         return low, high
 
     def renyi(self, sigma: float, alpha: float, rows: np.ndarray | None = None, tolerance: float = 1e-6,
-              threshold: float | None = None) -> PairBrackets:
+              threshold: float | None = None, rounds: int = _ROUNDS) -> PairBrackets:
         """Brackets of D_α at noise ``sigma`` for ``rows`` (default: every pair), capped by the GWM bound.
 
-        ``threshold``: stop refining a bracket once it is entirely above or below it.
+        ``threshold``: stop refining a bracket once it is entirely above or below it; ``rounds``: refine at
+        most this many times (1: the first grid only).
         """
         rows = np.arange(self.laws.n_pairs) if rows is None else np.asarray(rows, dtype=int)
         if rows.size == 0 or self.w == 0:
             return PairBrackets(sigma, rows, np.zeros(rows.size), np.zeros(rows.size))
         if sigma == 0:
             return PairBrackets(sigma, rows, np.full(rows.size, np.inf), np.full(rows.size, np.inf))
-        low, high = self._refined(rows, sigma, alpha, tolerance, threshold)
+        low, high = self._refined(rows, sigma, alpha, tolerance, threshold, rounds)
         cap = gwm_eps(self.w, alpha, sigma)
         return PairBrackets(sigma, rows, np.minimum(low, cap), np.minimum(high, cap))
 
@@ -221,7 +222,7 @@ def exact_sigma(div: Divergences, alpha: float, eps: float) -> tuple[float, floa
     sigma_hi = gwm_sigma(div.w, alpha, eps)
     if div.w == 0 or div.laws.n_pairs == 0:
         return 0.0, 0.0, div.renyi(0.0, alpha)
-    everything = div.renyi(sigma_hi, alpha, tolerance=1e-3)
+    everything = div.renyi(sigma_hi, alpha, tolerance=1e-3, rounds=1)
     followed = [int(r) for r in np.argsort(-everything.high)[:_FOLLOWED]]
     floor = 0.0  # the largest σ certified too small
     sigma_lo = 0.0
@@ -242,12 +243,16 @@ def exact_sigma(div: Divergences, alpha: float, eps: float) -> tuple[float, floa
             else:
                 sigma_lo = mid
                 floor = max(floor, mid if np.any(at.low > eps) else 0.0)
-        check = _feasible(div, sigma_hi, alpha, eps, None)
+        # every pair on the first grid: a pair certainly above ε fails σ at once; only the undecided are refined
+        check = div.renyi(sigma_hi, alpha, tolerance=1e-7, threshold=eps, rounds=1)
+        if not np.any(check.low > eps):
+            check = _feasible(div, sigma_hi, alpha, eps, None)
         failing = [int(r) for r in np.flatnonzero(check.high > eps)]
         if not failing:
             return sigma_hi, floor, check
         floor = max(floor, sigma_hi if np.any(check.low > eps) else 0.0)
-        followed.extend(sorted(failing, key=lambda r: -check.high[r])[:_FOLLOWED])
+        worst_first = [r for r in sorted(failing, key=lambda r: -check.high[r]) if r not in followed]
+        followed.extend(worst_first[:_FOLLOWED])
         sigma_lo, sigma_hi = sigma_hi, gwm_sigma(div.w, alpha, eps)
 
 
@@ -302,9 +307,10 @@ def gaussian_count_estimate(
 ) -> WorkEstimate:
     """The work of :func:`calibrate_gaussian_count` (an upper model; docs/math.md §17).
 
-    The count's laws (:func:`.count_laws.count_laws_estimate`), then about 60 brackets of the followed pairs and
-    3 of every pair, each on (T + 2·reach·σ)/h cells for T·K·|Θ| laws of T + 1 counts, at the smallest σ the
-    search reaches (σ_GWM/2 with W∞ = ``w``, or 1 when not yet known) — refined 4× on a few pairs.
+    The count's laws (:func:`.count_laws.count_laws_estimate`), W∞ (about 8 certified comparisons per pair),
+    then about 60 brackets of the followed pairs and 3 of every pair, each on (T + 2·reach·σ)/h cells for
+    T·K·|Θ| laws of T + 1 counts and about 15 units per pair and point, at the smallest σ the search reaches
+    (σ_GWM/2 with W∞ = ``w``, or 1 when not yet known) — refined 4× on a few pairs; measured at load 10–14.
     """
     k, T = int(n_states), int(length)
     alpha, eps = check_order(alpha), check_eps("ε", eps)
@@ -313,11 +319,13 @@ def gaussian_count_estimate(
     points = 2 * 4 * (T / min(sigma, 1.0) + 2 * reach) + 1
     laws = T * k * n_priors
     size = T + 1
-    full = laws * size * points * 3 * 2  # every pair: three checks, each refined once on average
-    followed = 2 * _FOLLOWED * size * points * 60 * 4
+    pairs = laws * (k - 1)
+    full = (2 * laws * size + 15 * pairs) * points * 3  # every pair: about three checks on the first grid
+    followed = 2 * _FOLLOWED * (size + 15) * points * 60 * 2  # ~60 brackets of the followed pairs, refined
     search = WorkEstimate(
         "the exact σ*",
-        {"forward-backward": full + followed, "overhead": 200.0 * 60},
+        # W∞: about 8 certified comparisons of every pair, 15 µs each; then the brackets (counted as cells)
+        {"forward-backward": full + followed, "overhead": 200.0 * 60 + 15.0 * 8 * pairs},
         8.0 * 4_000_000 * 3,
         f"{laws:,} laws of {size} counts on about {points:,.0f} points",
         "use a shorter sequence, fewer states, or the GWM's σ alone",

@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, ndtr
 
 _UNIT = 2.0**-53
 
@@ -107,33 +107,34 @@ class Profile:
 def profile(log_laws: np.ndarray, grid: Grid) -> Profile:
     """log A(y) and μ(y) of every law (rows of ``log_laws``, log probabilities over 0..C−1) at the grid's points.
 
-    The points are taken in blocks of width Δ with (C − 1)·Δ/σ² ≤ 300: within a block starting at z_b,
-    p_c·e^(E(c, z)) = e^(s)·M_c·e^(c·(z − z_b)/σ²) with M_c = e^(log p_c + E(c, z_b) − s) ≤ 1 and s the largest
-    exponent at z_b, so every block is two matrix products with no overflow, and a term that underflows is below
-    e^(−745 + 300) of the largest one (counted in the rounding margin).
+    log A(z) = z²/(2σ²) + log S(z) with S(z) = Σ_c p_c·e^(−(z − c)²/(2σ²)): one matrix product with the Gaussian
+    kernel (shared by every law), each law scaled to a largest probability of 1.  Where S(z) < 10⁻²⁸⁰ a term
+    might have underflowed (z far from the law's counts), and those entries are computed again as a
+    log-sum-exp, term by term; elsewhere every term that underflows is below 10⁻²⁸ of the sum.
     """
     n, size = log_laws.shape
     counts = np.arange(size, dtype=float)
     s2 = grid.sigma**2
     points = np.concatenate([grid.edges, grid.mids])
-    order = np.argsort(points, kind="stable")
-    ordered = points[order]
-    width = 300.0 * s2 / max(1.0, size - 1.0)
-    log_a = np.empty((n, points.size))
-    mean = np.empty((n, points.size))
-    begin = 0
-    while begin < ordered.size:
-        z_b = ordered[begin]
-        end = int(np.searchsorted(ordered, z_b + width, side="right"))
-        end = max(end, begin + 1)
-        exponent = log_laws + (counts * z_b - 0.5 * counts**2)[None, :] / s2  # (n, C)
-        top = exponent.max(axis=1, keepdims=True)
-        m = np.exp(exponent - top)
-        v = np.exp(counts[:, None] * (ordered[begin:end] - z_b)[None, :] / s2)  # (C, b)
-        total = m @ v
-        log_a[:, order[begin:end]] = np.log(total) + top
-        mean[:, order[begin:end]] = ((m * counts[None, :]) @ v) / total
-        begin = end
+    top = log_laws.max(axis=1, keepdims=True)
+    weights = np.exp(log_laws - top)  # (n, C), largest 1
+    kernel = np.exp(-((points[None, :] - counts[:, None]) ** 2) / (2.0 * s2))  # (C, Z)
+    total = weights @ kernel
+    moment = (weights * counts[None, :]) @ kernel
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_s = np.log(total)
+        mean = moment / total
+    small = ~(total > 1e-280)
+    if np.any(small):
+        rows, cols = np.nonzero(small)
+        for start in range(0, rows.size, 20_000):
+            r, c = rows[start : start + 20_000], cols[start : start + 20_000]
+            terms = log_laws[r] - top[r] - (points[c][:, None] - counts[None, :]) ** 2 / (2.0 * s2)  # (m, C)
+            peak = terms.max(axis=1, keepdims=True)
+            w = np.exp(terms - peak)
+            log_s[r, c] = np.log(w.sum(axis=1)) + peak[:, 0]
+            mean[r, c] = (w * counts[None, :]).sum(axis=1) / w.sum(axis=1)
+    log_a = log_s + top + (points**2 / (2.0 * s2))[None, :]
     finite = np.isfinite(log_laws)
     lowest = np.argmax(finite, axis=1)
     highest = size - 1 - np.argmax(finite[:, ::-1], axis=1)
@@ -142,7 +143,7 @@ def profile(log_laws: np.ndarray, grid: Grid) -> Profile:
     mean = np.clip(mean, lowest[:, None], highest[:, None])
     g = grid.edges.size
     reach = float(np.max(np.abs(points))) * (size - 1) / s2 + 0.5 * (size - 1) ** 2 / s2
-    magnitude = float(np.max(np.abs(log_a))) + reach + 1.0
+    magnitude = float(np.max(np.abs(log_a))) + reach + float(np.max(points**2)) / (2.0 * s2) + 1.0
     return Profile(
         log_a[:, :g], mean[:, :g], log_a[:, g:], mean[:, g:], lowest, highest,
         log_laws[rows, lowest], log_laws[rows, highest], magnitude,
@@ -150,16 +151,24 @@ def profile(log_laws: np.ndarray, grid: Grid) -> Profile:
 
 
 def _log_interval(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """log(Φ(high) − Φ(low)) for low < high, accurate in both tails (−inf allowed for low, +inf for high)."""
+    """log(Φ(high) − Φ(low)) for low < high, accurate in both tails (−inf allowed for low, +inf for high).
+
+    Between −5 and 5 both values are above 2.8·10⁻⁷ and the difference is taken directly (its relative error
+    is u·Φ/(Φ(high) − Φ(low)), about 10⁻¹³ for the narrowest cells); elsewhere in log space, from the nearer tail.
+    """
     flip = low > 0
     a = np.where(flip, -high, low)
     b = np.where(flip, -low, high)  # now a < b and a ≤ 0
-    log_b = log_ndtr(b)
-    log_a = log_ndtr(a)
-    d = log_a - log_b  # ≤ 0
+    out = np.empty(np.broadcast(a, b).shape)
+    a, b = np.broadcast_to(a, out.shape), np.broadcast_to(b, out.shape)
+    central = (a > -5.0) & (b < 5.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tail = np.where(d > -math.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))
-    return log_b + tail
+        out[central] = np.log(ndtr(b[central]) - ndtr(a[central]))
+        far = ~central
+        log_b = log_ndtr(b[far])
+        d = log_ndtr(a[far]) - log_b  # ≤ 0
+        out[far] = log_b + np.where(d > -math.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))
+    return out
 
 
 def _log_piece(k0: np.ndarray, k1: np.ndarray, start: np.ndarray, low: np.ndarray, high: np.ndarray,
@@ -236,7 +245,10 @@ def renyi_bracket(
     tails = np.exp(np.logaddexp(left_up, right_up) - log_up) - np.exp(np.logaddexp(left_low, right_low) - log_up)
     size = np.maximum.reduce([size_up.max(axis=1), size_low.max(axis=1), s1, s2_, s3, s4])
     size = size + alpha * first.magnitude + alpha * second.magnitude
-    margin = 32.0 * _UNIT * size + 4.0 * (2 * alpha - 1) * rounding + 64.0 * _UNIT * math.log2(grid.cells + 3)
+    # a tilted mean μ off by its rounding (C·u of its size) tilts a tangent by at most that × h/(2σ²)
+    slope = 8.0 * _UNIT * (first.highest.max() + 1.0) ** 2 * float(h.max()) / (2.0 * s2)
+    margin = (32.0 * _UNIT * size + 4.0 * (2 * alpha - 1) * rounding + 64.0 * _UNIT * math.log2(grid.cells + 3)
+              + (2 * alpha - 1) * slope)
     high = (log_up + margin) / (alpha - 1)
     low = np.maximum(0.0, (log_low - margin) / (alpha - 1))
     return Bracket(low, np.maximum(high, low), np.maximum(tails, 0.0), np.maximum(cells, 0.0))
