@@ -21,8 +21,10 @@ positive probability under θ; each ordered pair (law under x, law under x') is 
 **W∞ of two laws on the integers** is the smallest w with F_i(c) ≤ F_j(c + w) and F_j(c) ≤ F_i(c + w) for
 every c (the quantile coupling).  The comparisons use the distribution function from below where it is
 below ½ and the survival function from above otherwise, both in log space, so each is relatively accurate;
-a comparison closer than the rounding bound counts as failed, so the w returned is never below the true one
-(and equals it unless two cumulative probabilities agree to about 10 digits: then ``near_tie`` says so).
+a comparison closer than the rounding bound is settled in exact integer arithmetic (:class:`_Exact`: an
+i.i.d. chain makes the laws exact shifts of each other, and every such comparison a tie).  Beyond a budget of
+big-integer products a near-tie counts as failed, so the w returned is never below the true one, and
+``near_tie`` says when that happened.
 """
 
 from __future__ import annotations
