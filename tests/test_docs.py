@@ -14,7 +14,7 @@ MATH = DOCS / "math.md"
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", "screenshots", "node_modules"}
 TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".json", ".csv", ""}
 SECTIONS = ["1", "2", "2.1", "2.2", "2.3", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
-            "19", "19.1", "19.2", "19.3", "19.4", "19.5", "19.6"]
+            "17", "17.1", "17.2", "17.3", "17.4", "18", "19", "19.1", "19.2", "19.3", "19.4", "19.5", "19.6"]
 
 
 def product_files() -> list[Path]:

@@ -372,7 +372,7 @@ def test_every_registered_mechanism_builds_for_every_query_it_answers():
             draws = mechanism.simulate(np.array([5.0, 3.0, 1.0]), 4, np.random.default_rng(0))
             assert mechanism.ranking(draws, 2).shape == (4, 2)
     assert mechanisms_for("histogram") == (
-        "pufferfish_laplace", "mqm", "group_dp_laplace", "wasserstein", "mqm_approx", "influence_matrix"
+        "pufferfish_laplace", "mqm", "group_dp_laplace", "wasserstein", "mqm_approx", "influence_matrix", "gaussian"
     )
     assert set(mechanisms_for("topk")) == set(MECHANISMS)
     for query, names in DEFAULT_MECHANISMS.items():

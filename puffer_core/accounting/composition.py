@@ -21,6 +21,7 @@ from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import check_eps, check_whole, is_number
 from .calibration import Calibration, check_curve, usable_points
 from .events import Composition, CurveEvent, MQMEvent, NoiseEvent, PrivacyEvent
+from .renyi import RenyiEvent, renyi_pure_cumulative
 
 
 def _calibrations(calibrations: object, caller: str) -> list[Calibration]:
@@ -107,6 +108,7 @@ _RULES: dict[Composition, Callable[[list], np.ndarray]] = {
     Composition.ADDITIVE: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
     Composition.SAME_QUERY: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
     Composition.DP_TRANSLATION: lambda events: np.cumsum([e.eps_puffer for e in events], dtype=float),
+    Composition.RENYI: renyi_pure_cumulative,  # the pure ε of the combined Gaussian release (+inf: none)
 }
 
 
@@ -204,7 +206,7 @@ def common_secrets(events: Iterable[PrivacyEvent], n_states: int) -> Secrets:
 
 
 def _checked(event: object) -> PrivacyEvent:
-    if not isinstance(event, (CurveEvent, MQMEvent, NoiseEvent)):
+    if not isinstance(event, (CurveEvent, MQMEvent, NoiseEvent, RenyiEvent)):
         raise ValueError(
             f"the accountant composes privacy events (a mechanism's .accounting); got {type(event).__name__}"
         )
@@ -216,7 +218,7 @@ def _composition(events: list[PrivacyEvent]) -> Composition | None:
     if len(kinds) > 1:
         raise ValueError(
             "cannot compose releases of different kinds in one ledger (curve-based, MQM, Wasserstein,"
-            " influence-matrix); keep them apart"
+            " influence-matrix, Gaussian); keep them apart"
         )
     return kinds.pop() if kinds else None
 

@@ -35,6 +35,7 @@ class Composition(StrEnum):
     ADDITIVE = "additive"  # [S] Theorem III.7: Σ_l ε_puffer_l
     SAME_QUERY = "same_query"  # the Wasserstein mechanism: repeated releases of one query add up (one coupling)
     DP_TRANSLATION = "dp_translation"  # the influence-matrix translation: c·Σ_l ε_DP_l = Σ_l ε_puffer_l
+    RENYI = "renyi"  # Gaussian noise, (α, ε)-Rényi Pufferfish: the same query again only (accounting/renyi.py)
 
 
 def secrets_text(secrets: object) -> str:

@@ -6,7 +6,9 @@
 - :mod:`.exponential`, :mod:`.laplace` — the Pufferfish and group-DP mechanisms and MQM;
 - :mod:`.wasserstein`, :mod:`.mqm_approx`, :mod:`.influence_matrix` — the published baselines (§15);
 - :mod:`.noise` — the noise laws and their exact error laws; :mod:`.accuracy` — accuracy first (§13);
-- :mod:`.laws` — the output laws of per-entry releases the audits and the attacker read (§9–§11).
+- :mod:`.laws` — the output laws of per-entry releases the audits and the attacker read (§9–§11);
+- :mod:`.gaussian` — Gaussian noise under Rényi Pufferfish (§17), from :mod:`.count_laws`, :mod:`.mixtures` and
+  :mod:`.gaussian_calibration`.
 """
 
 from .accuracy import (
@@ -20,6 +22,7 @@ from .accuracy import (
 )
 from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused, check_counts, top_k_indices
 from .exponential import ExponentialTopK, group_dp_exponential, pufferfish_exponential
+from .gaussian import GaussianCounts, gaussian_count, gaussian_histogram
 from .influence_matrix import influence_laplace, influence_translation
 from .laplace import (
     LaplaceCounts,
@@ -77,6 +80,9 @@ __all__ = [
     "CountTarget",
     "DEFAULT_MECHANISMS",
     "ExponentialTopK",
+    "gaussian_count",
+    "gaussian_histogram",
+    "GaussianCounts",
     "group_dp_exponential",
     "group_dp_laplace",
     "HISTOGRAM_SENSITIVITY",

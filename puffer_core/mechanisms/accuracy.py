@@ -35,7 +35,7 @@ from ..accounting.calibration import check_curve
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior, theta_or_none
 from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
-from .base import HISTOGRAM_SENSITIVITY
+from .base import HISTOGRAM_SENSITIVITY, Refused
 from .noise import (
     DEFAULT_DRAWS,
     EXACT_ORDERS,
@@ -271,7 +271,8 @@ class Cost:
     ``noise_scale`` is the built mechanism's (≤ ``needed``); ``achieved`` the probability that the
     target holds at that noise (an estimate, with ``achieved_low``/``achieved_high`` its interval,
     for simulated targets).  ``b``, ``a`` and ``fallback`` (the curve chose (T, 0)) for curve
-    mechanisms; ``sigma_max`` for MQM.
+    mechanisms; ``sigma_max`` for MQM.  ``renyi_alpha``: for a Rényi mechanism (docs/math.md §17), the order α
+    at which ``eps_puffer`` is its (α, ε)-Rényi Pufferfish level, a weaker guarantee than ε-Pufferfish.
     """
 
     mechanism: str
@@ -289,6 +290,7 @@ class Cost:
     achieved: float = math.nan
     achieved_low: float = math.nan
     achieved_high: float = math.nan
+    renyi_alpha: float | None = None
 
 
 @dataclass(frozen=True)
@@ -334,8 +336,12 @@ def offers(spec: MechanismSpec, query: str) -> bool:
     return spec.answers(query) and spec.eps_for_scale is not None
 
 
-def _offered(query: str) -> tuple[str, ...]:
-    return tuple(name for name, spec in MECHANISMS.items() if offers(spec, query))
+def _offered(query: str, pure_only: bool = True) -> tuple[str, ...]:
+    """Every mechanism accuracy first offers for ``query``; by default only those whose ε is an ε-Pufferfish
+    level (a Rényi mechanism's level is another guarantee: it is planned only when asked for by name)."""
+    return tuple(
+        name for name, spec in MECHANISMS.items() if offers(spec, query) and (spec.pure or not pure_only)
+    )
 
 
 COUNT_MECHANISMS = _offered("histogram")  # the mechanisms accuracy first plans for counts, in registry order
@@ -347,11 +353,13 @@ def _check_mechanisms(names: Sequence[str] | None, target: CountTarget | TopKTar
     if names is None:
         return default
     chosen = tuple(names)
+    query = _query(target)
+    possible = _offered(query, pure_only=False)
     for name in chosen:
         if name not in MECHANISMS:
             raise ValueError(f"unknown mechanism {name!r}; choose from {', '.join(MECHANISMS)}")
-        if name not in default:
-            raise ValueError(f"{name} cannot answer this target; choose from {', '.join(default)}")
+        if name not in possible:
+            raise ValueError(f"{name} cannot answer this target; choose from {', '.join(possible)}")
     return chosen
 
 
@@ -397,10 +405,11 @@ def _cost(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovCh
         tries += 1
     if mechanism.noise_scale > needed * (1 + 1e-9):
         raise ValueError(f"{name}: no ε found whose noise {mechanism.noise_scale:g} fits {needed:g}")
-    return _describe_cost(spec, mechanism, needed), mechanism
+    return _describe_cost(spec, mechanism, needed, eps), mechanism
 
 
-def _describe_cost(spec: Any, mechanism: Any, needed: float) -> Cost:
+def _describe_cost(spec: Any, mechanism: Any, needed: float, eps: float) -> Cost:
+    """The cost of one mechanism; a Rényi mechanism's ε is the (α, ε)-Rényi Pufferfish level it was built at."""
     event = mechanism.accounting
     fields = event.to_dict()
     return Cost(
@@ -410,8 +419,9 @@ def _describe_cost(spec: Any, mechanism: Any, needed: float) -> Cost:
         needed=needed,
         noise_scale=float(mechanism.noise_scale),
         eps_dp=float(event.eps_dp),
-        eps_puffer=float(event.eps_puffer),
+        eps_puffer=float(event.eps_puffer) if spec.pure else eps,
         accounting=str(spec.calibrated),
+        renyi_alpha=None if spec.pure else fields.get("alpha"),
         b=fields.get("b"),
         a=fields.get("a"),
         fallback=bool(fields.get("group_dp")) and str(spec.calibrated) == "curve",
@@ -457,7 +467,11 @@ def accuracy_first(
         if not math.isfinite(needed):
             skipped[name] = "the target holds with any amount of noise"
             continue
-        cost, mechanism = _cost(name, needed, curve, chains, target, topk_laplace)
+        try:
+            cost, mechanism = _cost(name, needed, curve, chains, target, topk_laplace)
+        except Refused as exc:  # out of reach, or no guarantee for these secrets: said, the others go on
+            skipped[name] = str(exc)
+            continue
         if isinstance(target, CountTarget):
             p = target.achieved(mechanism.noise_scale, noise)
             cost = _with_achieved(cost, p, p, p)
@@ -528,7 +542,10 @@ def accuracy_at(
         spec = MECHANISMS[name]
         if _why_not(spec, chains, target) is not None:
             continue
-        mechanism = _build(name, eps, curve, chains, target, topk_laplace)
+        try:
+            mechanism = _build(name, eps, curve, chains, target, topk_laplace)
+        except Refused:  # out of reach, or no guarantee for these secrets: accuracy_first says why
+            continue
         scale = float(mechanism.noise_scale)
         fields = mechanism.accounting.to_dict()
         common = dict(

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import integrate, optimize, special, stats
 
 from ..validation import check_choice, check_positive, check_probability, check_whole
 
@@ -153,6 +153,39 @@ def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> floa
     while _failure(float(n), scale, 1.0) > failure:
         n += 1
     return float(n)
+
+
+# --------------------------------------------------------------------------------------------
+# the Gaussian law (Rényi Pufferfish releases, docs/math.md §17): Pr[|Z| > α] = erfc(α/(σ√2)); OpenDP's
+# make_gaussian on floats draws a discrete Gaussian on a lattice far below double precision, so the
+# continuous law is the law of the floats it returns, as for Laplace above.
+
+
+def gaussian_failure(alpha: float, sigma: float) -> float:
+    """Pr[|Z| > α] for one count with N(0, σ²) noise."""
+    alpha = check_positive("α (the error bound)", alpha)
+    sigma = check_positive("σ (the noise's standard deviation)", sigma)
+    return float(special.erfc(alpha / (sigma * math.sqrt(2.0))))
+
+
+def gaussian_alpha_for(sigma: float, failure: float) -> float:
+    """The smallest α with Pr[|Z| > α] ≤ ``failure`` for N(0, σ²) noise: σ·√2·erfc⁻¹(failure)."""
+    sigma = check_positive("σ (the noise's standard deviation)", sigma)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    alpha = sigma * math.sqrt(2.0) * float(special.erfcinv(failure))
+    while gaussian_failure(alpha, sigma) > failure:  # rounding: stay on the side that meets the target
+        alpha = math.nextafter(alpha, math.inf)
+    return alpha
+
+
+def gaussian_scale_for(alpha: float, failure: float) -> float:
+    """The largest σ with Pr[|Z| > α] ≤ ``failure``: α/(√2·erfc⁻¹(failure))."""
+    alpha = check_positive("α (the error bound)", alpha)
+    failure = check_probability("the failure probability", failure, open_interval=True)
+    sigma = alpha / (math.sqrt(2.0) * float(special.erfcinv(failure)))
+    while gaussian_failure(alpha, sigma) > failure:  # rounding: stay on the side that meets the target
+        sigma = math.nextafter(sigma, 0.0)
+    return sigma
 
 
 # --------------------------------------------------------------------------------------------
@@ -574,6 +607,53 @@ def discrete_topk_gap_for(k: int, m: int, hit: float, scale: float) -> float:
     return float(hi)
 
 
+def gaussian_topk_hit_at_gap(k: int, m: int, gap: float, scale: float) -> float:
+    """Pr[the noisy top-k set is the true one] with N(0, σ²) noise on every count, worst case of a ``gap`` (§13).
+
+    The worst case is as for Laplace noise (all top counts tied at the boundary, all others ``gap`` below), so
+    the answer is ∫ k·φ(y)·(1 − Φ(y))^(k−1)·Φ(y + gap/σ)^(m−k) dy, integrated in log space (standard units).
+    """
+    k, m = check_topk_shape(k, m)
+    gap = check_positive("the gap between the k-th and the (k+1)-th count", gap)
+    sigma = check_positive("σ (the noise's standard deviation)", scale)
+    if k == m:
+        return 1.0
+    g = gap / sigma
+
+    def integrand(y: float) -> float:
+        log = math.log(k) + float(stats.norm.logpdf(y)) + (k - 1) * float(special.log_ndtr(-y))
+        return math.exp(log + (m - k) * float(special.log_ndtr(y + g)))
+
+    # φ(y) < 1e-300 outside [−38, 38]: the integrand's mass lies there, with its bend near y = −gap/σ
+    points = [0.0] + ([-g] if g < 38.0 else [])
+    value, _ = integrate.quad(integrand, -38.0, 38.0, points=points, limit=400, epsabs=1e-13, epsrel=1e-12)
+    return float(min(1.0, max(0.0, value)))
+
+
+def gaussian_topk_gap_for(k: int, m: int, hit: float, scale: float) -> float:
+    """The smallest gap for which :func:`gaussian_topk_hit_at_gap` reaches ``hit`` (0: chance does)."""
+    k, m = check_topk_shape(k, m)
+    hit = check_probability("h (the top-k hit rate)", hit, open_interval=True)
+    sigma = check_positive("σ (the noise's standard deviation)", scale)
+    if k == m or hit <= chance_of_a_set(k, m):
+        return 0.0
+    hi = sigma
+    while gaussian_topk_hit_at_gap(k, m, hi, sigma) < hit:
+        hi *= 2.0
+        if hi > 1e300:
+            raise ValueError(f"no gap reaches a top-{k} hit rate of {hit:g} with this noise")
+    lo = 0.0
+    for _ in range(200):  # the law is non-decreasing in the gap; keep the side that meets the target
+        if hi - lo <= 1e-12 * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if gaussian_topk_hit_at_gap(k, m, mid, sigma) >= hit:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _discrete_failure(alpha: float, scale: float) -> float:
     """Pr[|Z| > α] on the integer lattice; α = 0 is allowed (the noise is 0 often enough)."""
     if alpha == 0:
@@ -624,6 +704,18 @@ GUMBEL = Noise(
     scale_family=True,
     hit_at_counts=gumbel_hit_at_counts,
 )
+GAUSSIAN = Noise(
+    name="gaussian",
+    label="Gaussian",
+    symbol="N",
+    sample=lambda rng, scale, shape: _zeros_if_no_noise(scale, shape, lambda: rng.normal(0.0, scale, size=shape)),
+    failure=gaussian_failure,
+    interval=gaussian_alpha_for,
+    scale_for=gaussian_scale_for,
+    topk_hit=gaussian_topk_hit_at_gap,
+    topk_gap=gaussian_topk_gap_for,
+    scale_family=True,
+)
 # the Laplace noise on another lattice than OpenDP's floats (``law`` of :class:`~.accuracy.CountTarget`)
 CONTINUOUS_LAPLACE = Noise(
     name="laplace",
@@ -653,7 +745,7 @@ def _register(*records: Noise) -> dict[str, Noise]:
     return out
 
 
-NOISES: dict[str, Noise] = _register(LAPLACE, DISCRETE_LAPLACE, GUMBEL)
+NOISES: dict[str, Noise] = _register(LAPLACE, DISCRETE_LAPLACE, GUMBEL, GAUSSIAN)
 
 
 def noise_law(name: object) -> Noise:
@@ -669,34 +761,40 @@ def as_noise(noise: object) -> Noise:
 
 
 __all__ = [
+    "as_noise",
+    "chance_of_a_set",
+    "check_topk_counts",
+    "check_topk_shape",
     "CONTINUOUS_LAPLACE",
+    "DEFAULT_DRAWS",
     "DISCRETE_LAPLACE",
     "DISCRETE_TERMS",
     "discrete_topk_gap_for",
     "discrete_topk_hit_at_gap",
-    "GUMBEL",
-    "LAPLACE",
-    "LAPLACE_LAWS",
-    "Noise",
-    "noise_law",
-    "as_noise",
-    "NOISES",
-    "chance_of_a_set",
-    "check_topk_counts",
-    "check_topk_shape",
-    "DEFAULT_DRAWS",
-    "exact_orders",
     "EXACT_ORDERS",
+    "exact_orders",
+    "GAUSSIAN",
+    "gaussian_alpha_for",
+    "gaussian_failure",
+    "gaussian_scale_for",
+    "gaussian_topk_gap_for",
+    "gaussian_topk_hit_at_gap",
+    "GUMBEL",
     "gumbel_hit_at_counts",
     "invert_scale",
     "JOINT",
     "joint_failure",
     "JOINT_WORDS",
+    "LAPLACE",
     "laplace_alpha_for",
     "laplace_failure",
+    "LAPLACE_LAWS",
     "laplace_scale_for",
     "LAWS",
     "MAX_DRAW_CELLS",
+    "Noise",
+    "noise_law",
+    "NOISES",
     "OPENDP_GRANULARITY",
     "per_count_failure",
     "simulate_critical_scales",

@@ -17,10 +17,13 @@ and exported scripts.  Adding a mechanism is its module (its constructor) and on
   and an influence-matrix translation after Ghosh & Kleinberg (:mod:`.influence_matrix`); Laplace
   counts too.  Each may be :class:`~puffer_core.mechanisms.base.Refused` for a prior (out of reach, or
   no guarantee), which the simulator records and shows.
+- ``gaussian`` — Gaussian noise on every count at (α = 2, ε)-Rényi Pufferfish (:mod:`.gaussian`,
+  docs/math.md §17): a weaker notion than ε-Pufferfish, accounted by its own event.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -36,11 +39,13 @@ from ..secrets.values import Secrets
 from ..validation import check_choice, check_positive, check_whole
 from .base import HISTOGRAM_SENSITIVITY, Mechanism, Refused
 from .exponential import group_dp_exponential, pufferfish_exponential
+from .gaussian import DEFAULT_ORDER, gaussian_histogram
+from .gaussian_calibration import gwm_eps
 from .influence_matrix import influence_laplace
 from .laplace import group_dp_laplace, mqm_eps_for_scale, mqm_laplace, mqm_top_k_counts, pufferfish_laplace
 from .mqm_approx import mqm_approx_laplace
-from .noise import GUMBEL, LAPLACE, Noise
-from .wasserstein import wasserstein_laplace
+from .noise import GAUSSIAN, GUMBEL, LAPLACE, Noise
+from .wasserstein import wasserstein_laplace, wasserstein_scale
 
 QUERIES = ("topk", "histogram")  # the k most frequent states of every group; all counts of every group
 TOPK_LAPLACE = ("split", "histogram")  # how counts answer top-k: m queries with ε/m each, or one histogram
@@ -67,6 +72,7 @@ class Calibrated(StrEnum):
     MQM_APPROX = "mqm_approx"  # σ_max with the eigen-gap bound on the max-influence (docs/math.md §15)
     WASSERSTEIN = "wasserstein"  # the worst ∞-Wasserstein distance W of the counts (docs/math.md §15)
     INFLUENCE_MATRIX = "influence_matrix"  # ε_DP = ε_puffer / c, c from the influence matrix (docs/math.md §15)
+    RENYI = "renyi"  # Gaussian noise at (α = 2, ε)-Rényi Pufferfish: the GWM or the exact σ* (docs/math.md §17)
 
 
 _COMPOSITION: dict[Calibrated, Composition] = {
@@ -74,6 +80,7 @@ _COMPOSITION: dict[Calibrated, Composition] = {
     Calibrated.MQM_APPROX: Composition.ADDITIVE,
     Calibrated.WASSERSTEIN: Composition.SAME_QUERY,
     Calibrated.INFLUENCE_MATRIX: Composition.DP_TRANSLATION,
+    Calibrated.RENYI: Composition.RENYI,
 }
 
 
@@ -181,6 +188,11 @@ class MechanismSpec:
         return ANSWERS[self.releases]
 
     @property
+    def pure(self) -> bool:
+        """Whether its ε is an ε-Pufferfish level (False for a Rényi mechanism: (α, ε)-Rényi Pufferfish, §17)."""
+        return self.calibrated is not Calibrated.RENYI
+
+    @property
     def composition(self) -> Composition:
         """How its releases compose: MQM's add up, the curve-calibrated ones by [C] Theorem 6.2, the baselines
         of docs/math.md §15 by their own rule."""
@@ -271,6 +283,22 @@ def _wasserstein(request: BuildRequest) -> Mechanism:
         raise ValueError("the Wasserstein mechanism releases the histogram of all entries (L1 sensitivity 2)")
     secrets = _value_secrets(request, "Wasserstein")
     return wasserstein_laplace(request.priors, request.eps_puffer, secrets)  # one release of all counts (no split)
+
+
+def _gaussian(request: BuildRequest) -> Mechanism:
+    if request.sensitivity != HISTOGRAM_SENSITIVITY:
+        raise ValueError("the Gaussian mechanism releases the histogram of all entries (one release of every count)")
+    return gaussian_histogram(request.priors, request.eps_puffer, secrets=_value_secrets(request, "Gaussian"))
+
+
+def _gaussian_eps(request: ScaleRequest) -> float:
+    """The Rényi level (α = 2) whose Gaussian noise is at most ``scale`` per count: the GWM's ε = αW∞²/(2σ²) with
+    W∞ in L2 bounded by the exact L1 W∞/√2 (docs/math.md §17); the mechanism built at that level adds σ* ≤ σ_GWM."""
+    if request.priors is None:
+        raise ValueError("the Gaussian mechanism needs the Markov chain priors themselves (their count laws)")
+    scale = wasserstein_scale(request.priors, _value_secrets(request, "Gaussian"))
+    w2 = 0.0 if scale.pair[0] == scale.pair[1] else scale.w / math.sqrt(2.0)
+    return gwm_eps(w2, DEFAULT_ORDER, request.scale)
 
 
 def _register(*specs: MechanismSpec) -> dict[str, MechanismSpec]:
@@ -389,6 +417,20 @@ MECHANISMS: dict[str, MechanismSpec] = _register(
         build=_influence_matrix,
         needs_chains=True,
         exact_probabilities=True,
+    ),
+    MechanismSpec(
+        name="gaussian",
+        label="Gaussian (Rényi Pufferfish, α = 2)",
+        releases=Output.COUNTS,
+        calibrated=Calibrated.RENYI,
+        noise=GAUSSIAN,
+        # ε is read as the Rényi level at α = 2, a weaker guarantee than ε-Pufferfish (its event says so); all
+        # counts are one release (no split), and releases of different queries do not compose
+        build=_gaussian,
+        eps_for_scale=_gaussian_eps,
+        needs_chains=True,
+        same_query_only=True,
+        link_code="ga",
     ),
 )
 

@@ -160,6 +160,15 @@ def _joint_laws(prior: MarkovChainPrior) -> tuple[list[list[dict[tuple[int, ...]
     return joint, totals
 
 
+def count_vector_laws(prior: MarkovChainPrior) -> tuple[list[list[dict[tuple[int, ...], int]]], list[list[int]]]:
+    """The exact laws of the count vector N under each secret: J[t][x][n] = Pr[N = n, X_t = x]·S and the totals
+    Σ_n J[t][x][n] (S one integer scale), refused beyond the work limit (module docstring)."""
+    refusal = wasserstein_refusal(prior.n_states, prior.length)
+    if refusal is not None:
+        raise Refused("out_of_reach", refusal)
+    return _joint_laws(prior)
+
+
 def _shift_1d(first: list[int], second: list[int], total_first: int, total_second: int) -> int:
     """The smallest j ≥ 0 with F_first(k) ≤ F_second(k + j) for every k (exact: cross-multiplied integers)."""
     size = len(first)
