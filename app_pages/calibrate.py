@@ -136,10 +136,11 @@ if current is not None:
         st.caption(JITTER_NOTE)
 
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
-    shown = report_settings(settings, current.description, spread)
+    description = current.description
+    shown = report_settings(settings, description, spread)
     offer_exports(
         report_builder(view, shown, spread, fit, prior_sections(prior.kind, prior.params), chosen_accuracy),
-        lambda: script(settings, current.description, spread, chosen_accuracy),
+        lambda: script(settings, description, spread, chosen_accuracy),
         "calibrate",
         key="w_cal_exports",
     )

@@ -206,10 +206,10 @@ if current is not None:
         csv_download(planner.table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
     st.subheader("Take this plan with you")
-    settings = PlanSettings.from_session()  # as both tabs' controls left them
+    settings, description = PlanSettings.from_session(), current.description  # as both tabs left the settings
     offer_exports(
-        lambda: report(curve, current.description, settings, log_y, n_states),
-        lambda: script(settings, current.description),
+        lambda: report(curve, description, settings, log_y, n_states),
+        lambda: script(settings, description),
         stem="plan",
         key="w_plan_export",
     )

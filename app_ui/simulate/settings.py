@@ -48,9 +48,9 @@ class SimulateSettings:
     topk_laplace: str
     postprocess: bool
     robust: bool = False
-    draws: int | None = None
+    draws: int = DEFAULT_DRAWS
     concentration: float | None = None
-    prior_seed: int | None = None
+    prior_seed: int = 0
     smoothing: float = DEFAULT_SMOOTHING
 
     def as_dict(self) -> dict[str, Any]:
