@@ -12,17 +12,19 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import ASSETS, PAGES, page_path
+from app_ui.attack.settings import ATTACK_GROUP
 from app_ui.core import inputs, state
+from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
-from app_ui.streams.settings import ATTACK_GROUP, STREAM_GROUP
+from app_ui.streams.settings import STREAM_GROUP
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
-state.register(LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
+state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():
@@ -38,7 +40,7 @@ except inputs.Halt:  # the page stopped early (a value out of range): the sideba
     pass
 with sidebar:
     if shown.prior == "chosen":
-        st.caption(f"**Prior in use:** {describe_prior(state.settings())}")
+        st.caption(f"**Prior in use:** {describe_prior()}")
     elif shown.prior == "fitted":
         st.caption("**Prior in use:** this page fits a Markov chain to the data it loads (section 1).")
     data = st.session_state.get("dataset")

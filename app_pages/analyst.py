@@ -12,6 +12,7 @@ from app_ui.core.memo import session_memo
 from app_ui.core.tables import static_table
 from app_ui.data.picker import LoadedData, dataset_picker, fitted_prior
 from app_ui.guided import analyst as path
+from app_ui.guided.settings import AnalystSettings
 from app_ui.guided.steps import step_buttons, step_header
 from app_ui.prior.current import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
 from puffer_core import calibrate
@@ -20,7 +21,6 @@ from puffer_core.priors.codecs import Number
 
 PATH = "analyst"
 TRIALS = Number(10, 2000, whole=True)
-values = state.settings()
 
 st.title("Publish your data, step by step")
 st.markdown(
@@ -45,14 +45,14 @@ def _chosen_data() -> LoadedData | None:
     return data
 
 
-def _prior(data: LoadedData):  # noqa: ANN202 - a chain, or Θ (a list of chains)
-    if values["uncertainty"]:
+def _prior(data: LoadedData, settings: AnalystSettings):  # noqa: ANN202 - a chain, or Θ (a list of chains)
+    if settings.prior.uncertainty.on:
         return list(uncertainty(data).spread.priors)
     return fitted_prior(data)
 
 
-def _curve(data: LoadedData):  # noqa: ANN202 - the curve the calibration uses: Θ's when uncertainty is on
-    return uncertainty(data).spread.robust if values["uncertainty"] else current_curve().curve
+def _curve(data: LoadedData, settings: AnalystSettings):  # noqa: ANN202 - Θ's curve when uncertainty is on
+    return uncertainty(data).spread.robust if settings.prior.uncertainty.on else current_curve().curve
 
 
 if step == 0:
@@ -108,8 +108,9 @@ elif step == 2 and (data := _chosen_data()) is not None:
         )
         st.page_link(page_path("calibrate"), label="Calibrate: from the accuracy", icon=":material/tune:")
     inputs.stop_if_invalid()
-    curve = _curve(data)
-    cal = calibrate(curve, float(values["eps_puffer"]))
+    settings = AnalystSettings.from_session()
+    curve = _curve(data, settings)
+    cal = calibrate(curve, settings.eps_puffer)
     st.markdown(path.target_words(curve, cal))
     show_math(2, 3)
     step_buttons(PATH, step, last)
@@ -123,8 +124,9 @@ elif step == 3 and (data := _chosen_data()) is not None:
         key="w_guide_releases",
     )
     inputs.stop_if_invalid()
-    curve = _curve(data)
-    plan = path.plan_numbers(curve, float(values["eps_puffer"]), int(values["plan_releases"]))
+    settings = AnalystSettings.from_session()
+    curve = _curve(data, settings)
+    plan = path.plan_numbers(curve, settings.eps_puffer, settings.plan_releases)
     st.markdown(path.plan_words(plan))
     figure, notes = path.plan_figure(curve, plan)
     show_figure(figure, notes, key="guide_plan")
@@ -154,21 +156,22 @@ elif step == 4 and (data := _chosen_data()) is not None:
         help="More trials: narrower intervals, a longer run.",
     )
     inputs.stop_if_invalid()
-    eps = float(values["eps_puffer"])
+    settings = AnalystSettings.from_session()
+    eps, chosen = settings.eps_puffer, settings.prior.uncertainty
     key = (
         data.fingerprint,
         tuple(data.columns.items()),
-        values["uncertainty"],
-        values["draws"],
-        values["draw_seed"],
-        values["concentration"],
+        chosen.on,
+        chosen.draws,
+        chosen.seed,
+        chosen.concentration,
         query,
         eps,
         int(trials),
     )
     if st.button("Run the trial", type="primary", icon=":material/play_arrow:", key="w_guide_run"):
         with st.spinner(f"Simulating {int(trials)} releases on the data…"):
-            table = path.trial_run(data, _prior(data), query, eps, int(trials))
+            table = path.trial_run(data, _prior(data, settings), query, eps, int(trials))
         st.session_state["guide_trial"] = (key, table, path.trial_words(query, table, min(3, data.stats.n_states)))
     ran = st.session_state.get("guide_trial")
     if ran is not None and ran[0] == key:
@@ -183,27 +186,30 @@ elif step == 4 and (data := _chosen_data()) is not None:
 
 elif step == 5 and (data := _chosen_data()) is not None:
     st.markdown(path.WORDS["report"])
-    curve = _curve(data)
-    eps, releases = float(values["eps_puffer"]), int(values["plan_releases"])
+    settings = AnalystSettings.from_session()
+    curve = _curve(data, settings)
+    eps, releases = settings.eps_puffer, settings.plan_releases
     plan = path.plan_numbers(curve, eps, releases)
     prior = fitted_prior(data)
     trial = st.session_state.get("guide_trial")
-    spread = uncertainty(data).description() if values["uncertainty"] else None
-    facts = {
-        "data": f"{data.description}: {data.stats.n_users:,} users, {data.stats.n_entries:,} entries.",
-        "data_name": data.description,
-        "belief": f"The chain fitted to the data: {prior.n_states} states, T = {prior.length}."
+    spread = uncertainty(data).description() if settings.prior.uncertainty.on else None
+    plan_figure, plan_notes = path.plan_figure(curve, plan)
+    facts = path.PathReport(
+        data=f"{data.description}: {data.stats.n_users:,} users, {data.stats.n_entries:,} entries.",
+        data_name=data.description,
+        belief=f"The chain fitted to the data: {prior.n_states} states, T = {prior.length}."
         + (f" {spread}." if spread else ""),
-        "prior": spread or f"the chain fitted to {data.description}",
-        "heatmap": transition_heatmap(prior.transition, prior.labels),
-        "target": path.target_words(curve, plan.each),
-        "plan": path.plan_words(plan),
-        "eps": eps,
-        "releases": releases,
-        "trial": None if trial is None else trial[1],
-        "trial_words": "" if trial is None else trial[2],
-    }
-    facts["plan_figure"], facts["plan_notes"] = path.plan_figure(curve, plan)
+        prior=spread or f"the chain fitted to {data.description}",
+        heatmap=transition_heatmap(prior.transition, prior.labels),
+        target=path.target_words(curve, plan.each),
+        plan=path.plan_words(plan),
+        plan_figure=plan_figure,
+        plan_notes=plan_notes,
+        eps=eps,
+        releases=releases,
+        trial=None if trial is None else trial[1],
+        trial_words="" if trial is None else trial[2],
+    )
     st.markdown(
         f"- **Target:** ε_puffer = {eps:g} per release → per-entry ε_DP = {fmt(plan.each.eps_dp)}\n"
         f"- **Plan:** {releases} releases → ε_puffer = {fmt(plan.composed)} together\n"

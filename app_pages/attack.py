@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_ui import page_path
 from app_ui.accuracy.risk import attack_region_section
+from app_ui.attack.settings import ATTACK_DRAWS, ATTACK_EPS, ATTACK_K, ATTACK_RELEASE, ATTACK_SEED, AttackSettings
 from app_ui.attack.views import (
     DEMO_PRIORS,
     USER,
@@ -23,20 +24,9 @@ from app_ui.attack.views import (
 from app_ui.core import inputs, state
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import static_table
-from app_ui.prior.current import parameters_of
-from app_ui.streams.settings import (
-    ATTACK_DRAWS,
-    ATTACK_EPS,
-    ATTACK_K,
-    ATTACK_PARAMETERS,
-    ATTACK_RELEASE,
-    ATTACK_SEED,
-)
-from puffer_core.priors.kinds import PRIOR_KINDS
+from app_ui.prior.settings import PriorChoice
 from puffer_core.tightness.ladder import ratio_text
 from puffer_core.tightness.releases import RELEASES
-
-values = state.settings()
 
 st.title("How tight is my bound?")
 st.markdown(
@@ -50,25 +40,23 @@ st.markdown(
 state.show_ignored_link_settings()
 
 # the user's prior (Influence curves page), when the attacker can use it
-kind = PRIOR_KINDS[values["prior_kind"]]
-params = parameters_of(kind, values)
-description = kind.description(values)
+prior = PriorChoice.from_session()  # set on the Influence curves page: this page does not change it
+description = prior.record.description(prior.values)
 try:
-    chains = user_chains(kind.name, params)
+    chains = user_chains(prior.kind, prior.params)
     user_problem = None if chains is not None else "it is a Gaussian process; the attacker needs a Markov chain"
 except ValueError as exc:
     chains, user_problem = None, str(exc)
 
 left, right = st.columns([3, 2], gap="large")
 with left:
-    state.radio(
+    release = state.radio(
         st,
         "Release under attack",
         ATTACK_RELEASE,
         {name: spec.label[0].upper() + spec.label[1:] for name, spec in RELEASES.items()},
         key="w_attack_release",
     )
-    release = values["attack_release"]
     options = [*DEMO_PRIORS, USER] if chains is not None else list(DEMO_PRIORS)
     st.markdown("**Priors to attack**")
     picks = st.columns(3)
@@ -114,9 +102,12 @@ with right:
     inputs.stop_if_invalid()  # never run with a value other than the one in its box
     run = st.button("Run the attack", type="primary", icon=":material/target:", key="w_attack_run")
 
-eps, k, seed, draws = values["attack_eps"], values["attack_k"], values["attack_seed"], values["attack_draws"]
-k = k if release == "exponential" else 1
-sources = tuple(("demo", key) if key != USER else ("user", kind.name, params, description) for key in chosen)
+settings = AttackSettings.from_session()  # as the controls above left them
+eps, seed, draws = settings.eps, settings.seed, settings.draws
+k = settings.k if release == "exponential" else 1
+sources = tuple(
+    ("demo", key) if key != USER else ("user", prior.kind, prior.params, description) for key in chosen
+)
 run_key = (sources, release, eps, k, seed, draws)
 runs = st.session_state.setdefault("attack_runs", set())
 
@@ -181,4 +172,4 @@ elif run or run_key in runs:
 else:
     st.info("Press **Run the attack**: each prior is attacked with the seed above (results are kept for the session).")
 
-state.share((*state.prior_parameters(), *ATTACK_PARAMETERS))
+state.share(settings.link())

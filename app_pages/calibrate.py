@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_ui.accuracy.risk import risk_section
 from app_ui.accuracy.views import accuracy_section, chains_of
+from app_ui.calibrate.settings import CalibrateSettings
 from app_ui.calibrate.views import (
     Numbers,
     calibration_view,
@@ -25,15 +26,12 @@ from app_ui.prior.current import (
     JITTER_NOTE,
     Uncertainty,
     fitted_data,
-    parameters_of,
     prior_sections,
     prior_summary,
     uncertainty,
     uncertainty_controls,
 )
-from puffer_core.priors.kinds import PRIOR_KINDS
-
-values = state.settings()
+from puffer_core.priors.kinds import GAUSSIAN
 
 st.title("Calibrate")
 st.markdown(
@@ -62,10 +60,6 @@ if current is not None:
             if spread is not None:
                 st.caption(f"{spread.description()}: the numbers below use the curve of Θ.")
     curve = spread.spread.robust if spread is not None else current.curve
-    kind = PRIOR_KINDS[values["prior_kind"]]
-    params = parameters_of(kind, values)
-    chains = list(spread.spread.priors) if spread is not None else chains_of(kind.name, params)
-    prior_key = spread.key if spread is not None else (kind.name, params)
 
     state.radio(st, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_cal_b_axis", help=state.B_AXIS_HELP)
 
@@ -73,7 +67,7 @@ if current is not None:
         ["ε_puffer → ε_DP", "ε_DP → ε_puffer", "Accuracy → ε", "ε as attacker risk"]
     )
     with forward:
-        eps = state.number_input(
+        state.number_input(
             st.columns([1, 2])[0],
             "Target ε_puffer (the Pufferfish guarantee you want)",
             state.EPS_PUFFER,
@@ -81,7 +75,7 @@ if current is not None:
             key="w_eps",
         )
     with reverse:
-        eps_dp = state.number_input(
+        state.number_input(
             st.columns([1, 2])[0],
             "Per-entry ε_DP of your mechanism",
             state.EPS_DP,
@@ -90,7 +84,11 @@ if current is not None:
             key="w_eps_dp",
         )
     inputs.stop_if_invalid()  # a value out of range: no result for another one
-    view = calibration_view(curve, float(eps), float(eps_dp), values["b_axis"])
+    settings = CalibrateSettings.from_session()  # as the controls above left them
+    prior = settings.prior
+    chains = list(spread.spread.priors) if spread is not None else chains_of(prior.kind, prior.params)
+    prior_key = spread.key if spread is not None else (prior.kind, prior.params)
+    view = calibration_view(curve, settings.eps_puffer, settings.eps_dp, settings.b_axis)
     n = view.numbers
     table = view.table.frame
 
@@ -120,13 +118,13 @@ if current is not None:
         csv_download(certification, "certification.csv", "Download this curve (CSV)", key="w_download_cert")
 
     with accuracy:
-        chosen_accuracy = accuracy_section(prior_key, curve, chains, float(eps))
+        chosen_accuracy = accuracy_section(prior_key, curve, chains, settings.eps_puffer)
     with risk:
-        risk_section(prior_key, chains, float(eps))
+        risk_section(prior_key, chains, settings.eps_puffer)
 
     fit: Numbers | None = None
     if spread is not None:
-        fit = numbers(current.curve, eps, eps_dp)
+        fit = numbers(current.curve, settings.eps_puffer, settings.eps_dp)
         st.markdown("**Robust Θ against the fitted chain alone**: what allowing for the estimation error costs.")
         numbers_right = {c: st.column_config.TextColumn(c, alignment="right") for c in ("fitted chain", "robust Θ")}
         show_table(comparison(fit, n), key="cal_comparison", width="stretch", column_config=numbers_right)
@@ -134,16 +132,17 @@ if current is not None:
         rows = spread.spread.rows()
         show_table(rows, key="cal_spread_rows", height=min(38 + 35 * len(rows), 320), width="stretch")
 
-    if values["prior_kind"] == "gaussian":
+    if prior.kind == GAUSSIAN.name:
         st.caption(JITTER_NOTE)
 
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
-    settings = report_settings(kind.name, params, current.description, n, spread, values["b_axis"])
+    description = current.description
+    shown = report_settings(settings, description, spread)
     offer_exports(
-        report_builder(view, settings, spread, fit, prior_sections(kind.name, params), chosen_accuracy),
-        lambda: script(kind.name, params, current.description, eps, eps_dp, spread, chosen_accuracy),
+        report_builder(view, shown, spread, fit, prior_sections(prior.kind, prior.params), chosen_accuracy),
+        lambda: script(settings, description, spread, chosen_accuracy),
         "calibrate",
         key="w_cal_exports",
     )
 
-state.share((*state.prior_parameters(), state.EPS_PUFFER, state.EPS_DP, state.B_AXIS))
+state.share(CalibrateSettings.from_session().link())

@@ -7,14 +7,14 @@ import streamlit as st
 from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.tables import csv_download, fmt, show_table
+from app_ui.curves.settings import PINNED, CurvesSettings
 from app_ui.curves.views import BAND, curve_view
 from app_ui.prior.controls import prior_controls
-from app_ui.prior.current import CurrentCurve, Uncertainty, current_curve, fitted_data, parameters_of, uncertainty
+from app_ui.prior.current import CurrentCurve, Uncertainty, current_curve, fitted_data, uncertainty
+from app_ui.prior.settings import PriorChoice
 from puffer_core.priors.kinds import PRIOR_KINDS
 
 MAX_PINNED = 8
-
-values = state.settings()
 
 st.title("Influence curves a(b)")
 st.markdown(
@@ -39,32 +39,27 @@ def _pin() -> None:
         current = current_curve()
     except ValueError:
         return
-    pinned = values["pinned"]
+    pinned = state.get(PINNED)
     label = current.description
-    if any(p["label"] == label for p in pinned):
+    if any(pin[0] == label for pin in pinned):
         return
-    pinned.append({"label": label, "b": tuple(current.curve.b.tolist()), "a": tuple(current.curve.a.tolist())})
-    del pinned[: max(0, len(pinned) - MAX_PINNED)]
+    pin = (label, tuple(current.curve.b.tolist()), tuple(current.curve.a.tolist()))
+    state.put(PINNED, (*pinned, pin)[-MAX_PINNED:])
 
 
 def _clear_pinned() -> None:
-    values["pinned"] = []
+    state.put(PINNED, ())
 
 
 # --------------------------------------------------------------------------- controls
 
 with controls:
-    kinds = list(PRIOR_KINDS)
-    values["prior_kind"] = st.radio(
-        state.KIND.label,
-        kinds,
-        index=kinds.index(values["prior_kind"]),
-        format_func=lambda kind: PRIOR_KINDS[kind].label,
-        key="w_kind",
-    )
-    prior_controls(PRIOR_KINDS[values["prior_kind"]], below)  # drawn from the kind's record
+    kinds = {name: kind.label for name, kind in PRIOR_KINDS.items()}
+    chosen = state.radio(st, state.KIND.label, state.KIND, kinds, key="w_kind")
+    prior_controls(PRIOR_KINDS[chosen], below)  # drawn from the kind's record
 
 inputs.stop_if_invalid()
+prior = PriorChoice.from_session()  # as the controls above left it
 
 
 # --------------------------------------------------------------------------- the curve
@@ -72,7 +67,7 @@ inputs.stop_if_invalid()
 
 def _chart_controls() -> None:
     log_col, axis_col = st.columns([2, 3])
-    values["log_y"] = log_col.toggle("Log scale for a(b)", value=bool(values["log_y"]), key="w_log")
+    state.toggle(log_col, "Log scale for a(b)", state.LOG_Y, key="w_log")
     state.radio(axis_col, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_b_axis", help=state.B_AXIS_HELP)
     pin_col, clear_col = st.columns(2)
     pin_col.button(
@@ -82,7 +77,7 @@ def _chart_controls() -> None:
         key="w_pin",
         help="Keep this curve on the chart to compare it with the next one you set up.",
     )
-    clear_col.button("Clear pinned", on_click=_clear_pinned, key="w_clear", disabled=not values["pinned"])
+    clear_col.button("Clear pinned", on_click=_clear_pinned, key="w_clear", disabled=not state.get(PINNED))
 
 
 def _spread_section(spread: Uncertainty, current: CurrentCurve) -> None:
@@ -112,12 +107,11 @@ with view:
     try:
         with st.spinner("Computing a(b)…"):
             current = current_curve()
-            data = fitted_data() if values["uncertainty"] else None
+            data = fitted_data() if prior.uncertainty.on else None
             if data is not None:
                 spread = uncertainty(data)
     except ValueError as exc:
-        problems = PRIOR_KINDS[values["prior_kind"]].problems(values)
-        if problems:  # already said where they are typed (under the matrix or the table)
+        if prior.problems():  # already said where they are typed (under the matrix or the table)
             st.info("No curve until the prior is fixed: see the messages under its controls.", icon=":material/info:")
         else:
             st.error(f"No curve for this prior: {exc}")
@@ -125,19 +119,19 @@ with view:
     if current is not None:
         curve = current.curve
         _chart_controls()
-        kind = PRIOR_KINDS[values["prior_kind"]]
+        settings = CurvesSettings.from_session()  # with the chart's controls just drawn
         shown = curve_view(
-            kind.name,
-            parameters_of(kind, values),
-            tuple((p.key, values[p.key]) for p in kind.options),
-            tuple((p["label"], p["b"], p["a"]) for p in values["pinned"]),
+            settings.prior.kind,
+            settings.prior.params,
+            settings.prior.options,
+            settings.pinned,
             None if spread is None else spread.key,
-            bool(values["log_y"]),
-            values["b_axis"],
+            settings.log_y,
+            settings.b_axis,
             _spread=spread,
         )
         show_figure(shown.figure, shown.notes, key="curve_chart")
-        for note in kind.notes(values):
+        for note in settings.prior.record.notes(settings.prior.values):
             st.caption(note)
         if spread is not None:
             st.caption(
@@ -158,4 +152,4 @@ with view:
             _spread_section(spread, current)
         st.caption("**Share these settings** (top of the page) gives a link to them; pinned curves are not in it.")
 
-state.share((*state.prior_parameters(), state.LOG_Y, state.B_AXIS))
+state.share(CurvesSettings.from_session().link())

@@ -8,6 +8,7 @@ from app_ui import page_path
 from app_ui.core.charts import show_figure
 from app_ui.core.docs import show_math
 from app_ui.guided import lesson as lesson
+from app_ui.guided.settings import LESSON_EPS, LESSON_RELEASES, STAY_HOME, STAY_OUT, LessonSettings
 from app_ui.guided.steps import step_buttons, step_header
 from puffer_core import MarkovChainPrior, influence_curve
 
@@ -27,14 +28,14 @@ def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve
     return influence_curve(MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=lesson.HOURS))
 
 
-p = st.session_state.get("w_lesson_p", 0.9)
-q = st.session_state.get("w_lesson_q", 0.8)
+chosen = LessonSettings.from_session()  # what the sliders of the other steps left
+p, q = chosen.p, chosen.q
 
 if step == 0:
     st.markdown(lesson.WORDS["hour"])
     cols = st.columns(2)
-    p = cols[0].slider("Ana stays home (probability)", 0.5, 0.99, 0.9, 0.01, key="w_lesson_p", persist_state="session")
-    q = cols[1].slider("Ana stays out (probability)", 0.5, 0.99, 0.8, 0.01, key="w_lesson_q", persist_state="session")
+    p = STAY_HOME.draw(cols[0], "Ana stays home (probability)")
+    q = STAY_OUT.draw(cols[1], "Ana stays out (probability)")
     st.info(lesson.hour_words(_curve(p, q), p, q), icon=":material/lightbulb:")
     show_math(1)
 elif step == 1:
@@ -44,14 +45,13 @@ elif step == 1:
     show_math(2)
 elif step == 2:
     st.markdown(lesson.WORDS["target"])
-    eps = st.slider("ε_puffer of one release", 0.1, 5.0, 1.0, 0.1, key="w_lesson_eps", persist_state="session")
+    eps = LESSON_EPS.draw(st, "ε_puffer of one release")
     st.success(lesson.target_words(_curve(p, q), eps))
     show_math(3)
 elif step == 3:
     st.markdown(lesson.WORDS["compose"])
-    eps = st.session_state.get("w_lesson_eps", 1.0)
-    releases = st.slider("Releases", 1, 36, 12, key="w_lesson_releases", persist_state="session")
-    figure, notes, words = lesson.compose_figure(_curve(p, q), eps, releases)
+    releases = LESSON_RELEASES.draw(st, "Releases")
+    figure, notes, words = lesson.compose_figure(_curve(p, q), chosen.eps, releases)
     st.markdown(words)
     show_figure(figure, notes, key="lesson_compose")
     show_math(4)

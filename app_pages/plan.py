@@ -12,7 +12,6 @@ from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_problems
 from app_ui.plan.exports import ledger_chart, ledger_view, planner_view, report, script
 from app_ui.plan.ledger import (
-    DEFAULT_LEDGER,
     LABELS,
     LEDGER,
     LEDGER_K,
@@ -22,10 +21,10 @@ from app_ui.plan.ledger import (
     read_ledger_csv,
     rows_from_editor,
 )
-from app_ui.prior.current import parameters_of, prior_summary
-from puffer_core.priors.kinds import PRIOR_KINDS
+from app_ui.plan.settings import PlanSettings
+from app_ui.prior.current import prior_summary
+from app_ui.prior.settings import PriorChoice
 
-values = state.settings()
 UPLOAD_KEY = "w_ledger_upload"
 # the results table as shown: the running totals first (what a narrow screen shows), short headers (the CSV
 # keeps the long ones)
@@ -81,11 +80,10 @@ def _load_ledger() -> None:
     except ValueError as exc:
         st.session_state["ledger_upload_message"] = ("error", f"{exc}. The ledger was not changed.", upload.file_id)
         return
-    values.update(ledger=loaded.rows, ledger_base=loaded.rows)
-    values["ledger_version"] = values.get("ledger_version", 0) + 1
+    state.restart_editor(LEDGER, loaded.rows)
     k_note = " (the file gives no k: the k for the top-k rankings is unchanged)"
     if loaded.k is not None:
-        values["ledger_k"] = loaded.k
+        state.put(LEDGER_K, loaded.k)
         st.session_state.pop("w_ledger_k", None)  # the input starts again from the settings' k
         k_note = f", with k = {loaded.k} for the top-k rankings"
     count = f"{len(loaded.rows)} release{'s' if len(loaded.rows) != 1 else ''}"
@@ -95,18 +93,17 @@ def _load_ledger() -> None:
 
 if current is not None:
     curve = current.curve
-    n_states = default_states(values["prior_kind"], parameters_of(PRIOR_KINDS[values["prior_kind"]], values))
+    prior = PriorChoice.from_session()
+    n_states = default_states(prior.kind, prior.params)
     ledger_tab, planner_tab = st.tabs(["Ledger of planned releases", "Planner: split a total budget"])
 
     with ledger_tab:
-        values.setdefault("ledger_base", values["ledger"])
-        values.setdefault("ledger_version", 0)
         st.caption(
             "One row per release: the mechanism and the ε_puffer it must guarantee on its own. Each is"
             " calibrated through the curve (group DP ones use ε_DP = ε_puffer / T). Add a row with + at the"
             " bottom of the table; select rows to delete them."
         )
-        editor_key, start = state.editor_state("ledger")
+        editor_key, start = state.editor_state(LEDGER)
         edited = st.data_editor(
             editor_frame(start),
             key=editor_key,
@@ -130,11 +127,11 @@ if current is not None:
                 ),
             },
         )
-        state.number_input(st.columns([1, 2])[0], "k for the top-k rankings", LEDGER_K, key="w_ledger_k")
+        ledger_k = state.number_input(st.columns([1, 2])[0], "k for the top-k rankings", LEDGER_K, key="w_ledger_k")
         inputs.stop_if_invalid()  # a value out of range: no result for another one
         checked = rows_from_editor(edited)
         rows, problems = checked.rows, checked.problems
-        values["ledger"] = rows
+        state.put(LEDGER, rows)
         show_problems(problems)
         if checked.named:
             st.caption(f"Rows without a name are called by their place in the ledger: {', '.join(checked.named)}.")
@@ -142,7 +139,7 @@ if current is not None:
             st.info("Add a release to the ledger (a row with a mechanism and a positive ε_puffer).")
         log_y = bool(st.session_state.get("w_ledger_log", True))
         if rows:
-            ledger = ledger_view(curve, rows, values["ledger_k"], n_states)
+            ledger = ledger_view(curve, rows, ledger_k, n_states)
             if problems:
                 st.caption(
                     f"The numbers below leave out the {len(problems)} row(s) with a problem, and so do the link,"
@@ -150,7 +147,7 @@ if current is not None:
                 )
             st.markdown(ledger.summary)
             log_y = st.toggle("Log scale", value=True, key="w_ledger_log", persist_state="session")
-            fig, notes = ledger_chart(curve, rows, values["ledger_k"], log_y)
+            fig, notes = ledger_chart(curve, rows, ledger_k, log_y)
             show_figure(fig, notes, key="ledger_chart")
             st.dataframe(
                 ledger.table.text,
@@ -188,13 +185,12 @@ if current is not None:
 
     with planner_tab:
         c1, c2 = st.columns(2)
-        state.number_input(
+        total_eps = state.number_input(
             c1, "Total budget ε_puffer for the series", state.PLAN_TOTAL, step=0.5, key="w_plan_total"
         )
-        state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
+        k_rel = state.number_input(c2, "Number of releases", state.PLAN_RELEASES, step=1, key="w_plan_releases")
         inputs.stop_if_invalid()
-        total_eps, k_rel = values["plan_total"], values["plan_releases"]
-        planner = planner_view(curve, float(total_eps), int(k_rel))
+        planner = planner_view(curve, total_eps, k_rel)
         planned, group_each = planner.planned, planner.group_each
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Per-release ε_DP", fmt(planned.eps_dp))
@@ -210,18 +206,13 @@ if current is not None:
         csv_download(planner.table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
 
     st.subheader("Take this plan with you")
-    kind = PRIOR_KINDS[values["prior_kind"]]
-    parameters = parameters_of(kind, values)
-    ledger_k = values["ledger_k"]
+    settings, description = PlanSettings.from_session(), current.description  # as both tabs left the settings
     offer_exports(
-        lambda: report(
-            curve, current.description, kind.name, parameters, rows, ledger_k, log_y, total_eps, k_rel, n_states
-        ),
-        lambda: script(kind.name, parameters, current.description, rows, ledger_k, total_eps, k_rel),
+        lambda: report(curve, description, settings, log_y, n_states),
+        lambda: script(settings, description),
         stem="plan",
         key="w_plan_export",
     )
     show_sources(["C", "S"])
 
-shared = (*state.prior_parameters(), state.PLAN_TOTAL, state.PLAN_RELEASES, LEDGER_K)
-state.share(shared if values["ledger"] == DEFAULT_LEDGER else (*shared, LEDGER))
+state.share(PlanSettings.from_session().link())

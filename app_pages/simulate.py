@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -20,7 +21,7 @@ from app_ui.prior.smoothing import fitted_chain, smoothing_control, smoothing_ef
 from app_ui.simulate import views as views
 from app_ui.simulate import words as words
 from app_ui.simulate.baselines import show_baselines
-from app_ui.simulate.settings import simulation_settings
+from app_ui.simulate.settings import SimulateSettings, simulation_settings
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
 from puffer_core.priors.fitting import transition_counts
@@ -93,9 +94,9 @@ def _use_prior(loaded: LoadedData, tau: float) -> None:
     st.session_state["sim_prior_sent"] = True
 
 
-def _spread(loaded: LoadedData, chosen: dict[str, Any]) -> PriorSpread:
+def _spread(loaded: LoadedData, chosen: SimulateSettings) -> PriorSpread:
     """Θ, its robust curve, every member's curve and the rows driving the spread, once per data and draw settings."""
-    draws, seed, alpha, tau = chosen["draws"], chosen["prior_seed"], chosen["concentration"], chosen["smoothing"]
+    draws, seed, alpha, tau = chosen.draws, chosen.prior_seed, chosen.concentration, chosen.smoothing
 
     def build() -> PriorSpread:
         with st.spinner(f"Drawing {draws} priors and computing their curves…"):
@@ -105,8 +106,8 @@ def _spread(loaded: LoadedData, chosen: dict[str, Any]) -> PriorSpread:
     return session_memo("sim_spread", key, build, max_entries=1)  # one Θ at a time: they can be large
 
 
-def _prior(loaded: LoadedData, chosen: dict[str, Any]) -> MarkovChainPrior | list[MarkovChainPrior]:
-    return list(_spread(loaded, chosen).priors) if chosen["robust"] else fitted_chain(loaded, chosen["smoothing"])
+def _prior(loaded: LoadedData, chosen: SimulateSettings) -> MarkovChainPrior | list[MarkovChainPrior]:
+    return list(_spread(loaded, chosen).priors) if chosen.robust else fitted_chain(loaded, chosen.smoothing)
 
 
 def _progress(bar: Any, what: str, start: float, stop: float) -> Any:
@@ -118,39 +119,39 @@ def _progress(bar: Any, what: str, start: float, stop: float) -> Any:
     return progress
 
 
-def _run(loaded: LoadedData, chosen: dict[str, Any]) -> tuple[SimulationResult, SimulationResult | None] | None:
+def _run(loaded: LoadedData, chosen: SimulateSettings) -> tuple[SimulationResult, SimulationResult | None] | None:
     bar = st.progress(0.0, text="Starting…")
     st.button("Cancel", key="w_sim_cancel", icon=":material/close:", help="Stops the run at once (any click does).")
     runs = [("", 0.0, 1.0)]
-    if chosen["robust"]:
+    if chosen.robust:
         runs = [("robust Θ: ", 0.0, 0.6), ("fitted prior alone: ", 0.6, 1.0)]
     results = []
     try:
-        windows = chosen["release_mode"] == "windows"
-        if chosen["postprocess"]:  # the smoother needs each user's sequence (docs/math.md §14)
+        windows = chosen.release_mode == "windows"
+        if chosen.postprocess:  # the smoother needs each user's sequence (docs/math.md §14)
             data_for_run = loaded.sequences
         else:
-            data_for_run = loaded.windows(chosen["releases"]) if windows else loaded.stats
+            data_for_run = loaded.windows(chosen.releases) if windows else loaded.stats
         priors = [_prior(loaded, chosen)]
         long_work.announce(priors[0])  # a long curve: its estimate (the bar shows its stages; Cancel stops it)
-        if chosen["robust"]:
-            priors.append(fitted_chain(loaded, chosen["smoothing"]))
+        if chosen.robust:
+            priors.append(fitted_chain(loaded, chosen.smoothing))
         for prior, (what, start, stop) in zip(priors, runs):
             results.append(
                 simulate(
                     data_for_run,
                     prior=prior,  # the chain (or Θ) the page showed, fitted once
-                    query=chosen["query"],
-                    k=chosen["k"],
-                    mechanisms=list(chosen["mechanisms"]),
-                    eps_grid=list(chosen["eps_grid"]),
-                    releases=chosen["releases"],
-                    release_mode=chosen["release_mode"],
-                    trials=chosen["trials"],
-                    rng=chosen["seed"],
+                    query=chosen.query,
+                    k=chosen.k,
+                    mechanisms=list(chosen.mechanisms),
+                    eps_grid=list(chosen.eps_grid),
+                    releases=chosen.releases,
+                    release_mode=chosen.release_mode,
+                    trials=chosen.trials,
+                    rng=chosen.seed,
                     progress=_progress(bar, what, start, stop),
-                    topk_laplace=chosen["topk_laplace"],
-                    postprocess=chosen["postprocess"],
+                    topk_laplace=chosen.topk_laplace,
+                    postprocess=chosen.postprocess,
                 )
             )
     except (ValueError, DataError) as exc:
@@ -173,12 +174,12 @@ def _table(key: tuple[Any, ...], build: Callable[[], pd.DataFrame]) -> pd.DataFr
     return frame
 
 
-def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationResult, fitted: SimulationResult,
+def _uncertainty(loaded: LoadedData, chosen: SimulateSettings, robust: SimulationResult, fitted: SimulationResult,
                  metric: str, release: int, signature: tuple[Any, ...]) -> list[Section]:
     """What the robust set Θ changed: a(b) of the fit, of Θ and the draws' band; ε_DP and the metric; the rows."""
     st.markdown("**Prior uncertainty: what the robust set Θ changed**")
     spread = _spread(loaded, chosen)
-    summary = _view((signature, "theta words"), lambda: words.changes_summary(robust, fitted, chosen["draws"]))
+    summary = _view((signature, "theta words"), lambda: words.changes_summary(robust, fitted, chosen.draws))
     st.markdown(summary)
     log_curve = st.toggle("Log scale (y)", key="w_sim_theta_log", persist_state="session")
     fig, notes = _view((signature, "theta chart", log_curve), lambda: views.theta_figure(spread, log_curve))
@@ -196,18 +197,18 @@ def _uncertainty(loaded: LoadedData, chosen: dict[str, Any], robust: SimulationR
 
 
 @st.fragment
-def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationResult | None, chosen: dict[str, Any],
+def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationResult | None, chosen: SimulateSettings,
              signature: tuple[Any, ...]) -> None:
     """The results of the last run; its own controls rerun only this part of the page."""
     st.subheader("Results")
     metrics = result.metrics
     release = 1
-    if chosen["releases"] > 1:
+    if chosen.releases > 1:
         release = st.slider(
-            "Show the accuracy of release", 1, chosen["releases"], 1, key="w_sim_release_shown", persist_state="session"
+            "Show the accuracy of release", 1, chosen.releases, 1, key="w_sim_release_shown", persist_state="session"
         )
-    if chosen["query"] == "topk":
-        k = chosen["k"]
+    if chosen.query == "topk":
+        k = chosen.k
         acc_names = [n for n in dict.fromkeys(metrics["metric"]) if n.startswith("Acc@")]
         acc = st.selectbox(
             "Accuracy at rank", acc_names, key="w_sim_acc", persist_state="session", help=words.METRIC_HELP["Acc"]
@@ -228,7 +229,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
             st.plotly_chart(fig, key=f"sim_chart_{metric}", config={"displaylogo": False})
     caption = "Bars: 95% intervals over trials (mean ± 1.96·sd/√trials). " + (
         " · ".join(words.METRIC_HELP[key] for key in ("HitRate", "NDCG", "L1"))
-        if chosen["query"] == "topk"
+        if chosen.query == "topk"
         else "L1: Σ over states of |noisy count − true count|, averaged over groups."
     )
     st.caption(caption)
@@ -244,7 +245,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         (signature, table_metric, release),
         lambda: explain_simulation(
             result, table_metric, release, _prior(loaded, chosen), transition_counts(loaded.stats),
-            chosen["smoothing"],
+            chosen.smoothing,
         ),
         max_entries=16,
     )
@@ -253,7 +254,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     best = _table((signature, "best", table_metric, release), lambda: words.best_frame(explanation))
     st.caption("Ties: mechanisms whose 95% interval overlaps the best one's cannot be told apart with these trials.")
     note = words.what_this_shows(explanation)
-    agree = words.agreement(explanation, chosen["mechanisms"])
+    agree = words.agreement(explanation, chosen.mechanisms)
     if note:
         with st.container(border=True, key="sim_note"):
             st.markdown("**What this shows**")
@@ -281,8 +282,8 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
     st.markdown("**Take it with you**: a report (every setting, the tables, the charts and the note) and a script"
                 " that recomputes these numbers with puffer_core")
     summary = (
-        f"Simulation of {len(chosen['mechanisms'])} mechanisms on {loaded.description}:"
-        f" {chosen['trials']} trials per ε_puffer, seed {chosen['seed']}."
+        f"Simulation of {len(chosen.mechanisms)} mechanisms on {loaded.description}:"
+        f" {chosen.trials} trials per ε_puffer, seed {chosen.seed}."
     )
     report_settings = words.report_settings(loaded, chosen)
     offer_exports(
@@ -297,7 +298,7 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
         csv_download(result.ledger, "simulation_ledger.csv", "Download the ledger (CSV)", key="w_download_ledger")
         st.download_button(
             "Download the report (JSON)",
-            lambda: simulation_report(loaded, chosen, result.settings, prior_words).encode("utf-8"),
+            lambda: simulation_report(loaded, chosen.as_dict(), result.settings, prior_words).encode("utf-8"),
             file_name="simulation_report.json",
             mime="application/json",
             key="w_download_report",
@@ -307,21 +308,21 @@ def _results(loaded: LoadedData, result: SimulationResult, fitted: SimulationRes
 
 
 def _ledger(
-    result: SimulationResult, chosen: dict[str, Any], styles: dict[str, Style], signature: tuple[Any, ...]
+    result: SimulationResult, chosen: SimulateSettings, styles: dict[str, Style], signature: tuple[Any, ...]
 ) -> list[Section]:
     st.markdown("**Privacy ledger**: what the releases spend, per mechanism")
     ledger = result.ledger
     t_max = int(result.settings["t_max"])
     calibration = _table((signature, "calibration"), lambda: views.calibration_table(ledger, t_max))
     sections = [Section("Privacy ledger: how each mechanism is calibrated", table=calibration)]
-    if chosen["releases"] == 1:
+    if chosen.releases == 1:
         st.caption("One release: set Releases above 1 to see how the budget adds up over time.")
         return sections
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
     eps_choice = c1.selectbox(
         "ε_puffer per release",
-        list(chosen["eps_grid"]),
-        index=len(chosen["eps_grid"]) - 1,
+        list(chosen.eps_grid),
+        index=len(chosen.eps_grid) - 1,
         key="w_sim_ledger_eps",
         persist_state="session",
         format_func=lambda e: f"{e:g}",
@@ -337,7 +338,7 @@ def _ledger(
     show_figure(fig, notes, key="sim_ledger_chart")
     if same:
         st.caption("Lines drawn on top of each other (equal totals): " + "; ".join(same) + ".")
-    releases = chosen["releases"]
+    releases = chosen.releases
     heading = f"Cumulative ε_puffer after each release at ε_puffer = {eps_choice:g} per release"
     st.markdown(f"**After {releases} releases** at ε_puffer = {eps_choice:g} each")
     totals = _table((signature, "totals", eps_choice), lambda: views.totals_table(part))
@@ -355,8 +356,8 @@ if data is not None:
     smoothing = _summary(data)
     chosen = simulation_settings(data.stats, can_postprocess=data.holds_sequences)
     if chosen is not None:
-        chosen["smoothing"] = smoothing
-        signature = (data.name, tuple(data.columns.items()), data.fingerprint, tuple(chosen.items()))
+        chosen = replace(chosen, smoothing=smoothing)
+        signature = (data.name, tuple(data.columns.items()), data.fingerprint, chosen)
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             ran = _run(data, chosen)
             if ran is not None:

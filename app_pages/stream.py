@@ -20,7 +20,7 @@ from app_ui.streams.controls import (
     release_control,
     schedule_controls,
 )
-from app_ui.streams.settings import STREAM_PARAMETERS, STREAM_TARGET
+from app_ui.streams.settings import STREAM_LOG, STREAM_TARGET, STREAM_UNBOUNDED, StreamSettings
 from app_ui.streams.views import (
     DEFAULT_DIRECTIONS,
     METRIC_HELP,
@@ -44,11 +44,10 @@ from app_ui.streams.views import (
     stream_supremum,
     stream_view,
 )
+from puffer_core.priors.kinds import LENGTH
 from puffer_core.stream.registry import STREAM_BOUNDS
 from puffer_core.stream.tpl import backward_matrix
 from puffer_core.tightness.releases import RELEASES, largest_exact_length
-
-values = state.settings()
 
 st.title("Streams: leakage over time")
 st.markdown(
@@ -65,13 +64,13 @@ state.share_button()
 
 
 def _shorten(length: int) -> None:
-    values["length"] = length
+    state.put(LENGTH, length)
     st.session_state.pop("w_length", None)  # the curves page's input restarts from the new T
 
 
-source = prior_source(values)
+source = prior_source()
 if source is None:
-    state.share((*state.prior_parameters(), *STREAM_PARAMETERS))
+    state.share(StreamSettings.from_session().link())
     st.stop()
 kind, params, description = source
 chains = chain_priors(build_prior(kind, params))
@@ -106,7 +105,8 @@ if chains is not None:
         )
 
 inputs.stop_if_invalid()  # nothing below is computed with a value other than the one in its box
-target = float(values[STREAM_TARGET.key])
+settings = StreamSettings.from_session()  # as the controls above left them (the planner's target is below)
+target = settings.target
 optimal = None
 if mode == "optimal" and directions is not None:
     refusal = schedule_refusal(kind, params, directions)
@@ -157,9 +157,9 @@ if schedule is not None:
         )
     st.markdown(" ".join(sentences))
 
-    values["stream_log"] = st.toggle("Log scale", value=bool(values["stream_log"]), key="w_stream_log")
+    log_y = state.toggle(st, "Log scale", STREAM_LOG, key="w_stream_log")
     with st.spinner("Drawing…"):
-        view = stream_view(kind, params, schedule.eps, release, exact is not None, values["stream_log"], directions)
+        view = stream_view(kind, params, schedule.eps, release, exact is not None, log_y, directions)
     show_figure(view.figure, view.notes, key="stream_chart")
     if exact is None:
         shorter = largest_exact_length(release, chains[0].n_states, len(chains)) if can_shorten else None
@@ -197,26 +197,30 @@ if schedule is not None:
 st.subheader("Planner: the largest ε per step for a target")
 p1, p2 = st.columns(2)
 state.number_input(p1, "Target: the stream may leak at most ε =", STREAM_TARGET, step=0.1, key="w_stream_target")
-values["stream_unbounded"] = p2.toggle(
-    "Unbounded stream (t = 1, 2, … without end)",
-    value=bool(values["stream_unbounded"]) and chains is not None,
-    disabled=chains is None,
-    key="w_stream_unbounded",
-    help="TPL's supremum, and the [C] curve points an endless chain shares (2b + 1 ≤ T).",
+state.put(
+    STREAM_UNBOUNDED,
+    p2.toggle(
+        "Unbounded stream (t = 1, 2, … without end)",
+        value=state.get(STREAM_UNBOUNDED) and chains is not None,
+        disabled=chains is None,
+        key="w_stream_unbounded",
+        help="TPL's supremum, and the [C] curve points an endless chain shares (2b + 1 ≤ T).",
+    ),
 )
 inputs.stop_if_invalid()
+settings = StreamSettings.from_session()  # with the planner's target and the unbounded switch
 if directions is not None:
     with st.spinner("Planning…"):
-        plan = stream_plan(kind, params, values["stream_target"], values["stream_unbounded"], directions)
+        plan = stream_plan(kind, params, settings.target, settings.unbounded, directions)
     for column, (name, value) in zip(st.columns(len(plan)), plan.items()):
         column.metric(plan_label(name), "—" if math.isnan(value) else fmt(value))
-    st.markdown(plan_sentence(plan, values["stream_target"], length, values["stream_unbounded"]))
+    st.markdown(plan_sentence(plan, settings.target, length, settings.unbounded))
     if chains is not None and schedule_refusal(kind, params, directions) is None:
         with st.expander("Schedules for this target: constant, three-value and optimal", expanded=mode == "optimal"):
-            optimal = optimal or stream_schedule(kind, params, values["stream_target"], directions)
+            optimal = optimal or stream_schedule(kind, params, settings.target, directions)
             st.plotly_chart(schedule_figure(optimal), key="schedule_chart", config={"displaylogo": False})
             static_table(schedule_totals(optimal))
-            st.caption(schedule_caption(optimal, values["stream_target"], length))
+            st.caption(schedule_caption(optimal, settings.target, length))
 
 if schedule is not None:
     export = StreamExport(
@@ -226,9 +230,9 @@ if schedule is not None:
         schedule,
         release,
         exact is not None,
-        float(values["stream_target"]),
-        bool(values["stream_unbounded"]),
-        bool(values["stream_log"]),
+        settings.target,
+        settings.unbounded,
+        settings.log_y,
         directions,
     )
     st.divider()
@@ -238,4 +242,4 @@ if schedule is not None:
         st.code(script, language="python")
 st.page_link(page_path("attack"), label="How tight are these bounds? Attack them", icon=":material/target:")
 
-state.share((*state.prior_parameters(), *STREAM_PARAMETERS))
+state.share(settings.link())

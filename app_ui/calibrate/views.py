@@ -18,12 +18,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from app_ui.calibrate.settings import CalibrateSettings
 from app_ui.core.charts import GREY, PALETTE, ZOOM_FLOOR, Note, Trace, curve_trace, line_figure, zoom_limit
 from app_ui.core.report import Section, html_report
 from app_ui.core.state import B_AXES
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import fill
-from app_ui.prior.current import Params, Uncertainty, prior_settings, prior_source
+from app_ui.prior.current import Uncertainty, prior_settings, prior_source
 from puffer_core import (
     Calibration,
     InfluenceCurve,
@@ -172,12 +173,11 @@ def comparison(fit: Numbers, robust: Numbers) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["", "fitted chain", "robust Θ"])
 
 
-def report_settings(
-    kind: str, params: Params, description: str, n: Numbers, spread: Uncertainty | None, b_axis: str
-) -> dict[str, Any]:
+def report_settings(settings: CalibrateSettings, description: str, spread: Uncertainty | None) -> dict[str, Any]:
     """Every setting of the page, in the user's words, for the report."""
-    shown_settings: dict[str, Any] = {"prior": description, **prior_settings(kind, params)}
-    shown_settings.update({"target ε_puffer": n.eps, "per-entry ε_DP to certify": n.eps_dp})
+    prior = prior_settings(settings.prior.kind, settings.prior.params)
+    shown_settings: dict[str, Any] = {"prior": description, **prior}
+    shown_settings.update({"target ε_puffer": settings.eps_puffer, "per-entry ε_DP to certify": settings.eps_dp})
     if spread is not None:
         shown_settings.update(
             {
@@ -187,7 +187,7 @@ def report_settings(
                 "seed": spread.seed,
             }
         )
-    shown_settings["b axis"] = B_AXES[b_axis]
+    shown_settings["b axis"] = B_AXES[settings.b_axis]
     return shown_settings
 
 
@@ -245,11 +245,8 @@ def report_builder(
 
 
 def script(
-    kind: str,
-    params: Params,
+    settings: CalibrateSettings,
     description: str,
-    eps: float,
-    eps_dp: float,
     spread: Uncertainty | None,
     accuracy: tuple[Any, Any] | None = None,
 ) -> str:
@@ -258,7 +255,8 @@ def script(
     With ``accuracy`` (the accuracy-first target and its view) it also prints the ε_puffer each
     mechanism needs for the target, ``accuracy_first_<mechanism> = ε`` (docs/math.md §13).
     """
-    names, prior_code = prior_source(kind, params, spread.spread.priors if spread is not None else None)
+    prior = settings.prior
+    names, prior_code = prior_source(prior.kind, prior.params, spread.spread.priors if spread is not None else None)
     blocks = {"prior": prior_code}
     imports = names.split(", ")
     if accuracy is not None:
@@ -273,7 +271,7 @@ def script(
     return fill(
         "calibrate",
         doc={"Prior": f"{spread.description() if spread is not None else description}."},
-        values={"EPS_PUFFER": float(eps), "EPS_DP": float(eps_dp)},
+        values={"EPS_PUFFER": settings.eps_puffer, "EPS_DP": settings.eps_dp},
         blocks=blocks,
         imports=imports,
     )

@@ -4,13 +4,17 @@ Every setting is a :class:`~puffer_core.priors.codecs.Parameter` — its key in 
 default, its short name in the link and how it is written there, within its range (its codec).
 The prior kinds' parameters and view options come from
 :data:`puffer_core.priors.kinds.PRIOR_KINDS`; the shared ones are below; a page declares its own
-as a :class:`ParameterGroup` in its ``app_ui`` module and ``app.py`` registers the group
+as a :class:`ParameterGroup` in its ``app_ui`` room and ``streamlit_app.py`` registers the group
 (:func:`register`) before any page runs, so that a link opened on any page reads them all.
 
 The settings live in ``st.session_state["settings"]`` so that they survive page switches; they
 are read from the link once, when a session starts (what a link held that could not be used is
 said on the page, :func:`show_ignored_link_settings`), and each page writes the ones it uses back
-with :func:`share`, which also fills the page's "Share" button (:func:`share_button`).  A link
+with :func:`share`, which also fills the page's "Share" button (:func:`share_button`).  Nothing
+reads or writes them by a key typed as text: a page reads its settings as one typed record
+(:mod:`app_ui.core.records`: e.g. ``CalibrateSettings.from_session()``, whose ``link()`` is what it
+shares), and a control reads and writes one setting by its Parameter (:func:`get`, :func:`put`,
+checked by :func:`conform`; a table editor restarts from a new value with :func:`restart_editor`).  A link
 carries the prior exactly — a large matrix compressed — as long as it stays under
 :data:`LINK_BUDGET` characters; beyond that it names what it left out, and whoever opens it is
 told.  Number boxes bound to settings are :func:`number_input` (see :mod:`app_ui.core.inputs`: a value
@@ -27,8 +31,9 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from app_ui.core import inputs
-from puffer_core.priors.codecs import Choice, Flag, Number, Parameter
-from puffer_core.priors.kinds import KIND_CODEC, MATRIX, PRIOR_KINDS, prior_kind
+from puffer_core.priors.codecs import Choice, Flag, Matrix, Number, Parameter
+from puffer_core.priors.kinds import KIND_CODEC, MATRIX, PRIOR_KINDS
+from puffer_core.validation import check_choice, check_flag, check_number
 
 # A link longer than this is not written: nginx refuses request lines over 8 KB by default and
 # HAProxy (deploy/) holds a request in 16 KB with its headers.  A fitted 30-state chain, exact, is ~4,500.
@@ -100,6 +105,37 @@ UNCERTAINTY_PARAMETERS = (UNCERTAINTY, DRAWS, DRAW_SEED, CONCENTRATION, FITTED_D
 
 
 @dataclass(frozen=True)
+class FittedOrigin:
+    """Where the K-state chain in the settings came from when it was fitted to data (docs/math.md §6).
+
+    ``fingerprint`` and ``columns`` name the loaded data (None: a file a link named, not loaded yet), ``name``
+    says it in words; ``matrix`` and ``labels`` are the fit, so that an edit of the chain is seen; ``smoothing``
+    is the fit's τ.  Kept for the session only, never in a link (the link names the data: :data:`FITTED_DATA`).
+    """
+
+    fingerprint: str | None
+    columns: tuple[tuple[str, str | None], ...] | None
+    name: str
+    matrix: Matrix
+    labels: tuple[str, ...]
+    smoothing: float
+
+
+def _matrix_parameter(key: str) -> Parameter:
+    """The K-state chain's parameter ``key`` (KeyError at import when the record has none of that name)."""
+    found = {p.key: p for p in MATRIX.parameters}
+    return found[key]
+
+
+# the K-state chain's parameters that its editor writes one by one (the kind's record holds them all)
+TRANSITIONS, LABELS, INITIAL = (_matrix_parameter(key) for key in ("matrix", "labels", "initial"))
+# session-only settings (no link name): where a fitted chain came from, what the link that opened the session
+# held that could not be used
+FITTED = Parameter("fitted", None, label="Where the chain was fitted to data")  # a FittedOrigin, or None
+LINK_IGNORED = Parameter("link_ignored", (), label="What the opening link held that could not be used")
+
+
+@dataclass(frozen=True)
 class ParameterGroup:
     """The settings one page keeps (e.g. the Plan page's ledger): in the session, in the link, checked by codecs."""
 
@@ -120,6 +156,8 @@ CORE = ParameterGroup(
         B_AXIS,
         *UNCERTAINTY_PARAMETERS,
         LEFT_OUT,
+        FITTED,
+        LINK_IGNORED,
     ),
 )
 SETTINGS: dict[str, Parameter] = {}
@@ -154,7 +192,11 @@ register(CORE)
 
 
 def settings() -> dict[str, Any]:
-    """The user's settings for this session; on the first run, read from the link."""
+    """The user's settings for this session; on the first run, read from the link.
+
+    Pages read them as a typed record (:mod:`app_ui.core.records`); controls read and write one setting by its
+    :class:`Parameter` (:func:`get`, :func:`put`), never by a key typed as text.
+    """
     if "settings" not in st.session_state:
         values = {key: p.default for key, p in SETTINGS.items()}
         ignored = []
@@ -168,8 +210,7 @@ def settings() -> dict[str, Any]:
                 ignored.append(f"`{name}={raw[:40]}{'…' if len(raw) > 40 else ''}` ({exc})")
         for kind in PRIOR_KINDS.values():
             ignored += kind.tidy(values)
-        # fitted: where the matrix came from when it was fitted to data (see app_ui.prior.current.use_prior)
-        values.update(pinned=[], link_ignored=ignored, fitted=None)
+        values[LINK_IGNORED.key] = tuple(ignored)
         for parameter in SETTINGS.values():  # table editors start from <key>_base (see editor_state)
             if parameter.table:
                 values[f"{parameter.key}_base"] = values[parameter.key]
@@ -182,15 +223,55 @@ def settings() -> dict[str, Any]:
     return values
 
 
-def prior_parameters() -> tuple[Parameter, ...]:
-    """What the link carries about the prior in use: its kind, its parameters, the curves' view options and,
-    for a chain fitted to data, the prior uncertainty's settings and the data's name."""
+def conform(parameter: Parameter, value: Any) -> Any:
+    """``value`` as the setting ``parameter`` holds it, checked by its codec's kind: a whole number is an int, a
+    real number a float, a flag a bool, a choice one of its options; other values (tables, records) as they are.
+
+    None is kept for a setting whose default is None (an optional one).  ValueError naming the setting for a
+    value of the wrong kind: a bug in the app, never something a user typed (links and boxes check their text
+    and ranges before anything is stored; a range is not checked here, since a value may come from elsewhere —
+    a chain fitted to one-entry sequences has T = 1).
+    """
+    if value is None and parameter.default is None:
+        return None
+    codec = parameter.codec
+    name = f"the setting {parameter.key!r}"
+    if isinstance(codec, Number):
+        number = check_number(name, value)
+        if not codec.whole:
+            return number
+        if number != int(number):
+            raise ValueError(f"{name} must be a whole number; got {value!r}")
+        return int(number)
+    if isinstance(codec, Flag):
+        return check_flag(name, value)
+    if isinstance(codec, Choice):
+        return check_choice(name, value, codec.options)
+    return value
+
+
+def get(parameter: Parameter) -> Any:
+    """The value of one setting in this session (its default when it was never set), checked by :func:`conform`."""
+    return conform(parameter, settings().get(parameter.key, parameter.default))
+
+
+def put(parameter: Parameter, value: Any) -> Any:
+    """Set one setting for this session (checked by :func:`conform`); the value stored."""
+    stored = conform(parameter, value)
+    settings()[parameter.key] = stored
+    return stored
+
+
+def restart_editor(parameter: Parameter, value: Any) -> None:
+    """Set a setting that a table editor shows and restart its editor from the new value (a preset, a file)."""
     values = settings()
-    kind = prior_kind(values["prior_kind"])
-    own = tuple(p for p in kind.parameters if p.url is not None)
-    fitted = values["fitted"]
-    as_fitted = kind is MATRIX and fitted is not None and values["matrix"] == fitted["matrix"]
-    return (KIND, *own, *kind.options, *(UNCERTAINTY_PARAMETERS if as_fitted else ()))
+    values[parameter.key] = values[f"{parameter.key}_base"] = conform(parameter, value)
+    values[f"{parameter.key}_version"] = values.get(f"{parameter.key}_version", 0) + 1
+
+
+def editor_version(parameter: Parameter) -> int:
+    """How many times the editor of ``parameter`` was restarted (widgets drawn with it take it in their key)."""
+    return int(settings().get(f"{parameter.key}_version", 0))
 
 
 @dataclass(frozen=True)
@@ -218,7 +299,7 @@ def link(parameters: Iterable[Parameter]) -> Link:
     size = len(urlencode(query))
     if size <= LINK_BUDGET or "P" not in query:
         return Link(query, "")
-    states = len(values["matrix"])
+    states = len(values[TRANSITIONS.key])
     for name in ("P", "labels", "init", "data", "unc", "M", "dseed", "alpha"):
         query.pop(name, None)
     query[LEFT_OUT.url] = LEFT_OUT.codec.encode(("matrix", states, size))
@@ -263,25 +344,26 @@ def _fill_share(slot: Any, made: Link) -> None:
         notes = ["Pinned curves and uploaded files are never in a link."]
         if made.left_out:
             notes.insert(0, made.left_out)
-        elif settings().get("fitted_data") and settings()["fitted_data"][0] == "upload":
+        elif (get(FITTED_DATA) or ("",))[0] == "upload":
             notes.insert(0, "The file this chain was fitted to is not in the link: the matrix is, and its name.")
         st.caption(" ".join(notes))
 
 
 def show_ignored_link_settings() -> None:
     """Tell the user which parts of the link they opened could not be used, and what it left out (once)."""
-    values = settings()
-    if values["link_ignored"]:
-        st.warning("Some settings in the link were ignored: " + "; ".join(values["link_ignored"]) + ".")
-        values["link_ignored"] = []
-    if values["left_out"] is not None:
-        _, states, chars = values["left_out"]
+    ignored = get(LINK_IGNORED)
+    if ignored:
+        st.warning("Some settings in the link were ignored: " + "; ".join(ignored) + ".")
+        put(LINK_IGNORED, ())
+    left_out = get(LEFT_OUT)
+    if left_out is not None:
+        _, states, chars = left_out
         st.warning(
             f"The link was made for a {states}-state Markov chain whose matrix was too large for a link"
-            f" ({chars:,} characters), so it is not here: you see the default {len(values['matrix'])}-state chain"
+            f" ({chars:,} characters), so it is not here: you see the default {len(get(TRANSITIONS))}-state chain"
             " instead. Ask for the report or the script of that page, or for the data to fit the chain again."
         )
-        values["left_out"] = None
+        put(LEFT_OUT, None)
 
 
 def number_input(container: Any, label: str, parameter: Parameter, **kwargs: Any) -> Any:
@@ -304,34 +386,30 @@ def number_input(container: Any, label: str, parameter: Parameter, **kwargs: Any
         kwargs.setdefault("help", parameter.help)
     value = inputs.number(container, label, allowed, current, follow=True, **kwargs)
     if value is not None:
-        values[parameter.key] = value
-    return values[parameter.key]
+        put(parameter, value)
+    return get(parameter)
 
 
 def radio(container: Any, label: str, parameter: Parameter, names: dict[str, str], **kwargs: Any) -> Any:
     """A radio for a setting with a few choices (``names``: each choice's words); the choice is kept in the settings."""
-    values = settings()
     options = list(names)
-    values[parameter.key] = container.radio(
-        label, options, index=options.index(values[parameter.key]), format_func=names.get, **kwargs
-    )
-    return values[parameter.key]
+    chosen = container.radio(label, options, index=options.index(get(parameter)), format_func=names.get, **kwargs)
+    return put(parameter, chosen)
 
 
 def toggle(container: Any, label: str, parameter: Parameter, **kwargs: Any) -> bool:
     """A toggle for a yes-or-no setting (a :class:`Flag`); the choice is kept in the settings."""
-    values = settings()
-    values[parameter.key] = bool(container.toggle(label, value=bool(values[parameter.key]), **kwargs))
-    return values[parameter.key]
+    return bool(put(parameter, bool(container.toggle(label, value=bool(get(parameter)), **kwargs))))
 
 
-def editor_state(name: str) -> tuple[str, Any]:
-    """The key of the ``st.data_editor`` for setting ``name``, and the value it starts from.
+def editor_state(parameter: Parameter) -> tuple[str, Any]:
+    """The key of the ``st.data_editor`` for setting ``parameter``, and the value it starts from.
 
-    The editor starts from ``<name>_base``; when the setting was changed while its editor was
+    The editor starts from ``<key>_base``; when the setting was changed while its editor was
     not on screen (another page, a callback), it restarts from the current value under a new key.
     """
     values = settings()
+    name = parameter.key
     values.setdefault(f"{name}_base", values[name])
     values.setdefault(f"{name}_version", 0)
     key = f"w_{name}_{values[f'{name}_version']}"

@@ -30,13 +30,14 @@ from app_ui.core.charts import (
     zoom_limit,
 )
 from app_ui.core.tables import Shown, shown
+from app_ui.curves.settings import Pin
 from app_ui.prior.current import Uncertainty, kind_curve, overlay_curve
 from puffer_core.priors.kinds import PRIOR_KINDS, Params
 
 BAND = (0.05, 0.95)  # the band drawn around the draws' curves
 # how an overlay curve is drawn, by its style (puffer_core.priors.kinds.OverlayCurve): dash and width
 OVERLAY_STYLES: dict[str, tuple[str | None, float]] = {"member": ("dot", 1.5), "reference": ("dash", 2.0)}
-Pinned = tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...]  # (label, b, a) of each pinned curve
+Pinned = tuple[Pin, ...]  # (label, b, a) of each pinned curve
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,7 +11,6 @@ Calibrate, Plan and Simulate pages then show the same decision in full.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -179,24 +178,43 @@ def trial_words(query: str, table: pd.DataFrame, k: int) -> str:
     return f"Accuracy, measured as {measure}, over the trials; the 95% intervals show how sure the simulation is."
 
 
-def report(values: dict[str, Any]) -> str:
+@dataclass(frozen=True, eq=False)
+class PathReport:
+    """What the path's report says: each step's words and figures (the trial run's table, if it was run)."""
+
+    data: str  # the data, in a sentence
+    data_name: str
+    belief: str
+    prior: str  # the prior in a few words (Θ's description with prior uncertainty)
+    heatmap: go.Figure
+    target: str
+    plan: str
+    plan_figure: go.Figure
+    plan_notes: list[str]
+    eps: float
+    releases: int
+    trial: pd.DataFrame | None = None
+    trial_words: str = ""
+
+
+def report(facts: PathReport) -> str:
     """The path as one HTML file: the data, the belief, the target, the plan and the trial run."""
     sections = [
-        Section("Your data", values["data"]),
-        Section("The attacker's belief", values["belief"], values["heatmap"]),
-        Section("Your target", values["target"]),
-        Section("Your plan", values["plan"], values["plan_figure"], notes=values["plan_notes"]),
+        Section("Your data", facts.data),
+        Section("The attacker's belief", facts.belief, facts.heatmap),
+        Section("Your target", facts.target),
+        Section("Your plan", facts.plan, facts.plan_figure, notes=facts.plan_notes),
     ]
-    if values.get("trial") is not None:
-        sections.append(Section("A trial run", values["trial_words"], table=values["trial"]))
+    if facts.trial is not None:
+        sections.append(Section("A trial run", facts.trial_words, table=facts.trial))
     settings = {
-        "data": values["data_name"],
-        "prior": values["prior"],
-        "target ε_puffer per release": values["eps"],
-        "releases planned": values["releases"],
+        "data": facts.data_name,
+        "prior": facts.prior,
+        "target ε_puffer per release": facts.eps,
+        "releases planned": facts.releases,
     }
     summary = (
-        f"A plan to publish {values['releases']} releases from {values['data_name']} at ε_puffer = {values['eps']:g}"
+        f"A plan to publish {facts.releases} releases from {facts.data_name} at ε_puffer = {facts.eps:g}"
         f" each, against an attacker who knows how its entries are linked (the chain fitted to the data)."
     )
     return html_report("Pufferfish Lab — your release, step by step", summary, settings, sections)

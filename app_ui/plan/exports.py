@@ -31,7 +31,8 @@ from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
 from app_ui.plan.ledger import HISTOGRAM_MECHANISM, LABELS, LEDGER_QUERIES, Row, display_name
-from app_ui.prior.current import Params, prior_sections, prior_settings, prior_source
+from app_ui.plan.settings import PlanSettings
+from app_ui.prior.current import prior_sections, prior_settings, prior_source
 from puffer_core import Accountant, Calibration, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
 from puffer_core.mechanisms import Mechanism, Output, mechanism_spec
 
@@ -214,18 +215,11 @@ def planner_view(curve: InfluenceCurve, total_eps: float, releases: int) -> Plan
 
 
 def report(
-    curve: InfluenceCurve,
-    description: str,
-    kind: str,
-    parameters: Params,
-    rows: tuple[Row, ...],
-    k: int,
-    log_y: bool,
-    total: float,
-    releases: int,
-    n_states: int | None = None,
+    curve: InfluenceCurve, description: str, settings: PlanSettings, log_y: bool, n_states: int | None = None
 ) -> str:
     """The page as one HTML file: every setting, the ledger and the planner with their charts and tables."""
+    kind, parameters = settings.prior.kind, settings.prior.params
+    rows, k, total, releases = settings.ledger, settings.ledger_k, settings.plan_total, settings.plan_releases
     planner = planner_view(curve, total, releases)
     summary = planner.summary.replace("**", "")
     sections = [Section("Planner: split a total budget", summary, planner.figure, planner.table, planner.notes)]
@@ -254,18 +248,11 @@ def report(
 # --------------------------------------------------------------------------- the script
 
 
-def script(
-    kind: str,
-    parameters: Params,
-    description: str,
-    rows: tuple[Row, ...],
-    k: int,
-    total: float,
-    releases: int,
-) -> str:
+def script(settings: PlanSettings, description: str) -> str:
     """The page as a Python program (``app_ui/core/scripts/plan.py`` filled in): it recomputes the ledger and the plan
     with ``puffer_core`` and prints them as the page shows them."""
-    names, prior = prior_source(kind, parameters)
+    names, prior = prior_source(settings.prior.kind, settings.prior.params)
+    rows = settings.ledger
     ledger = "".join(
         f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
         for i, (name, mechanism, eps) in enumerate(rows)
@@ -275,9 +262,9 @@ def script(
         doc={"Prior": description},
         values={
             "LEDGER": Code(f"[\n{ledger}]" if rows else "[]"),
-            "K": int(k),
-            "TOTAL": float(total),
-            "RELEASES": int(releases),
+            "K": settings.ledger_k,
+            "TOTAL": settings.plan_total,
+            "RELEASES": settings.plan_releases,
         },
         blocks={"prior": prior},
         imports=names.split(", "),

@@ -21,7 +21,7 @@ from app_ui.core import state
 from app_ui.prior.current import fitted_data, uncertainty_controls, why_no_uncertainty
 from app_ui.prior.matrix_editor import is_wide, matrix_editor, preset_controls
 from puffer_core.priors.codecs import Choice, Flag, MatrixText, Number, PairsText, Parameter, PositiveNumbers
-from puffer_core.priors.kinds import BINARY, PriorKind
+from puffer_core.priors.kinds import BINARY, LENGTH, PriorKind
 
 
 def key_of(parameter: Parameter) -> str:
@@ -30,54 +30,54 @@ def key_of(parameter: Parameter) -> str:
 
 
 def _number(parameter: Parameter, below: Any) -> None:
-    values = state.settings()
     codec = parameter.codec
     if parameter.slider:
         cast = int if codec.whole else float
         step = parameter.step if parameter.step is not None else (1 if codec.whole else None)
-        values[parameter.key] = cast(
+        state.put(
+            parameter,
             st.slider(
                 parameter.label,
                 cast(codec.low),
                 cast(codec.high),
-                cast(values[parameter.key]),
+                cast(state.get(parameter)),
                 step,
                 key=key_of(parameter),
                 help=parameter.help or None,
-            )
+            ),
         )
         return
     state.number_input(st, parameter.label, parameter, key=key_of(parameter))
 
 
 def _choice(parameter: Parameter, below: Any) -> None:
-    values = state.settings()
     codec = parameter.codec
     options = list(codec.options)
-    values[parameter.key] = st.selectbox(
+    chosen = st.selectbox(
         parameter.label,
         options,
-        index=options.index(values[parameter.key]),
+        index=options.index(state.get(parameter)),
         key=key_of(parameter),
         format_func=codec.label,
         help=parameter.help or None,
     )
+    state.put(parameter, chosen)
 
 
 def _matrix(parameter: Parameter, below: Any) -> None:
-    values = state.settings()
     preset_controls(below)
-    if not is_wide(values["labels"]):
+    labels = state.get(state.LABELS)
+    if not is_wide(labels):
         matrix_editor()
     else:
-        st.caption(f"The {len(values['labels'])}-state matrix is shown below the chart, across the page.")
+        st.caption(f"The {len(labels)}-state matrix is shown below the chart, across the page.")
         with below:
             matrix_editor()
     with st.container(border=True):
         st.markdown("**Prior uncertainty** (docs/math.md §12)")
         data = fitted_data()
         if data is None:
-            values["uncertainty"] = False
+            state.put(state.UNCERTAINTY, False)
             st.caption(why_no_uncertainty())
         else:
             uncertainty_controls(st, "w_unc", f"Show the spread of the fit to {data.description}")
@@ -85,9 +85,8 @@ def _matrix(parameter: Parameter, below: Any) -> None:
 
 def _pairs(parameter: Parameter, below: Any) -> None:
     """Pairs (p, q) in a table: each row one binary chain; rows with a problem are named and left out."""
-    values = state.settings()
     st.caption(parameter.help)
-    editor_key, start = state.editor_state(parameter.key)
+    editor_key, start = state.editor_state(parameter)
     base = pd.DataFrame(list(start), columns=["p", "q"], dtype=float)
     edited = st.data_editor(
         base,
@@ -114,36 +113,32 @@ def _pairs(parameter: Parameter, below: Any) -> None:
             st.error(f"Row {i + 1}: {' and '.join(outside)} is not a probability; p and q must be between 0 and 1.")
             continue
         try:
-            BINARY.prior({"p": p, "q": q, "length": values["length"]})
+            BINARY.prior({"p": p, "q": q, LENGTH.key: state.get(LENGTH)})
         except ValueError as exc:
             st.error(f"Row {i + 1} (p = {p:g}, q = {q:g}): {exc}.")
             continue
         pairs.append((p, q))
-    values[parameter.key] = tuple(pairs)
+    state.put(parameter, tuple(pairs))
     if not pairs:
         st.error("Θ is empty: add at least one row with p and q.")
 
 
 def _flag(parameter: Parameter, below: Any) -> None:
-    values = state.settings()
-    values[parameter.key] = st.checkbox(
-        parameter.label, value=bool(values[parameter.key]), key=key_of(parameter), help=parameter.help or None
-    )
+    on = bool(state.get(parameter))
+    state.put(parameter, st.checkbox(parameter.label, value=on, key=key_of(parameter), help=parameter.help or None))
 
 
 def _numbers(parameter: Parameter, below: Any) -> None:
-    values = state.settings()
     options = list(parameter.codec.options)
-    values[parameter.key] = tuple(
-        st.multiselect(
-            parameter.label,
-            options,
-            default=[x for x in values[parameter.key] if x in options],
-            key=key_of(parameter),
-            format_func=lambda x: f"{x:g}",
-            help=parameter.help or None,
-        )
+    chosen = st.multiselect(
+        parameter.label,
+        options,
+        default=[x for x in state.get(parameter) if x in options],
+        key=key_of(parameter),
+        format_func=lambda x: f"{x:g}",
+        help=parameter.help or None,
     )
+    state.put(parameter, tuple(chosen))
 
 
 # the control each kind of codec calls for

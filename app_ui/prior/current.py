@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -23,7 +23,25 @@ import streamlit as st
 from app_ui import page_path
 from app_ui.core import inputs, long_work
 from app_ui.core.report import Section
-from app_ui.core.state import CONCENTRATION, DRAW_SEED, DRAWS, UNCERTAINTY, number_input, settings, toggle
+from app_ui.core.state import (
+    CONCENTRATION,
+    DRAW_SEED,
+    DRAWS,
+    FITTED,
+    FITTED_DATA,
+    INITIAL,
+    KIND,
+    LABELS,
+    TRANSITIONS,
+    UNCERTAINTY,
+    FittedOrigin,
+    get,
+    number_input,
+    put,
+    restart_editor,
+    toggle,
+)
+from app_ui.prior.settings import PriorChoice
 from puffer_core import InfluenceCurve, MarkovChainPrior, PriorSpread, binary_chain_curve, influence_curve, prior_spread
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
@@ -39,7 +57,16 @@ from puffer_core.priors.codecs import (
     default_labels,
 )
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from puffer_core.priors.kinds import GAUSSIAN, MATRIX, PRIOR_KINDS, Params, PriorKind, chains_source, params_key
+from puffer_core.priors.kinds import (
+    GAUSSIAN,
+    LENGTH,
+    MATRIX,
+    PRIOR_KINDS,
+    Params,
+    PriorKind,
+    chains_source,
+    params_key,
+)
 from puffer_core.priors.models import theta_or_none
 
 if TYPE_CHECKING:
@@ -84,31 +111,25 @@ def overlay_curve(source: str, parameters: Params) -> InfluenceCurve:
     return kind_curve(source, parameters)
 
 
-def describe_prior(values: dict[str, Any]) -> str:
+def describe_prior() -> str:
     """One line naming the prior in the settings, with the data it was fitted to while it is still the fit."""
-    text = PRIOR_KINDS[values["prior_kind"]].description(values)
-    fitted = values.get("fitted")
-    if values["prior_kind"] == "matrix" and fitted is not None and values["matrix"] == fitted["matrix"]:
-        return text.replace("Markov chain", f"Markov chain fitted to {fitted['name']}", 1)
-    return text
+    return PriorChoice.from_session().description
 
 
 def current_curve() -> CurrentCurve:
     """The a(b) curve of the prior in the settings; ValueError with the library's message."""
-    values = settings()
-    kind = PRIOR_KINDS[values["prior_kind"]]
-    problems = kind.problems(values)
+    prior = PriorChoice.from_session()
+    problems = prior.problems()
     if problems:
         raise ValueError("; ".join(problems))
-    long_work.prepare_curve(kind.name, parameters_of(kind, values))  # a long curve: estimate, progress, Cancel
-    return CurrentCurve(kind_curve(kind.name, parameters_of(kind, values)), describe_prior(values))
+    long_work.prepare_curve(prior.kind, prior.params)  # a long curve: estimate, progress, Cancel
+    return CurrentCurve(kind_curve(prior.kind, prior.params), prior.description)
 
 
 def prior_summary() -> CurrentCurve | None:
     """Show which prior the page uses (set on the curves page); its curve, or None after st.error."""
-    values = settings()
     cols = st.columns([4, 1])
-    cols[0].markdown(f"**Prior:** {describe_prior(values)}")
+    cols[0].markdown(f"**Prior:** {describe_prior()}")
     cols[1].page_link(page_path("curves"), label="Change the prior", icon=":material/tune:")
     try:
         with st.spinner("Computing the a(b) curve…"):
@@ -122,9 +143,9 @@ def prior_summary() -> CurrentCurve | None:
 def set_matrix(matrix: Matrix, labels: tuple[str, ...], initial: tuple[float, ...] | None = None) -> None:
     """Make ``matrix`` the K-state chain of the settings (with ``initial``, None: the stationary
     distribution) and restart its editor from it."""
-    values = settings()
-    values.update(matrix=matrix, matrix_base=matrix, labels=labels, initial=initial)
-    values["matrix_version"] += 1
+    put(LABELS, labels)
+    put(INITIAL, initial)
+    restart_editor(TRANSITIONS, matrix)
 
 
 def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None, smoothing: float = DEFAULT_SMOOTHING) -> None:
@@ -135,116 +156,118 @@ def use_prior(prior: MarkovChainPrior, origin: LoadedData | None = None, smoothi
     pages offer its prior uncertainty (:func:`fitted_data`), drawn around the same fit, and the link names
     the data.
     """
-    values = settings()
     params = MATRIX.read(prior)
-    values["length"] = params["length"]
-    values["prior_kind"] = "matrix"
-    set_matrix(params["matrix"], tuple(params["labels"]), params["initial"])
-    values["fitted"] = None
-    values["fitted_data"] = None
+    if params is None:
+        raise ValueError(f"a Markov chain prior is needed here; got a {type(prior).__name__}")
+    put(LENGTH, params[LENGTH.key])
+    put(KIND, MATRIX.name)
+    set_matrix(params[TRANSITIONS.key], tuple(params[LABELS.key]), params[INITIAL.key])
+    put(FITTED, None)
+    put(FITTED_DATA, None)
     if origin is not None:
-        values["fitted"] = _origin(origin, params["matrix"], tuple(params["labels"]), smoothing)
+        put(FITTED, _origin(origin, params[TRANSITIONS.key], tuple(params[LABELS.key]), smoothing))
         user = origin.columns.get("user")
-        values["fitted_data"] = (
-            ("builtin", origin.dataset, str(user)) if origin.dataset is not None else ("upload", origin.name)
-        )
+        named = ("builtin", origin.dataset, str(user)) if origin.dataset is not None else ("upload", origin.name)
+        put(FITTED_DATA, named)
 
 
 def keep_uncertainty(draws: int, seed: int, concentration: float | None) -> None:
     """Show the prior uncertainty of the fitted chain in the settings with these draws (e.g. Simulate's)."""
-    settings().update(uncertainty=True, draws=int(draws), draw_seed=int(seed), concentration=concentration)
+    put(UNCERTAINTY, True)
+    put(DRAWS, draws)
+    put(DRAW_SEED, seed)
+    put(CONCENTRATION, concentration)
 
 
 def _origin(
     data: LoadedData, matrix: Matrix, labels: tuple[str, ...], smoothing: float = DEFAULT_SMOOTHING
-) -> dict[str, Any]:
-    return {
-        "fingerprint": data.fingerprint,
-        "columns": tuple(data.columns.items()),
-        "name": data.description,
-        "matrix": matrix,
-        "labels": labels,
-        "smoothing": float(smoothing),
-    }
+) -> FittedOrigin:
+    columns = tuple(data.columns.items())
+    return FittedOrigin(data.fingerprint, columns, data.description, matrix, labels, float(smoothing))
 
 
 def _from_link() -> None:
     """A link named the data its chain was fitted to: a built-in dataset is loaded (once) and, when the chain in
     the link is its fit, becomes the chain's origin; an uploaded file is waited for under its name."""
-    values = settings()
-    named = values["fitted_data"]
-    if named is None or values["fitted"] is not None or values["prior_kind"] != "matrix":
+    named = get(FITTED_DATA)
+    if named is None or get(FITTED) is not None or get(KIND) != MATRIX.name:
         return
     from app_ui.data.picker import builtin_data, fitted_prior  # the data picker is only needed here
 
-    matrix, labels = values["matrix"], tuple(values["labels"])
+    matrix, labels = get(TRANSITIONS), tuple(get(LABELS))
     if named[0] == "upload":
-        values["fitted"] = {
-            "fingerprint": None, "columns": None, "name": named[1], "matrix": matrix, "labels": labels,
-            "smoothing": DEFAULT_SMOOTHING,
-        }
+        put(FITTED, FittedOrigin(None, None, named[1], matrix, labels, DEFAULT_SMOOTHING))
         return
     try:
         data = builtin_data(named[1], named[2])
     except (KeyError, ValueError):
-        values["fitted_data"] = None
+        put(FITTED_DATA, None)
         return
     fit = MATRIX.read(fitted_prior(data))
-    if fit is not None and fit["matrix"] == matrix and tuple(fit["labels"]) == labels:
-        values["fitted"] = _origin(data, matrix, labels)
+    if fit is not None and fit[TRANSITIONS.key] == matrix and tuple(fit[LABELS.key]) == labels:
+        put(FITTED, _origin(data, matrix, labels))
         st.session_state.setdefault("dataset", data)
 
 
 def fitted_data() -> LoadedData | None:
     """The data the chain in the settings was fitted to, while it is still as fitted and loaded; else None."""
     _from_link()
-    values = settings()
-    fitted = values.get("fitted")
+    fitted = get(FITTED)
     data = st.session_state.get("dataset")
-    if fitted is not None and fitted["fingerprint"] is None and data is not None:  # the file a link named
-        _adopt(fitted, data)
+    if fitted is not None and fitted.fingerprint is None and data is not None:  # the file a link named
+        fitted = _adopt(fitted, data)
     if (
         fitted is None
-        or values["prior_kind"] != "matrix"
-        or values["matrix"] != fitted["matrix"]
-        or tuple(values["labels"]) != fitted["labels"]
-        or values["initial"] is not None
+        or not _is_the_fit(PriorChoice.from_session(), fitted)
         or data is None
-        or getattr(data, "fingerprint", None) != fitted["fingerprint"]
-        or tuple(data.columns.items()) != fitted["columns"]
+        or getattr(data, "fingerprint", None) != fitted.fingerprint
+        or tuple(data.columns.items()) != fitted.columns
     ):
         return None
     return data
 
 
-def _adopt(fitted: dict[str, Any], data: LoadedData) -> None:
+def _is_the_fit(prior: PriorChoice, fitted: FittedOrigin) -> bool:
+    """Whether the prior is the K-state chain exactly as fitted: its matrix and labels, the stationary start."""
+    return (
+        prior.kind == MATRIX.name
+        and prior.value(TRANSITIONS) == fitted.matrix
+        and tuple(prior.value(LABELS)) == fitted.labels
+        and prior.value(INITIAL) is None
+    )
+
+
+def _adopt(fitted: FittedOrigin, data: LoadedData) -> FittedOrigin:
     """A file loaded under the name a link gave becomes the chain's origin when the chain is its fit."""
     from app_ui.data.picker import fitted_prior
 
-    fit = MATRIX.read(fitted_prior(data)) if data.name == fitted["name"] else None
-    if fit is not None and fit["matrix"] == fitted["matrix"] and tuple(fit["labels"]) == fitted["labels"]:
-        fitted.update(fingerprint=data.fingerprint, columns=tuple(data.columns.items()), name=data.description)
+    fit = MATRIX.read(fitted_prior(data)) if data.name == fitted.name else None
+    if fit is None or fit[TRANSITIONS.key] != fitted.matrix or tuple(fit[LABELS.key]) != fitted.labels:
+        return fitted
+    adopted = replace(fitted, fingerprint=data.fingerprint, columns=tuple(data.columns.items()), name=data.description)
+    put(FITTED, adopted)
+    return adopted
 
 
 def why_no_uncertainty() -> str:
     """Why :func:`fitted_data` is None, in a sentence for a caption."""
-    values = settings()
-    fitted = values.get("fitted")
-    if fitted is None or values["prior_kind"] != "matrix":
+    prior = PriorChoice.from_session()
+    fitted = prior.fitted
+    if fitted is None or prior.kind != MATRIX.name:
         return (
             "Prior uncertainty is offered for a chain fitted to data: choose the K-state chain, the preset"
             " 'Fitted from data' and load it into the editor."
         )
-    if values["matrix"] != fitted["matrix"] or tuple(values["labels"]) != fitted["labels"]:
+    if prior.value(TRANSITIONS) != fitted.matrix or tuple(prior.value(LABELS)) != fitted.labels:
         return "The matrix was edited after it was fitted to data, so its prior uncertainty no longer applies."
-    if values["initial"] is not None:
+    if prior.value(INITIAL) is not None:
         return "A fitted chain starts in its stationary distribution: with an initial distribution it is not the fit."
-    if fitted["fingerprint"] is None:
+    if fitted.fingerprint is None:
         return (
-            f"This chain was fitted to the file {fitted['name']}, which came with the link only by its name: load"
+            f"This chain was fitted to the file {fitted.name}, which came with the link only by its name: load"
             " that file (preset 'Fitted from data', then upload it) to see its prior uncertainty."
         )
-    return f"The data this chain was fitted to ({fitted['name']}) is no longer loaded; load it again to see its spread."
+    return f"The data this chain was fitted to ({fitted.name}) is no longer loaded; load it again to see its spread."
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -291,27 +314,27 @@ class Uncertainty:
 
 def uncertainty(data: LoadedData) -> Uncertainty:
     """The spread of the fit to ``data`` with the settings' M, seed and α₀ (cached); ValueError if refused."""
-    values = settings()
+    prior = PriorChoice.from_session()
+    chosen = prior.uncertainty
     with st.spinner(
-        f"Drawing {values['draws']} priors from the posterior and computing the curve of Θ"
+        f"Drawing {chosen.draws} priors from the posterior and computing the curve of Θ"
         " (a few seconds at K = 20; cached afterwards)…"
     ):
         key = (
             data.fingerprint,
             tuple(data.columns.items()),
-            int(values["length"]),
-            int(values["draws"]),
-            int(values["draw_seed"]),
-            values["concentration"],
-            float((values.get("fitted") or {}).get("smoothing", DEFAULT_SMOOTHING)),
+            int(prior.value(LENGTH)),
+            chosen.draws,
+            chosen.seed,
+            chosen.concentration,
+            float(prior.fitted.smoothing if prior.fitted is not None else DEFAULT_SMOOTHING),
         )
         spread = _spread(*key, data.stats)
-    return Uncertainty(spread, int(values["draws"]), int(values["draw_seed"]), spread.concentration, data.name, key)
+    return Uncertainty(spread, chosen.draws, chosen.seed, spread.concentration, data.name, key)
 
 
 def uncertainty_controls(container: Any, key: str, label: str) -> bool:
     """The prior-uncertainty switch with M, α₀ and the seed (shared by the pages); whether it is on."""
-    values = settings()
     on = toggle(
         container,
         label,
@@ -327,8 +350,9 @@ def uncertainty_controls(container: Any, key: str, label: str) -> bool:
         return False
     cols = container.columns(3)
     number_input(cols[0], "Draws M", DRAWS, key=f"{key}_draws", help="More draws: a wider Θ, slower.")
-    k = len(values["matrix"])
-    current = values["concentration"] if values["concentration"] is not None else 1.0 / k
+    k = len(get(TRANSITIONS))
+    concentration = get(CONCENTRATION)
+    current = concentration if concentration is not None else 1.0 / k
     alpha = inputs.number(
         cols[1],
         "Dirichlet α₀",
@@ -341,7 +365,7 @@ def uncertainty_controls(container: Any, key: str, label: str) -> bool:
         help=f"Added to every transition count before drawing; the default is 1/K = {1 / k:.4g}.",
     )
     if alpha is not None:
-        values["concentration"] = None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha)
+        put(CONCENTRATION, None if math.isclose(alpha, 1.0 / k, rel_tol=1e-9) else float(alpha))
     number_input(cols[2], "Seed", DRAW_SEED, key=f"{key}_seed", help="The same seed gives the same draws.")
     return True
 
@@ -379,10 +403,10 @@ def prior_settings(kind: str, params: Params) -> dict[str, str]:
 def prior_sections(kind: str, params: Params) -> list[Section]:
     """A report's section with the prior's transition matrix (a K-state chain up to 60 states), else none."""
     values = PRIOR_KINDS[kind].defaults | dict(params)
-    matrix = values.get("matrix")
-    if kind != "matrix" or matrix is None or len(matrix) > REPORT_MATRIX_STATES:
+    matrix = values.get(TRANSITIONS.key)
+    if kind != MATRIX.name or matrix is None or len(matrix) > REPORT_MATRIX_STATES:
         return []
-    labels = list(values["labels"] or default_labels(len(matrix)))
+    labels = list(values[LABELS.key] or default_labels(len(matrix)))
     frame = pd.DataFrame(matrix, columns=labels)
     frame.insert(0, "from \\ to", labels)
     return [Section("Transition matrix", "Rows are the current state, columns the next one.", table=frame)]

@@ -19,6 +19,7 @@ import streamlit as st
 
 from app_ui.core import state
 from app_ui.core.charts import transition_heatmap
+from app_ui.core.state import INITIAL, LABELS, TRANSITIONS
 from app_ui.core.tables import join_words, show_problems
 from app_ui.data.picker import LoadedData, dataset_picker
 from app_ui.prior.current import set_matrix, use_prior
@@ -53,9 +54,8 @@ def _load_preset() -> None:
 
 
 def _normalise() -> None:
-    values = state.settings()
-    done = normalise_matrix(values["matrix"])
-    labels = values["labels"]
+    done = normalise_matrix(state.get(TRANSITIONS))
+    labels = state.get(LABELS)
     notes = []
     if done.scaled:
         rows = join_words([f"'{labels[i]}'" for i in done.scaled])
@@ -73,7 +73,7 @@ def _normalise() -> None:
         notes.append(("warning", f"Row '{labels[i]}' was left as it is: {why}. Fill it in first."))
     if not notes:
         notes.append(("info", "Every row already sums to 1: nothing was changed."))
-    set_matrix(done.matrix, labels, values["initial"])
+    set_matrix(done.matrix, labels, state.get(INITIAL))
     st.session_state["normalise_notes"] = notes
 
 
@@ -150,23 +150,23 @@ def _grids(labels: list[str]) -> tuple[int, list[list[str]], int | None]:
 
 def _initial_controls(labels: list[str]) -> None:
     """Stationary start, or an initial distribution typed per state (docs/math.md §1)."""
-    values = state.settings()
+    initial = state.get(INITIAL)
     options = ["stationary", "given"]
     mode = st.radio(
         "Initial distribution (the states of the first entry)",
         options,
-        index=options.index("stationary" if values["initial"] is None else "given"),
+        index=options.index("stationary" if initial is None else "given"),
         format_func={"stationary": "The chain's stationary distribution", "given": "Give one"}.get,
         horizontal=True,
-        key=f"w_initial_mode_{values['matrix_version']}",
+        key=f"w_initial_mode_{state.editor_version(TRANSITIONS)}",
         help="A chain with more than one closed group of states has no unique stationary distribution: give one.",
     )
     if mode == "stationary":
-        values["initial"] = None
+        state.put(INITIAL, None)
         return
-    if values["initial"] is None or len(values["initial"]) != len(labels):
-        values["initial"] = tuple(1.0 / len(labels) for _ in labels)
-    editor_key, start = state.editor_state("initial")
+    if initial is None or len(initial) != len(labels):
+        state.put(INITIAL, tuple(1.0 / len(labels) for _ in labels))
+    editor_key, start = state.editor_state(INITIAL)
     frame = pd.DataFrame({"Pr(first entry)": list(start)}, index=labels, dtype=float)
     frame.index.name = "state"
     edited = st.data_editor(  # one row per state: it fits however many states there are
@@ -175,14 +175,13 @@ def _initial_controls(labels: list[str]) -> None:
         column_config={"Pr(first entry)": st.column_config.NumberColumn("Pr(first entry)", format="%.4g")},
         width="stretch",
     )
-    values["initial"] = tuple(float(x) for x in edited["Pr(first entry)"].to_numpy(dtype=float, na_value=np.nan))
+    state.put(INITIAL, tuple(float(x) for x in edited["Pr(first entry)"].to_numpy(dtype=float, na_value=np.nan)))
 
 
 def matrix_editor() -> None:
     """The transition matrix and its initial distribution, checked as typed (messages right under the grid)."""
-    values = state.settings()
-    editor_key, start = state.editor_state("matrix")
-    labels = list(values["labels"])
+    editor_key, start = state.editor_state(TRANSITIONS)
+    labels = list(state.get(LABELS))
     base = pd.DataFrame(np.array(start, dtype=float), index=labels, columns=labels)
     base.index.name = "from \\ to"
     index_width, parts, width = _grids(labels)
@@ -208,7 +207,7 @@ def matrix_editor() -> None:
         height = (rows + 1) * ROW_HEIGHT + 3 if width is not None else "auto"
         edited.append(grids.data_editor(base[part], key=key, column_config=config, width="stretch", height=height))
     matrix = pd.concat(edited, axis=1)[labels]
-    values["matrix"] = tuple(tuple(float(x) for x in row) for row in matrix.to_numpy(dtype=float, na_value=np.nan))
+    state.put(TRANSITIONS, tuple(tuple(float(x) for x in row) for row in matrix.to_numpy(dtype=float, na_value=np.nan)))
     messages = st.container()  # right under the grid: filled once the initial distribution is read too
     st.button(
         "Normalise rows",
@@ -219,8 +218,8 @@ def matrix_editor() -> None:
     for level, note in st.session_state.pop("normalise_notes", []):
         (st.info if level == "info" else st.warning)(note)
     _initial_controls(labels)
-    problems = MATRIX.problems(values)
+    problems = MATRIX.problems(state.settings())
     with messages:
         show_problems(problems)
-        if values["initial"] is None and any("no unique stationary distribution" in p for p in problems):
+        if state.get(INITIAL) is None and any("no unique stationary distribution" in p for p in problems):
             st.info("Choose **Give one** under *Initial distribution* below to say where the chain starts.")

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from app_ui.core.state import settings
+from app_ui.core.state import FITTED, get
 from app_ui.core.tables import Shown, fmt, join_words, right_aligned, shown, static_table
 from app_ui.data.picker import LoadedData, fitted_prior
 from puffer_core.data.sequences import Sequences
@@ -75,10 +75,10 @@ def preset_smoothing_panel(showing_fit: bool) -> None:
     with st.container(border=True, key="fit_smoothing_box"):
         st.markdown("**Smoothing of the fit** (docs/math.md §6)")
         tau = smoothing_control(FIT_SMOOTHING_KEY, data.stats.n_states)
-        fitted = (settings().get("fitted") or {}).get("smoothing")
+        fitted = get(FITTED)
         st.caption(
             "“Load into the editor” above fits with this τ."
-            + (f" The chain in the editor was fitted with τ = {fitted:g}." if fitted is not None else "")
+            + (f" The chain in the editor was fitted with τ = {fitted.smoothing:g}." if fitted is not None else "")
         )
         smoothing_effect_view(data, tau, "fit_smoothing")
 

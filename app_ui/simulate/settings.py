@@ -1,13 +1,15 @@
 """The Simulate page's form, "2. What to release": query, mechanisms, ε_puffer grid, releases, trials, seed, Θ.
 
 Every setting is read from its widget and checked as it is typed (the ε grid by
-:func:`app_ui.simulate.words.parse_grid`); :func:`simulation_settings` returns them as the keywords
-of :func:`puffer_core.simulation.simulate` (plus the prior-uncertainty choice), or None while
-something cannot run.  The widgets keep their values for the session (``persist_state``).
+:func:`app_ui.simulate.words.parse_grid`); :func:`simulation_settings` returns them as one record,
+:class:`SimulateSettings` (the keywords of :func:`puffer_core.simulation.simulate`, the prior-uncertainty
+choice and the fit's smoothing), or None while something cannot run.  The widgets keep their values for the
+session (``persist_state``); none of them is in a link.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import streamlit as st
@@ -18,14 +20,48 @@ from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
 from puffer_core.priors.codecs import Number
+from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.simulation.run import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
 
 MAX_TRIALS_UI = 5000
 DEFAULT_DRAWS = 20  # posterior draws in Θ: enough to see the spread, quick at every validated size
 MAX_DRAWS_UI = 200
+THETA_FIELDS = ("draws", "concentration", "prior_seed")  # set with a robust Θ only
 
 
-def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool = True) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class SimulateSettings:
+    """What the Simulate page runs: the form's choices (hashable: the results are kept under them).
+
+    ``seed`` draws the noise; with ``robust``, Θ is the fit and ``draws`` Dirichlet posterior draws with
+    ``concentration`` α₀ (None: 1/K) and ``prior_seed``; ``smoothing`` is the fit's τ (chosen in section 1).
+    """
+
+    query: str
+    k: int
+    mechanisms: tuple[str, ...]
+    eps_grid: tuple[float, ...]
+    releases: int
+    release_mode: str
+    trials: int
+    seed: int
+    topk_laplace: str
+    postprocess: bool
+    robust: bool = False
+    draws: int = DEFAULT_DRAWS
+    concentration: float | None = None
+    prior_seed: int = 0
+    smoothing: float = DEFAULT_SMOOTHING
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings by name, as the JSON report writes them (Θ's only with a robust Θ)."""
+        out = asdict(self)
+        for name in () if self.robust else THETA_FIELDS:
+            del out[name]
+        return out
+
+
+def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool = True) -> SimulateSettings | None:
     """The form "2. What to release" for these sequences: the settings chosen, or None while they cannot run.
 
     ``can_postprocess``: each user's sequence is at hand (the smoother of docs/math.md §14 needs it; a
@@ -125,19 +161,19 @@ def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool =
     if not mechanisms:
         st.error("Choose at least one mechanism.")
         return None
-    return {
-        "query": query,
-        "k": k,
-        "mechanisms": tuple(mechanisms),
-        "eps_grid": grid.values,
-        "releases": releases,
-        "release_mode": release_mode,
-        "trials": trials,
-        "seed": seed,
-        "topk_laplace": topk_laplace,
-        "postprocess": postprocess,
+    return SimulateSettings(
+        query=query,
+        k=k,
+        mechanisms=tuple(mechanisms),
+        eps_grid=tuple(grid.values),
+        releases=releases,
+        release_mode=release_mode,
+        trials=trials,
+        seed=seed,
+        topk_laplace=topk_laplace,
+        postprocess=postprocess,
         **robust,
-    }
+    )
 
 
 def _uncertainty_settings(n_states: int) -> dict[str, Any]:

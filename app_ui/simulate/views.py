@@ -21,6 +21,7 @@ from app_ui.accuracy.views import grid_accuracy
 from app_ui.core.charts import Style, Trace, interval_figure, ledger_figure, line_figure, transition_heatmap
 from app_ui.core.report import Section
 from app_ui.core.tables import fmt, right_aligned, static_table
+from app_ui.simulate.settings import SimulateSettings
 from puffer_core.accounting.events import Composition
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
@@ -191,13 +192,13 @@ def result_curve(result: SimulationResult) -> InfluenceCurve:
     return InfluenceCurve(b[keep], a[keep], t_max) if keep.any() else InfluenceCurve(np.array([1]), np.zeros(1), 1)
 
 
-def accuracy_grid(result: SimulationResult, chosen: dict[str, Any], priors: list[MarkovChainPrior] | None,
+def accuracy_grid(result: SimulationResult, chosen: SimulateSettings, priors: list[MarkovChainPrior] | None,
                   n_states: int) -> pd.DataFrame:
     """What each mechanism's noise buys at each ε_puffer of the grid (analytic, data-free); refused ones left out."""
     refused = result.settings.get("refused") or {}
-    names = tuple(name for name in chosen["mechanisms"] if name not in refused)
-    return grid_accuracy(result_curve(result), priors, names, tuple(chosen["eps_grid"]), chosen["query"],
-                         int(chosen["k"]), n_states, chosen["topk_laplace"])
+    names = tuple(name for name in chosen.mechanisms if name not in refused)
+    return grid_accuracy(result_curve(result), priors, names, tuple(chosen.eps_grid), chosen.query,
+                         int(chosen.k), n_states, chosen.topk_laplace)
 
 
 def before_after(result: SimulationResult, metric: str, release: int) -> pd.DataFrame:
@@ -223,7 +224,7 @@ def before_after(result: SimulationResult, metric: str, release: int) -> pd.Data
 
 def accuracy_sections(
     result: SimulationResult,
-    chosen: dict[str, Any],
+    chosen: SimulateSettings,
     signature: tuple[Any, ...],
     metric: str,
     release: int,
@@ -247,7 +248,7 @@ def accuracy_sections(
     )
     st.caption(caption)
     sections = [Section("What each ε buys (docs/math.md §13)", caption, table=table)]
-    if not chosen.get("postprocess"):
+    if not chosen.postprocess:
         return sections
     heading = f"{metric} before and after post-processing with the prior (release {release}, 95% intervals)"
     st.markdown(f"**{heading}**")

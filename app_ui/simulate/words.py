@@ -12,7 +12,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,9 +22,11 @@ from app_ui.core.templates import Code, fill
 from app_ui.data.picker import LoadedData
 from app_ui.prior.smoothing import drivers_sentence
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, Calibrated
-from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.simulation.explain import Explanation, Finding, base_name
 from puffer_core.simulation.run import SimulationResult
+
+if TYPE_CHECKING:  # the form (app_ui.simulate.settings) imports these words
+    from app_ui.simulate.settings import SimulateSettings
 
 PAPER_FIRST = DEFAULT_MECHANISMS["topk"][0]  # what [C] §7's experiments (Tables 2–5) rank first on top-k
 QUERY_NAMES = {"topk": "Top-k states of every group", "histogram": "Histogram of every group"}
@@ -404,7 +406,7 @@ def changes_summary(robust: SimulationResult, fitted: SimulationResult, draws: i
 # --------------------------------------------------------------------------- report settings and the script
 
 
-def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any]:
+def report_settings(loaded: LoadedData, chosen: SimulateSettings) -> dict[str, Any]:
     """Every setting of the page, in the user's words, for the HTML report."""
     out: dict[str, Any] = {"data": loaded.description}
     builtin = loaded.builtin
@@ -418,28 +420,35 @@ def report_settings(loaded: LoadedData, chosen: dict[str, Any]) -> dict[str, Any
     seqs = loaded.stats
     out["users, entries, states"] = f"{seqs.n_users}, {seqs.n_entries}, {seqs.n_states}"
     out["prior"] = prior_words(chosen)
-    out["query"] = chosen["query"] + (f", k = {chosen['k']}" if chosen["query"] == "topk" else "")
-    out["mechanisms"] = [label(m) for m in chosen["mechanisms"]]
-    out["ε_puffer grid"] = list(chosen["eps_grid"])
-    for key in ("releases", "release_mode", "trials", "seed", "topk_laplace"):
-        out[key.replace("_", " ")] = chosen[key]
-    out["post-processing with the prior"] = "yes (docs/math.md §14)" if chosen.get("postprocess") else "no"
+    out["query"] = chosen.query + (f", k = {chosen.k}" if chosen.query == "topk" else "")
+    out["mechanisms"] = [label(m) for m in chosen.mechanisms]
+    out["ε_puffer grid"] = list(chosen.eps_grid)
+    out.update(
+        {
+            "releases": chosen.releases,
+            "release mode": chosen.release_mode,
+            "trials": chosen.trials,
+            "seed": chosen.seed,
+            "topk laplace": chosen.topk_laplace,
+        }
+    )
+    out["post-processing with the prior"] = "yes (docs/math.md §14)" if chosen.postprocess else "no"
     return out
 
 
-def prior_words(chosen: dict[str, Any]) -> str:
-    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
+def prior_words(chosen: SimulateSettings) -> str:
+    tau = chosen.smoothing
     fitted = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {tau:g})"
-    if not chosen.get("robust"):
+    if not chosen.robust:
         return fitted
-    alpha = "1/K" if chosen["concentration"] is None else f"{chosen['concentration']:g}"
+    alpha = "1/K" if chosen.concentration is None else f"{chosen.concentration:g}"
     return (
-        f"robust set Θ: {fitted} and {chosen['draws']} Dirichlet posterior draws (α₀ = {alpha},"
-        f" seed {chosen['prior_seed']}; docs/math.md §12)"
+        f"robust set Θ: {fitted} and {chosen.draws} Dirichlet posterior draws (α₀ = {alpha},"
+        f" seed {chosen.prior_seed}; docs/math.md §12)"
     )
 
 
-def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int) -> str:
+def script(loaded: LoadedData, chosen: SimulateSettings, metric: str, release: int) -> str:
     """The page as a Python program (``app_ui/core/scripts/simulate.py`` filled in) recomputing its simulation.
 
     It prints ``## metrics``, ``## ledger`` and ``## best`` blocks (and, with a robust Θ,
@@ -467,13 +476,13 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
         )
         run = f"python simulate.py [path to {loaded.name}]"
     imports += ["transition_counts"]
-    tau = chosen.get("smoothing", DEFAULT_SMOOTHING)
-    if chosen.get("robust"):
+    tau = chosen.smoothing
+    if chosen.robust:
         imports.append("fit_prior_set")
         prior = (
-            f"# Θ: the fitted chain (docs/math.md §6) and {chosen['draws']} Dirichlet posterior draws (§12)\n"
-            f"prior = fit_prior_set(data, draws={chosen['draws']}, seed={chosen['prior_seed']},"
-            f" concentration={chosen['concentration']!r}, smoothing={tau!r})\n"
+            f"# Θ: the fitted chain (docs/math.md §6) and {chosen.draws} Dirichlet posterior draws (§12)\n"
+            f"prior = fit_prior_set(data, draws={chosen.draws}, seed={chosen.prior_seed},"
+            f" concentration={chosen.concentration!r}, smoothing={tau!r})\n"
         )
     else:
         imports.append("fit_markov_chain")
@@ -482,16 +491,16 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
             f"prior = fit_markov_chain(data, smoothing={tau!r})\n"
         )
     settings = {
-        "query": chosen["query"],
-        "k": chosen["k"],
-        "mechanisms": list(chosen["mechanisms"]),
-        "eps_grid": list(chosen["eps_grid"]),
-        "releases": chosen["releases"],
-        "release_mode": chosen["release_mode"],
-        "trials": chosen["trials"],
-        "rng": chosen["seed"],
-        "topk_laplace": chosen["topk_laplace"],
-        "postprocess": bool(chosen.get("postprocess", False)),
+        "query": chosen.query,
+        "k": chosen.k,
+        "mechanisms": list(chosen.mechanisms),
+        "eps_grid": list(chosen.eps_grid),
+        "releases": chosen.releases,
+        "release_mode": chosen.release_mode,
+        "trials": chosen.trials,
+        "rng": chosen.seed,
+        "topk_laplace": chosen.topk_laplace,
+        "postprocess": chosen.postprocess,
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
     return fill(
@@ -501,7 +510,7 @@ def script(loaded: LoadedData, chosen: dict[str, Any], metric: str, release: int
             "SETTINGS": Code(f"dict(\n{lines})"),
             "METRIC": metric,
             "RELEASE": int(release),
-            "COMPARE": bool(chosen.get("robust")),
+            "COMPARE": chosen.robust,
             "SMOOTHING": float(tau),
         },
         blocks={"data": data, "prior": prior},

@@ -16,7 +16,8 @@ import streamlit as st
 
 from app_ui.core import state
 from app_ui.core.tables import show_problems
-from app_ui.prior.current import Params, parameters_of, prior_summary
+from app_ui.prior.current import Params, prior_summary
+from app_ui.prior.settings import PriorChoice
 from app_ui.streams.settings import (
     BACKWARD,
     BACKWARD_SOURCE,
@@ -30,6 +31,7 @@ from app_ui.streams.settings import (
     STREAM_MODE,
     STREAM_RELEASE,
     STREAM_RELEASE_NAMES,
+    STREAM_SEGMENTS,
     STREAM_SOURCE,
     STREAM_STATES,
     STREAM_STRENGTH,
@@ -42,7 +44,8 @@ from app_ui.streams.views import (
     parse_segments,
     schedule_of,
 )
-from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.priors.codecs import Parameter
+from puffer_core.priors.kinds import LENGTH, MATRIX
 from puffer_core.priors.strength import strength_matrix
 from puffer_core.tightness.releases import RELEASES
 from puffer_core.validation import row_problems
@@ -74,12 +77,12 @@ def strength_of_stay(n_states: int, stay: float) -> float:
     return round((stay - 1.0 / n_states) / (1.0 - 1.0 / n_states), 12)
 
 
-def prior_source(values: dict[str, Any]) -> tuple[str, Params, str] | None:
+def prior_source() -> tuple[str, Params, str] | None:
     """(kind, parameters, description) of the chain the Streams page reads: the user's prior or the knob's chain.
 
     None (after an error message) when the prior cannot be used.
     """
-    state.radio(
+    source = state.radio(
         st,
         "Chain",
         STREAM_SOURCE,
@@ -88,25 +91,25 @@ def prior_source(values: dict[str, Any]) -> tuple[str, Params, str] | None:
         key="w_stream_source",
         help="A chain from one knob, as in Cao et al.'s teaching demo, or the prior set on the Influence curves page.",
     )
-    if values[STREAM_SOURCE.key] == "prior":
+    if source == "prior":
         if prior_summary() is None:
             return None
-        kind = PRIOR_KINDS[values["prior_kind"]]
-        return kind.name, parameters_of(kind, values), kind.description(values)
+        prior = PriorChoice.from_session()
+        return prior.kind, prior.params, prior.record.description(prior.values)
     left, right = st.columns([3, 1])
-    strength = strength_slider(left, "w_stream_strength", float(values[STREAM_STRENGTH.key]))
-    values[STREAM_STRENGTH.key] = strength
+    strength = state.put(STREAM_STRENGTH, strength_slider(left, "w_stream_strength", state.get(STREAM_STRENGTH)))
     k = int(state.number_input(right, "States K", STREAM_STATES, key="w_stream_states"))
-    length = int(values["length"])
+    length = int(state.get(LENGTH))
     matrix = strength_matrix_rows(k, strength)
     initial = tuple([1.0 / k] * k) if strength >= 1.0 else None  # the identity chain has no unique π
-    params = (("matrix", matrix), ("labels", None), ("length", length), ("initial", initial))
+    chain = {state.TRANSITIONS.key: matrix, state.LABELS.key: None, LENGTH.key: length, state.INITIAL.key: initial}
+    params = tuple((parameter.key, chain[parameter.key]) for parameter in MATRIX.parameters)
     description = f"{k}-state chain of correlation strength s = {strength:g}, T = {length}"
     st.caption(
         f"**Chain:** {description} — on this page only; the other pages keep the prior of the Influence curves"
         " page (whose length T this chain shares)."
     )
-    return "matrix", params, description
+    return MATRIX.name, params, description
 
 
 def _default_segments(length: int) -> tuple[tuple[int, str, float], ...]:
@@ -117,10 +120,7 @@ def _default_segments(length: int) -> tuple[tuple[int, str, float], ...]:
 
 
 def _reset_segments(length: int) -> None:
-    values = state.settings()
-    default = _default_segments(length)
-    values.update(stream_segments=default, stream_segments_base=default)
-    values["stream_segments_version"] += 1  # a new editor, started from the default
+    state.restart_editor(STREAM_SEGMENTS, _default_segments(length))  # a new editor, started from the default
 
 
 def schedule_controls(length: int, chain: bool) -> tuple[str, Schedule | None]:
@@ -128,10 +128,9 @@ def schedule_controls(length: int, chain: bool) -> tuple[str, Schedule | None]:
 
     The optimal schedule is computed by the page (it needs the target); without a Markov chain it is not offered.
     """
-    values = state.settings()
     modes = SCHEDULE_MODES if chain else {k: v for k, v in SCHEDULE_MODES.items() if k != "optimal"}
-    if values[STREAM_MODE.key] not in modes:
-        values[STREAM_MODE.key] = "constant"
+    if state.get(STREAM_MODE) not in modes:
+        state.put(STREAM_MODE, "constant")
     mode = state.radio(st, "ε_t schedule", STREAM_MODE, modes, horizontal=True, key="w_stream_mode")
     if mode == "constant":
         eps = state.number_input(
@@ -145,12 +144,10 @@ def schedule_controls(length: int, chain: bool) -> tuple[str, Schedule | None]:
             " step (docs/math.md §10): more at the ends, whose entries have neighbours on one side only."
         )
         return mode, None
-    if values["stream_segments"] is None:
-        values["stream_segments"] = _default_segments(length)
-    values.setdefault("stream_segments_base", values["stream_segments"])
-    values.setdefault("stream_segments_version", 0)
+    if state.get(STREAM_SEGMENTS) is None:
+        state.put(STREAM_SEGMENTS, _default_segments(length))
     st.caption(f"One row per run of steps with the same ε, covering steps 1..T = {length}; “end” means step T.")
-    editor_key, start = state.editor_state("stream_segments")
+    editor_key, start = state.editor_state(STREAM_SEGMENTS)
     base = pd.DataFrame(list(start), columns=["from step", "to step", "ε per step"])
     base = base.astype({"from step": float, "to step": object, "ε per step": float})
     edited = st.data_editor(
@@ -168,7 +165,7 @@ def schedule_controls(length: int, chain: bool) -> tuple[str, Schedule | None]:
         tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
         for row in edited.itertuples(index=False, name=None)
     ]
-    values["stream_segments"] = tuple(rows)
+    state.put(STREAM_SEGMENTS, tuple(rows))
     schedule, problems = parse_segments(rows, length)
     show_problems(problems)
     if problems:
@@ -192,19 +189,19 @@ def release_control(container: Any) -> str:
     )
 
 
-def _direction(label: str, source: Any, matrix_parameter: Any, default: np.ndarray, key: str) -> tuple[Any, bool]:
+def _direction(
+    label: str, source: Parameter, matrix_parameter: Parameter, default: np.ndarray, key: str
+) -> tuple[Any, bool]:
     """One direction's matrix (None: the prior's own) and whether it is usable."""
-    values = state.settings()
     choice = state.radio(st, label, source, DIRECTION_SOURCES, horizontal=True, key=f"w_{key}_source")
     k = default.shape[0]
     if choice == "prior":
         return None, True
     if choice == "none":
         return tuple(tuple([1.0 / k] * k) for _ in range(k)), True
-    current = values[matrix_parameter.key]
+    current = state.get(matrix_parameter)
     if current is None or len(current) != k:
-        current = tuple(tuple(float(x) for x in row) for row in default)
-        values[matrix_parameter.key] = current
+        current = state.put(matrix_parameter, tuple(tuple(float(x) for x in row) for row in default))
     names = [str(i) for i in range(k)]
     edited = st.data_editor(
         pd.DataFrame(np.array(current, dtype=float), index=names, columns=names),
@@ -217,7 +214,7 @@ def _direction(label: str, source: Any, matrix_parameter: Any, default: np.ndarr
     if problems:
         return None, False
     rows = tuple(tuple(float(x) for x in row) for row in matrix)
-    values[matrix_parameter.key] = rows
+    state.put(matrix_parameter, rows)
     return rows, True
 
 

@@ -1,8 +1,9 @@
-"""The Streams and attack pages' settings, declared as Parameters: they travel in the link, checked by their codecs.
+"""The Streams page's settings, declared as Parameters (they travel in the link, checked by their codecs) and
+read as one record (:class:`StreamSettings`).
 
 Each :class:`~puffer_core.priors.codecs.Parameter` has its key in the settings, its default, its
 short name in the link and its codec (range included), as the ledger's do; :mod:`app_ui.core.state`
-registers their groups (STREAM_GROUP, ATTACK_GROUP) in ``streamlit_app.py``.
+registers their group (STREAM_GROUP) in ``streamlit_app.py``.
 The ε schedule table is written in the link as ``1-50:0.1;51-end:0.3``.
 """
 
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import ParameterGroup
-from puffer_core.priors.codecs import MAX_STATES, Choice, Flag, MatrixText, Number, Parameter
-from puffer_core.tightness.releases import RELEASES, stream_releases
+from app_ui.prior.settings import PriorChoice
+from puffer_core.priors.codecs import MAX_STATES, Choice, Flag, Matrix, MatrixText, Number, Parameter
+from puffer_core.tightness.releases import stream_releases
 
 MAX_STEP_EPS = 10.0  # the largest ε_t a schedule row may hold
 MAX_SEGMENTS = 100  # rows of the schedule table a link may carry
@@ -100,13 +103,26 @@ STREAM_PARAMETERS: tuple[Parameter, ...] = (
     BACKWARD,
     FORWARD,
 )
-
-ATTACK_RELEASE = Parameter("attack_release", "stream_rr", "arel", Choice(tuple(RELEASES)))
-ATTACK_EPS = Parameter("attack_eps", 0.5, "aeps", Number(0.01, 10.0))
-ATTACK_K = Parameter("attack_k", 1, "ak", Number(1, 20, whole=True))
-ATTACK_SEED = Parameter("attack_seed", 0, "aseed", Number(0, 2**31 - 1, whole=True))
-ATTACK_DRAWS = Parameter("attack_draws", 200, "adraws", Number(10, 5_000, whole=True))
-
-ATTACK_PARAMETERS: tuple[Parameter, ...] = (ATTACK_RELEASE, ATTACK_EPS, ATTACK_K, ATTACK_SEED, ATTACK_DRAWS)
 STREAM_GROUP = ParameterGroup("streams", STREAM_PARAMETERS)  # registered by streamlit_app.py: in every link
-ATTACK_GROUP = ParameterGroup("attack", ATTACK_PARAMETERS)
+
+
+@dataclass(frozen=True)
+class StreamSettings(SettingsRecord):
+    """What the Streams page computes from, and what its link, report and script carry (the fields in the
+    order of STREAM_PARAMETERS, the link's)."""
+
+    prior: PriorChoice = holds(PriorChoice)
+    mode: str = setting(STREAM_MODE)
+    eps: float = setting(STREAM_EPS)
+    segments: tuple[Segment, ...] | None = setting(STREAM_SEGMENTS)
+    release: str = setting(STREAM_RELEASE)
+    target: float = setting(STREAM_TARGET)
+    unbounded: bool = setting(STREAM_UNBOUNDED)
+    log_y: bool = setting(STREAM_LOG)
+    source: str = setting(STREAM_SOURCE)
+    strength: float = setting(STREAM_STRENGTH)
+    states: int = setting(STREAM_STATES)
+    backward_source: str = setting(BACKWARD_SOURCE)
+    forward_source: str = setting(FORWARD_SOURCE)
+    backward: Matrix | None = setting(BACKWARD)
+    forward: Matrix | None = setting(FORWARD)

@@ -63,7 +63,7 @@ def test_report_lists_every_setting() -> None:
     at.button(key="w_sim_run").click().run()
     assert "Download the report (JSON)" in _downloads(at)
     signature, result = at.session_state["sim_result"]
-    chosen = dict(signature[3])
+    chosen = signature[3].as_dict()  # the SimulateSettings the run was kept under
     report = json.loads(simulation_report(at.session_state["dataset"], chosen, result.settings))
     assert report["data_source"].startswith("Check-ins")
     assert report["columns"] == {"user": "user", "time": "time", "state": "state", "group": "country"}

@@ -14,6 +14,7 @@ import io
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -21,11 +22,14 @@ import pytest
 
 from app_ui import PAGES
 from app_ui.accuracy.views import accuracy_table, grid_accuracy, ledger_accuracy, release_accuracy, short_accuracy
+from app_ui.calibrate.settings import CalibrateSettings
 from app_ui.calibrate.views import script as calibrate_script
+from app_ui.core.state import KIND
 from app_ui.core.templates import Code, fill
 from app_ui.plan.exports import ledger_table
 from app_ui.plan.exports import script as plan_script
 from app_ui.plan.ledger import BY_CODE, CODES, LABELS, LEDGER_QUERIES, LedgerText
+from app_ui.plan.settings import PlanSettings
 from app_ui.prior.current import parameters_of
 from benchmarks.bench_load import PAGE_CASES
 from puffer_core import (
@@ -41,7 +45,7 @@ from puffer_core.accounting.events import Composition
 from puffer_core.data.readers import load_sequences
 from puffer_core.mechanisms.base import Refused
 from puffer_core.mechanisms.registry import MechanismSpec, Output
-from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.priors.kinds import LENGTH, PRIOR_KINDS
 from puffer_core.widgets import KINDS
 from tests.app.conftest import errors, open_page, problems
 
@@ -141,9 +145,10 @@ def test_the_plan_script_prints_every_ledger_mechanism_as_the_page_does(tmp_path
     names = [spec.name for spec in SPECS if _in_ledger(spec)]
     rows = tuple((f"r{i}", name, 0.5 + i) for i, name in enumerate(names))
     kind = "binary"
-    params = parameters_of(PRIOR_KINDS[kind], {"length": 12})
-    printed = _csv_block(_run(plan_script(kind, params, "a prior", rows, 2, 6.0, 4), tmp_path, "plan.py"), "# ledger")
-    page = ledger_table(influence_curve(PRIOR_KINDS[kind].prior(dict(params))), rows, 2)
+    settings = PlanSettings.from_values({KIND.key: kind, LENGTH.key: 12})
+    settings = replace(settings, ledger=rows, ledger_k=2, plan_total=6.0, plan_releases=4)
+    printed = _csv_block(_run(plan_script(settings, "a prior"), tmp_path, "plan.py"), "# ledger")
+    page = ledger_table(influence_curve(PRIOR_KINDS[kind].prior(dict(settings.prior.params))), rows, 2)
     assert printed[0][-1] == "noise" and len(printed) == len(rows) + 1
     assert [row[-1] for row in printed[1:]] == list(page["noise"])
 
@@ -214,7 +219,9 @@ def test_every_prior_kind_travels_in_a_link(kind: str) -> None:
 def test_every_prior_kind_s_calibrate_script_runs_and_prints_the_page_s_numbers(kind: str, tmp_path: Path) -> None:
     record = PRIOR_KINDS[kind]
     params = parameters_of(record, {})
-    out = _run(calibrate_script(kind, params, "a prior", 1.0, 0.1, None), tmp_path, "calibrate.py")
+    settings = replace(CalibrateSettings.from_values({KIND.key: kind}), eps_puffer=1.0, eps_dp=0.1)
+    assert settings.prior.params == params
+    out = _run(calibrate_script(settings, "a prior", None), tmp_path, "calibrate.py")
     shown = dict(line.split(" = ", 1) for line in out.strip().split("\n") if " = " in line)
     curve = influence_curve(record.prior(dict(params)))
     from puffer_core import calibrate

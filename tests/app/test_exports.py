@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -116,13 +117,20 @@ def test_every_template_runs_as_it_is(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("kind", "values"), CASES)
 def test_filled_scripts_are_clean_python_for_every_kind_of_prior(kind: str, values: dict[str, object]) -> None:
     """ruff checks what a user downloads as it checks the repository (imports sorted and used, lines ≤ 120)."""
+    from app_ui.calibrate.settings import CalibrateSettings
     from app_ui.calibrate.views import script as calibrate_script
+    from app_ui.core.state import KIND
     from app_ui.plan.exports import script as plan_script
+    from app_ui.plan.settings import PlanSettings
 
-    params = parameters_of(PRIOR_KINDS[kind], values)
+    chosen = {KIND.key: kind, **values}
+    calibrate = replace(CalibrateSettings.from_values(chosen), eps_puffer=1.5, eps_dp=0.2)
+    ledger = (("Jan", "pufferfish_exponential", 0.5),)
+    plan = replace(PlanSettings.from_values(chosen), ledger=ledger, ledger_k=3, plan_total=6.0, plan_releases=12)
+    assert calibrate.prior.params == plan.prior.params == parameters_of(PRIOR_KINDS[kind], values)
     scripts = {
-        "calibrate.py": calibrate_script(kind, params, "a prior", 1.5, 0.2, None),
-        "plan.py": plan_script(kind, params, "a prior", (("Jan", "pufferfish_exponential", 0.5),), 3, 6.0, 12),
+        "calibrate.py": calibrate_script(calibrate, "a prior", None),
+        "plan.py": plan_script(plan, "a prior"),
     }
     for file_name, text in scripts.items():
         check = subprocess.run(

@@ -1,0 +1,19 @@
+"""The Calibrate page's settings: the prior (shared), the target ε_puffer, the ε_DP to certify, the b axis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app_ui.core.records import SettingsRecord, holds, setting
+from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
+from app_ui.prior.settings import PriorChoice
+
+
+@dataclass(frozen=True)
+class CalibrateSettings(SettingsRecord):
+    """What the Calibrate page computes from, and what its link, report and script carry."""
+
+    prior: PriorChoice = holds(PriorChoice)
+    eps_puffer: float = setting(EPS_PUFFER)
+    eps_dp: float = setting(EPS_DP)
+    b_axis: str = setting(B_AXIS)

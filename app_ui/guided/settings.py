@@ -1,0 +1,72 @@
+"""The guided paths' settings: the analyst's (shared with the other pages) and the lesson's (its own sliders).
+
+The analyst's path sets the same settings the Calibrate and Plan pages use — the prior (a chain fitted to the
+data, with its uncertainty), ε_puffer per release and the number of releases — so its record holds the shared
+:class:`~app_ui.prior.settings.PriorChoice` and reads the shared Parameters.  The lesson's four sliders are its
+own, kept for the session by their widgets and never in a link: :class:`LessonSettings` reads them, with the
+defaults the sliders start from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Self
+
+import streamlit as st
+
+from app_ui.core.records import SettingsRecord, holds, setting
+from app_ui.core.state import EPS_PUFFER, PLAN_RELEASES
+from app_ui.prior.settings import PriorChoice
+
+
+@dataclass(frozen=True)
+class AnalystSettings(SettingsRecord):
+    """What the analyst's path computes from: the prior in use, the target ε_puffer, the releases planned."""
+
+    prior: PriorChoice = holds(PriorChoice)
+    eps_puffer: float = setting(EPS_PUFFER)
+    plan_releases: int = setting(PLAN_RELEASES)
+
+
+@dataclass(frozen=True)
+class Slider:
+    """One of the lesson's sliders: its widget key, range, default and step."""
+
+    key: str
+    low: float
+    high: float
+    default: float
+    step: float
+
+    def value(self) -> Any:
+        """The slider's value in this session (its default until it is moved)."""
+        return st.session_state.get(self.key, self.default)
+
+    def draw(self, container: Any, label: str) -> Any:
+        """The slider, kept for the session; its value."""
+        return container.slider(
+            label, self.low, self.high, self.default, self.step, key=self.key, persist_state="session"
+        )
+
+
+# the lesson's sliders: Ana stays home with probability p, stays out with q; ε_puffer of one release; releases
+STAY_HOME = Slider("w_lesson_p", 0.5, 0.99, 0.9, 0.01)
+STAY_OUT = Slider("w_lesson_q", 0.5, 0.99, 0.8, 0.01)
+LESSON_EPS = Slider("w_lesson_eps", 0.1, 5.0, 1.0, 0.1)
+LESSON_RELEASES = Slider("w_lesson_releases", 1, 36, 12, 1)
+
+
+@dataclass(frozen=True)
+class LessonSettings:
+    """The lesson's four choices, as its sliders left them."""
+
+    p: float
+    q: float
+    eps: float
+    releases: int
+
+    @classmethod
+    def from_session(cls) -> Self:
+        return cls(
+            float(STAY_HOME.value()), float(STAY_OUT.value()), float(LESSON_EPS.value()), int(LESSON_RELEASES.value())
+        )
