@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.curve import InfluenceCurve
-from ..validation import check_eps, check_whole
+from ..validation import InvalidParameter, check_eps, check_whole
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Calibration:
 def check_curve(curve: object, caller: str) -> InfluenceCurve:
     """An :class:`InfluenceCurve`; anything else (a prior, None) is refused with what to pass instead."""
     if not isinstance(curve, InfluenceCurve):
-        raise ValueError(
+        raise InvalidParameter(
             f"{caller} takes an InfluenceCurve, the a(b) curve of a prior: curve = influence_curve(prior);"
             f" got {type(curve).__name__}"
         )

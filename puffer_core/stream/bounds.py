@@ -22,7 +22,7 @@ import numpy as np
 from ..accounting.calibration import calibrate, certify
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior
-from ..validation import check_eps, check_flag
+from ..validation import InvalidParameter, check_eps, check_flag
 from .checks import check_schedule, stream_priors
 from .supremum import max_eps_for_tpl
 from .tpl import TemporalLeakage, temporal_privacy_leakage
@@ -116,7 +116,7 @@ def translation_bound(curve: InfluenceCurve, eps: object, contiguous: bool = Fal
     too long for the O(T × points) refinement (over 5e7 cells) the plain bound is used.
     """
     if not isinstance(curve, InfluenceCurve):
-        raise ValueError(f"translation_bound takes an InfluenceCurve; got {type(curve).__name__}")
+        raise InvalidParameter(f"translation_bound takes an InfluenceCurve; got {type(curve).__name__}")
     contiguous = check_flag("contiguous", contiguous)
     schedule = check_schedule(eps, curve.length)
     eps_dp = float(schedule.max())
