@@ -213,6 +213,65 @@ def test_the_smoother_is_the_dense_linear_mmse(seed: int) -> None:
     np.testing.assert_allclose(got.expected_mse_raw, 3 * variance)
 
 
+STICKY_CASES = [
+    # the case of issue 34: the Kalman–RTS error was 27 % high at step 1 and below the linear optimum elsewhere
+    ([[0.9995, 0.0005], [0.0005, 0.9995]], [0.454, 0.546], [360] * 5, [7.9, 0.497, 1.45, 899, 0.214]),
+    ([[0.9999, 0.0001], [0.00002, 0.99998]], [1.0, 0.0], [50, 50, 40, 40, 40, 3], [1e-6, 3.0, 0.01, 5e3, 0.5, 2.0]),
+    ([[0.999, 0.0005, 0.0005], [0.0, 0.9999, 0.0001], [0.0002, 0.0, 0.9998]], [0.2, 0.0, 0.8], [1000] * 6,
+     [1e4, 0.3, 1e-3, 40.0, 1e4, 0.05]),
+    ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.5], [7] * 4, [1.0, 2.0, 3.0, 4.0]),  # deterministic: one release decides
+]
+
+
+@pytest.mark.parametrize("matrix, initial, users, variance", STICKY_CASES)
+def test_the_smoother_is_the_dense_linear_mmse_on_sticky_chains(matrix, initial, users, variance) -> None:
+    """Singular predicted covariances (the counts of a step sum to n_t, zeros, moves of 1e-4): against the dense
+    solve of the full joint covariance, never below it (nothing linear does better) and never above the release."""
+    prior = MarkovChainPrior(matrix, initial, length=len(users))
+    users, variance = np.array(users), np.array(variance)
+    rng = np.random.default_rng(4)
+    releases = users[:, None] * np.asarray(prior.marginals(len(users))) + rng.normal(size=(len(users), len(initial)))
+    got = smooth_count_stream(prior, releases, variance, users, project=False)
+    estimate, error = _dense_lmmse(prior, releases, variance, users)
+    np.testing.assert_allclose(got.expected_mse, error, rtol=1e-7, atol=1e-9 * variance.max())
+    np.testing.assert_allclose(got.estimates, estimate, rtol=1e-7, atol=1e-6)
+    assert np.all(got.expected_mse <= got.expected_mse_raw * (1 + 1e-12))
+
+
+def test_the_expected_error_of_the_sticky_smoother_against_monte_carlo() -> None:
+    """The issue's chain and noise: the errors of this estimate on counts drawn from the prior (4 standard errors)."""
+    matrix, initial, users, variance = STICKY_CASES[0]
+    prior = MarkovChainPrior(matrix, initial, length=5)
+    rng = np.random.default_rng(11)
+    draws, n = 600, users[0]
+    errors = []
+    expected = None
+    for _ in range(draws):
+        states = sample_states(prior, n, 5, rng)
+        counts = np.stack([np.bincount(states[:, t], minlength=2) for t in range(5)]).astype(float)
+        noisy = counts + rng.normal(size=counts.shape) * np.sqrt(variance)[:, None]
+        out = smooth_count_stream(prior, noisy, variance, n, project=False)
+        expected = out.expected_mse
+        errors.append(((out.estimates - counts) ** 2).sum(axis=1))
+    errors = np.array(errors)
+    assert np.all(np.abs(errors.mean(axis=0) - expected) <= 4 * errors.std(axis=0) / math.sqrt(draws))
+
+
+def test_the_smoother_refuses_what_it_cannot_weigh() -> None:
+    prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=4)
+    releases = np.full((4, 2), 5.0)
+    with pytest.raises(ValueError, match="below 1e-06"):
+        smooth_count_stream(prior, releases, 1e-300, 10)
+    with pytest.raises(TypeError, match="users must be a whole number"):
+        smooth_count_stream(prior, releases, 2.0, 2.5)
+    with pytest.raises(TypeError, match="project must be True or False"):
+        smooth_count_stream(prior, releases, 2.0, 10, project="yes")
+    with pytest.raises(ValueError, match="too large for a double"):
+        smooth_count_stream(prior, releases, 10**400, 10)
+    huge = smooth_count_stream(prior, releases, 2.0, 10**12)  # one direction known exactly (the sum): error v
+    np.testing.assert_allclose(huge.expected_mse, 2.0, rtol=1e-9)
+
+
 def test_smoothed_counts_beat_the_release_on_data_from_the_prior() -> None:
     prior = MarkovChainPrior([[0.85, 0.1, 0.05], [0.1, 0.8, 0.1], [0.1, 0.2, 0.7]], length=20)
     n_users, scale, draws = 200, 8.0, 300
