@@ -353,3 +353,69 @@ def test_the_region_and_the_test_points() -> None:
     points = likelihood_ratio_points(chain, law, 2, (0, 1), draws=8000, seed=0)
     assert region_excess(points.fpr, points.tpr, truth).max() <= 0.02
     assert 0 < points.eps_lower <= truth
+
+
+# the risk view at float extremes (issue 34): log space, never below Bayes' value
+
+
+def _bayes_mp(p: float, eps: float, upper: bool):
+    import mpmath
+
+    with mpmath.workdps(80):
+        p_, e = mpmath.mpf(p), mpmath.exp(mpmath.mpf(eps))
+        return e * p_ / (e * p_ + 1 - p_) if upper else p_ / (p_ + e * (1 - p_))
+
+
+EXTREME_P = [5e-324, 1e-310, 1e-305, 1e-200, 1e-17, 0.3, 0.5, 1 - 1e-9, 1 - 2**-53]
+EXTREME_EPS = [0.0, 1e-300, 1e-12, 0.5, 36.0, 700.0, 709.8, 710.0, 744.0, 745.2, 800.0, 1e5, 1e300]
+
+
+def test_the_largest_and_smallest_posterior_against_80_digit_bayes() -> None:
+    import mpmath
+
+    for p in EXTREME_P:
+        for eps in EXTREME_EPS:
+            for upper, fn in ((True, max_posterior), (False, min_posterior)):
+                got, truth = mpmath.mpf(fn(p, eps)), _bayes_mp(p, eps, upper)
+                assert (got >= truth) if upper else (got <= truth), (p, eps, upper, got, truth)
+                # outward by at most 8 ulps of the log-odds' terms: ~1.8e-15·(|log p| + |log(1 − p)| + ε + 1) relative
+                size = abs(math.log(p)) + abs(math.log1p(-p)) + eps + 1
+                assert abs(got - truth) <= 4e-15 * size * truth + mpmath.mpf(10) ** -320, (p, eps, upper, got, truth)
+    # the issue's numbers: 0.092 and 5e-20 before (e^ε was capped at e^700)
+    assert max_posterior(1e-305, 710) == pytest.approx(0.99955257165916, rel=1e-12)
+    assert max_posterior(5e-324, 744) == pytest.approx(0.3917238319621, rel=1e-11)
+
+
+def test_the_attacker_and_pair_tables_at_float_extremes() -> None:
+    import mpmath
+
+    prior = MarkovChainPrior([[1 - 1e-300, 1e-300], [0.5, 0.5]], length=3)
+    pairs = pair_table(prior, 50.0)  # used to be inf/inf = NaN
+    post = pairs["largest posterior of the secret (between the two)"].to_numpy()
+    assert not np.isnan(pairs.select_dtypes("number").to_numpy()).any()
+    marg = prior.marginals()
+    for (x, y), value in zip(((0, 1), (1, 0)), post):
+        with mpmath.workdps(80):
+            odds = max(mpmath.mpf(float(a)) / mpmath.mpf(float(b)) for a, b in zip(marg[:, x], marg[:, y]))
+            truth = mpmath.exp(50) * odds / (1 + mpmath.exp(50) * odds)
+        assert mpmath.mpf(float(value)) >= truth and abs(mpmath.mpf(float(value)) - truth) <= 1e-11 * truth
+    assert post[0] == 1.0
+    for eps in (1.0, 710.0, 744.0, 1e5):
+        table = attacker_table(prior, eps)
+        worst = prior.marginals().max(axis=0)
+        for q, after in zip(worst, table["largest posterior after the release"]):
+            assert mpmath.mpf(float(after)) >= _bayes_mp(float(q), eps, True)
+        assert not np.isnan(table.select_dtypes("number").to_numpy()).any()
+
+
+def test_the_region_beyond_e_to_the_700() -> None:
+    for eps in (700.0, 710.0, 800.0, 1e5):
+        fpr, tpr = tradeoff_curve(eps)
+        assert not np.isnan(tpr).any() and np.all((0 <= tpr) & (tpr <= 1))
+        corner = fpr[np.argmin(np.abs(fpr - math.exp(-min(eps, 745))))]
+        # above the corner TPR = 1 − e^(−ε)(1 − FPR) = 1; at FPR = e^(−ε)·t (t < 1) it is e^ε·FPR = t
+        assert tpr[fpr > corner].min() == 1.0
+    # e^710·1e-310 = 0.0223: an attack with FPR = 1e-310 and TPR = 0.02 is inside ε = 710 (with e^ε capped at e^700
+    # it would have been 1e-6, and the attack outside), one with TPR = 0.03 is not
+    excess = region_excess(np.array([1e-310, 1e-310, 1e-300]), np.array([0.02, 0.03, 1.0]), 710.0)
+    assert excess[0] <= 0 < excess[1] and excess[2] <= 0
