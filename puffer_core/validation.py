@@ -13,8 +13,9 @@ as too large instead of raising ``OverflowError`` far away; −0.0 is read as 0.
 refused where a finite number is wanted.  A positive parameter (a scale, an ε, an error bound, a
 length scale: :func:`check_positive`, :func:`check_eps`) must be at least the smallest normal
 double, 2.2e-308: below it a double keeps only a few digits and its reciprocal overflows, so the
-divisions that follow would return 0, inf or NaN.  Probabilities may be as small as 5e-324
-(:func:`check_probability`): they are logged, never divided by.  Wrong values raise ``ValueError``.
+divisions that follow would return 0, inf or NaN.  Levels that may be 0 (``check_eps(…, allow_zero=True)``:
+a leakage, an ε per step) and probabilities (:func:`check_probability`) may be as small as 5e-324: they
+are never divided by.  Wrong values raise ``ValueError``.
 """
 
 from __future__ import annotations
@@ -81,14 +82,16 @@ def check_number(name: str, value: object) -> float:
 
 
 def check_eps(name: str, value: object, allow_zero: bool = False) -> float:
-    """A finite, positive privacy parameter (ε), at least the smallest normal double; 0 too when ``allow_zero``."""
+    """A finite, positive privacy parameter (ε), at least the smallest normal double; 0 too when ``allow_zero``.
+
+    With ``allow_zero`` the value is a level that may be 0 (a leakage, an ε per step), never a divisor: any
+    value ≥ 0 is taken, subnormal ones too.
+    """
     if not allow_zero:
         return check_positive(name, value)
     value = check_number(name, value)
     if value < 0:
         raise ValueError(f"{name} must be positive or 0; got {value}")
-    if value > 0:
-        _normal(name, value)
     return value
 
 

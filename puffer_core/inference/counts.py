@@ -183,7 +183,7 @@ def _variance(noise_variance: object, length: int) -> np.ndarray:
             f" {_short(noise_variance)}"
         )
     v = np.array([check_positive("noise_variance", x) for x in values])
-    if v.size not in (1, length):
+    if not is_number(noise_variance) and v.size != length:
         raise ValueError(f"noise_variance must be one number or one per step ({length}); got {v.size} values")
     if np.any(v < MIN_VARIANCE):
         raise ValueError(
@@ -209,7 +209,7 @@ def _innovation(cov_pred: np.ndarray, variance: float) -> tuple[np.ndarray, np.n
     lam = np.maximum(lam, 0.0)
     inverse = (vec / (lam + variance)) @ vec.T
     gain = (vec * (lam / (lam + variance))) @ vec.T
-    filtered = (vec * (lam * variance / (lam + variance))) @ vec.T
+    filtered = (vec * (lam * (variance / (lam + variance)))) @ vec.T  # λ·v/(λ + v), no product beyond a double
     return (inverse + inverse.T) / 2.0, gain, (filtered + filtered.T) / 2.0
 
 

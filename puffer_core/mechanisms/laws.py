@@ -347,10 +347,13 @@ def _steps(emissions: object, length: int) -> list[object] | None:
         return None
     try:
         array = np.asarray(emissions, dtype=float)
-    except (TypeError, ValueError):
-        array = None  # matrices of different shapes, or laws: one per step
-    except OverflowError:  # a number too large for a double: refused with the matrix's own checks
-        array = np.asarray(emissions, dtype=object)
+    except (TypeError, ValueError, OverflowError):
+        try:  # a table with text or too large numbers is a matrix, refused by the matrix's own checks
+            array = np.asarray(emissions, dtype=object)
+        except ValueError:
+            array = None  # matrices of different shapes, or laws: one per step
+        if array is not None and (array.ndim != 2 or any(isinstance(x, (list, tuple, np.ndarray)) for x in array.flat)):
+            array = None
     if array is not None and array.ndim == 2:
         return None
     if not isinstance(emissions, (list, tuple)) and (array is None or array.ndim != 3):

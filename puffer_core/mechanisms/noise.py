@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from ..validation import check_choice, check_positive, check_probability, check_whole
+from ..validation import SMALLEST_NORMAL, check_choice, check_positive, check_probability, check_whole
 
 OPENDP_GRANULARITY = 2.0**-1074  # OpenDP's default noise lattice for 64-bit floats (its get_min_k: 2^(−1074))
 LAWS = ("opendp", "continuous", "integer")
@@ -119,13 +119,11 @@ def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> floa
     if g == OPENDP_GRANULARITY or g == 0.0:
         # 1 − tanh(2^−1074/(2s)) is 1 in double precision for every scale this returns
         scale = alpha / -math.log(failure)  # −log q, not log(1/q): 1/q overflows for a subnormal q
-        while not _meets(alpha, scale, g, failure):  # rounding: stay on the side that meets the target
-            scale = math.nextafter(scale, 0.0)
-        return scale
+        return _within(alpha, scale, g, failure) if math.isfinite(scale) else math.inf
     edge = _lattice_floor(alpha, g)
 
     def excess(u: float) -> float:  # u = 1/s; log of the failure minus log of the target, decreasing in u
-        return -(edge + g) * u + math.log(2.0) - math.log1p(math.exp(-g * u)) - math.log(failure)
+        return -edge * u + _log_tail(g * u / 2.0) - math.log(failure)
 
     # the root u lies between low (there excess ≥ −log(q)/2 > 0, as log 2 − log(1 + e^(−gu)) ≥ 0) and high (there
     # the failure is ≤ 2e^(−(edge+g)u) = q); solved for log u, so that no bracket or tolerance underflows
@@ -134,15 +132,32 @@ def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> floa
     if low == 0.0 or high == 0.0:  # α beyond what a double scale can follow
         return math.inf
     top = math.log(high)
-    while excess(math.exp(top)) >= 0.0:  # rounding at the bracket's end (a subnormal q): move it out
+    while excess(math.exp(top)) >= 0.0 and top < 700.0:  # rounding at the bracket's end (a subnormal q)
         top += 1.0
     log_root = optimize.brentq(lambda v: excess(math.exp(v)), math.log(low), top, xtol=1e-15, rtol=1e-15)
-    scale = math.exp(-log_root)
-    if not math.isfinite(scale):
+    if -log_root > math.log(sys.float_info.max):  # the scale is beyond the largest double
         return math.inf
-    while not _meets(alpha, scale, g, failure):  # stay on the side that meets the target
-        scale = math.nextafter(scale, 0.0)
+    scale = math.exp(-log_root)
+    return _within(alpha, scale, g, failure)
+
+
+def _within(alpha: float, scale: float, g: float, failure: float) -> float:
+    """``scale``, or the nearest smaller one that meets the target (rounding): steps of 1 ulp, doubling each time
+    (a failure within an ulp of 1 moves only every ~10^14 ulps of the scale)."""
+    step = math.ulp(scale)
+    while not _meets(alpha, scale, g, failure):
+        scale = max(scale - step, scale / 2.0)
+        step *= 2.0
+        if scale < SMALLEST_NORMAL:
+            raise ValueError(f"no Laplace scale keeps Pr[|Z| > {alpha:g}] ≤ {failure:g} in double precision")
     return scale
+
+
+def _log_tail(y: float) -> float:
+    """log(1 − tanh y) for y ≥ 0, accurate at both ends (log1p(−tanh y) rounds to log 0 beyond y ≈ 19)."""
+    if y < 1.0:
+        return math.log1p(-math.tanh(y))
+    return math.log(2.0) - 2.0 * y - math.log1p(math.exp(-2.0 * y))
 
 
 def _meets(alpha: float, scale: float, g: float, failure: float) -> bool:
@@ -151,7 +166,7 @@ def _meets(alpha: float, scale: float, g: float, failure: float) -> bool:
     if _failure(alpha, scale, g) > failure:
         return False
     edge = alpha if g == 0.0 else _lattice_floor(alpha, g)
-    log_failure = -(edge + g) / scale + math.log(2.0) - math.log1p(math.exp(-g / scale))  # 1 − tanh in logs
+    log_failure = -edge / scale + _log_tail(g / (2.0 * scale))
     return log_failure <= math.log(failure) * (1.0 + 4.0 * sys.float_info.epsilon)
 
 

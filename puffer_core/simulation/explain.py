@@ -58,7 +58,7 @@ import pandas as pd
 from ..engine.drivers import influence_drivers
 from ..engine.influence import influence_curve
 from ..priors.models import MarkovChainPrior, theta_or_none
-from ..validation import check_whole
+from ..validation import InvalidParameter, check_whole
 from .run import SimulationResult
 
 PUFFERFISH_CURVE_MECHANISMS = ("pufferfish_exponential", "pufferfish_laplace")
@@ -150,7 +150,7 @@ def higher_is_better(metric: str) -> bool:
 
 def _check_result(result: object) -> SimulationResult:
     if not isinstance(result, SimulationResult):
-        raise ValueError(f"result must be a SimulationResult from simulate(); got {type(result).__name__}")
+        raise InvalidParameter(f"result must be a SimulationResult from simulate(); got {type(result).__name__}")
     return result
 
 
