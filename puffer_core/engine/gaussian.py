@@ -471,7 +471,7 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None) -> 
     units = {
         "product": products,
         "gaussian": (40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS,  # array passes, r bounds
-        "overhead": 3000.0 + 40.0 * rows,  # the interpreter's share (microseconds)
+        "overhead": 6000.0 + 60.0 * rows,  # the interpreter's share (microseconds; a small call takes 3–8 ms)
     }
     nbytes = 8.0 * n * n * (9 if weak else 6)
     seconds = products * SECONDS_PER_UNIT["product"]
