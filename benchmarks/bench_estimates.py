@@ -1,9 +1,11 @@
 """The work estimate against the measured CPU time, per family of priors (docs/math.md §2, §5).
 
-Run: python benchmarks/bench_estimates.py [--sizes 20:100,40:160,80:200] [--seeds 1] [--verbose]
+Run: python benchmarks/bench_estimates.py [--sizes 20:100,40:160,80:200] [--seeds 1] [--verbose] [--issue]
 
 For random priors of every family (dense, sticky, sparse, banded, near-periodic, ring, grid,
-fitted with unseen transitions), each started in its stationary law, at a random distribution,
+fitted with unseen transitions; and the slowly mixing ones of issue 34 at ``--slow-sizes``: the issue's
+near-periodic P = 0.999·roll(I, 1) + 0.001/K, sticky 0.99 and 0.999, lazy random walks, slow rings),
+each started in its stationary law, at a random distribution,
 in one state, and as a Θ of three (two of them non-stationary), at every size K:T of
 ``--sizes``, it runs the a(b) curve and MQM's σ_max (ε = 1), and Gaussian-process curves of
 several n and ℓ; TPL of every family (ε = 0.5 per step; no Θ), stream attacks of several K and
@@ -36,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_goals import FAMILIES  # noqa: E402
+from bench_goals import FAMILIES as GOAL_FAMILIES  # noqa: E402
 
 from puffer_core import GaussianProcessPrior, MarkovChainPrior, influence_curve  # noqa: E402
 from puffer_core.attacks.attacker import attack_stream, stream_attack_estimate  # noqa: E402
@@ -50,6 +52,38 @@ from puffer_core.stream.tpl import temporal_privacy_leakage, tpl_estimate  # noq
 from puffer_core.tightness.releases import RELEASES  # noqa: E402
 from puffer_core.work import WorkCounter, one_blas_thread  # noqa: E402
 
+
+def _cycle(rng: np.random.Generator, k: int) -> np.ndarray:
+    """Issue 34's near-periodic chain: P = 0.999·roll(I, 1) + 0.001/K (no cutoff below ~27,000 steps)."""
+    return 0.999 * np.roll(np.eye(k), 1, axis=1) + 0.001 / k
+
+
+def _stay(stay: float):
+    return lambda rng, k: stay * np.eye(k) + (1 - stay) / k
+
+
+def _lazy(stay: float):
+    return lambda rng, k: stay * np.eye(k) + (1 - stay) * rng.dirichlet(np.ones(k), size=k)
+
+
+def _slow_ring(rng: np.random.Generator, k: int) -> np.ndarray:
+    ring = 0.98 * np.eye(k)
+    for i in range(k):
+        ring[i, (i + 1) % k] += 0.01
+        ring[i, (i - 1) % k] += 0.01
+    return ring
+
+
+SLOW = {"slow: near-periodic 0.999": _cycle, "slow: sticky 0.99": _stay(0.99), "slow: sticky 0.999": _stay(0.999),
+        "slow: lazy 0.99": _lazy(0.99), "slow: lazy 0.999": _lazy(0.999), "slow: ring 0.01": _slow_ring}
+FAMILIES = dict(GOAL_FAMILIES, **SLOW)
+# issue 34's table: (label, transition, T), each estimated, then run if accepted
+ISSUE = [("near-periodic K=20, T=10⁴", _cycle(None, 20), 10_000),
+         ("near-periodic K=40, T=5,000", _cycle(None, 40), 5_000),
+         ("near-periodic K=20, T=3,000", _cycle(None, 20), 3_000),
+         ("sticky 0.99 K=10, T=10⁴", _stay(0.99)(None, 10), 10_000),
+         ("sticky 0.999 K=2, T=10⁵", _stay(0.999)(None, 2), 100_000),
+         ("near-periodic K=20, T=10⁵", _cycle(None, 20), 100_000)]
 STARTS = ("stationary", "random start", "one state", "Θ of 3")
 TPL_STARTS = ("stationary", "random start", "one state")  # TPL's Θ shares one length; its fronts add up per prior
 # stream attacks (K, T) with the defaults (200 draws, 4 climbs of up to 20 sweeps), randomized response
@@ -148,12 +182,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="20:100,40:160,80:200", help="K:T pairs, comma-separated")
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--slow-sizes", default="5:300,20:400", help="K:T pairs for the slowly mixing families")
+    parser.add_argument("--issue", action="store_true", help="also issue 34's inputs at full size (minutes)")
     parser.add_argument("--no-gaussian", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="print every case")
     parser.add_argument("--large", action="store_true", help="also the goal rows' chains and larger slow starts")
     parser.add_argument("--no-streams", action="store_true", help="leave out TPL, attacks and exact enumeration")
     args = parser.parse_args()
     sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.sizes.split(",")]
+    slow_sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.slow_sizes.split(",")]
     print(f"load before: {os.getloadavg()[0]:.1f} (1-minute average on {os.cpu_count()} CPUs)")
     rows = []
     warm = MarkovChainPrior(FAMILIES["dense"](np.random.default_rng(0), 8), length=30)
@@ -163,7 +200,7 @@ def main() -> None:
         for family in args.families.split(","):
             for engine in ("a(b)", "MQM"):
                 seconds, units, cases = [], [], []
-                for k, length in sizes:
+                for k, length in (slow_sizes if family in SLOW else sizes):
                     for start in STARTS:
                         for seed in range(args.seeds):
                             priors = priors_of(family, k, length, start, seed)
@@ -205,6 +242,7 @@ def main() -> None:
                          f"{worst[1]} ({worst[2]:.2f} s est. / {worst[3]:.2f} s)"))
         if not args.no_streams:
             stream_rows(args, sizes, rows)
+        issue = issue_rows() if args.issue else []
     print()
     print("| family | engine | cases | estimated / measured CPU s (min / median / max) | estimated / performed"
           " units (min / median / max) | lowest ratio at |")
@@ -219,10 +257,36 @@ def main() -> None:
             estimate = make()
             took = time.process_time() - clock
             print(f"| {name} | {estimate.describe()[:70]}… | {took:.3f} | {dict(estimate.largest)} |")
+    if issue:
+        print("\n| issue 34's input | estimated | fits | measured CPU s | estimated / measured | estimate CPU s |")
+        print("|---|---:|---|---:|---:|---:|")
+        for label, est, fits, cpu, took in issue:
+            measured = f"{cpu:.2f}" if cpu is not None else "refused"
+            ratio = f"{est / max(cpu, 1e-4):.2f}" if cpu is not None else "—"
+            print(f"| {label} | {est:.2f} s | {fits} | {measured} | {ratio} | {took:.3f} |")
     every = [r for row in rows for r in row[2]]
     print(f"\nall {len(every)} cases: estimated / measured CPU s min {min(every):.2f}, median"
           f" {statistics.median(every):.2f}, max {max(every):.2f}")
     print(f"load after: {os.getloadavg()[0]:.1f}")
+
+
+def issue_rows() -> list[tuple[str, float, bool, float | None, float]]:
+    """(label, estimated s, fits, measured CPU s or None when refused, CPU s the estimate took) of issue 34's inputs."""
+    out = []
+    for label, transition, length in ISSUE:
+        prior = MarkovChainPrior(transition, length=length)
+        clock = time.process_time()
+        estimate = influence_estimate(prior)
+        took = time.process_time() - clock
+        cpu = None
+        if estimate.fits:
+            clock = time.process_time()
+            influence_curve(prior)
+            cpu = time.process_time() - clock
+        out.append((label, estimate.seconds, estimate.fits, cpu, took))
+        outcome = f"measured {cpu:.2f} s" if cpu is not None else "refused"
+        print(f"  {label}: estimate {estimate.seconds:.2f} s, {outcome}")
+    return out
 
 
 def stream_rows(args: argparse.Namespace, sizes: list[tuple[int, ...]], rows: list) -> None:

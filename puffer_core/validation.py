@@ -4,16 +4,39 @@ Every public function validates what it is given with these helpers, so a studen
 same words everywhere: what is wrong, what was found, and what to pass instead.  ``name``
 is how the message names the argument; it may carry a short explanation, e.g.
 ``"k (how many top states to release)"``.
+
+**One rule for every number.**  A number is a Python or numpy int or float (never a bool); it is
+read as a double once, here: a value of the wrong type (a text, ``None``, a list, a bool) raises
+:class:`InvalidParameter`, which is a ``TypeError`` and a ``ValueError`` at once; a value a double
+cannot hold (a Python integer such as ``10**400``, a numpy ``longdouble`` beyond 1.8e308) is refused
+as too large instead of raising ``OverflowError`` far away; −0.0 is read as 0.0; NaN and ±inf are
+refused where a finite number is wanted.  A positive parameter (a scale, an ε, an error bound, a
+length scale: :func:`check_positive`, :func:`check_eps`) must be at least the smallest normal
+double, 2.2e-308: below it a double keeps only a few digits and its reciprocal overflows, so the
+divisions that follow would return 0, inf or NaN.  Levels that may be 0 (``check_eps(…, allow_zero=True)``:
+a leakage, an ε per step) and probabilities (:func:`check_probability`) may be as small as 5e-324: they
+are never divided by.  Wrong values raise ``ValueError``.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 PROBABILITY_TOLERANCE = 1e-9  # how far from 1 a list of probabilities may sum
+SMALLEST_NORMAL = sys.float_info.min  # 2.2250738585072014e-308: the smallest positive parameter accepted
+LARGEST_DOUBLE = sys.float_info.max  # 1.7976931348623157e308
+
+
+class InvalidParameter(ValueError, TypeError):
+    """A parameter of the wrong type (a text, ``None``, a list or a bool where a number is wanted, …).
+
+    Both a ``TypeError`` (what it is) and a ``ValueError`` (what every caller of the library catches
+    for bad input), as scikit-learn's ``InvalidParameterError``; wrong *values* raise ``ValueError``.
+    """
 
 
 def is_whole(value: object) -> bool:
@@ -26,18 +49,44 @@ def is_number(value: object) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
-def check_number(name: str, value: object) -> float:
-    """A finite real number."""
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened for integers too long to read (``an integer of 401 digits``)."""
+    if is_whole(value) and abs(int(value)) >= 10**30:  # type: ignore[call-overload]
+        return f"an integer of {len(str(abs(int(value))))} digits"  # type: ignore[call-overload]
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_double(name: str, value: object) -> float:
+    """``value`` (a number of any kind, see :func:`is_number`) as a double: InvalidParameter for other types,
+    ValueError for a value too large for a double; −0.0 becomes 0.0 (NaN and ±inf are returned as such)."""
     if not is_number(value):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    number = float(value)
+        raise InvalidParameter(f"{name} must be a number; got {_shown(value)}")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        number = math.inf
+    if math.isinf(number) and not (isinstance(value, (float, np.floating)) and np.isinf(value)):
+        raise ValueError(
+            f"{name} is too large for a double-precision number (at most {LARGEST_DOUBLE:.4g}); got {_shown(value)}"
+        )
+    return number + 0.0  # −0.0 + 0.0 = 0.0
+
+
+def check_number(name: str, value: object) -> float:
+    """A finite real number (the module docstring's rule for every number)."""
+    number = as_double(name, value)
     if not math.isfinite(number):
         raise ValueError(f"{name} must be finite; got {number}")
     return number
 
 
 def check_eps(name: str, value: object, allow_zero: bool = False) -> float:
-    """A finite, positive privacy parameter (ε); 0 too when ``allow_zero``."""
+    """A finite, positive privacy parameter (ε), at least the smallest normal double; 0 too when ``allow_zero``.
+
+    With ``allow_zero`` the value is a level that may be 0 (a leakage, an ε per step), never a divisor: any
+    value ≥ 0 is taken, subnormal ones too.
+    """
     if not allow_zero:
         return check_positive(name, value)
     value = check_number(name, value)
@@ -47,39 +96,64 @@ def check_eps(name: str, value: object, allow_zero: bool = False) -> float:
 
 
 def check_positive(name: str, value: object) -> float:
-    """A finite number > 0 (a sensitivity, a scale, a length scale)."""
+    """A finite number > 0 (a sensitivity, a scale, a length scale), at least the smallest normal double."""
     value = check_number(name, value)
     if value <= 0:
         raise ValueError(f"{name} must be positive; got {value}")
+    return _normal(name, value)
+
+
+def _normal(name: str, value: float) -> float:
+    if value < SMALLEST_NORMAL:
+        raise ValueError(
+            f"{name} = {value:g} is too small: below {SMALLEST_NORMAL:.3g}, the smallest normal double, a number"
+            f" keeps only a few digits and its reciprocal overflows; use {name} ≥ {SMALLEST_NORMAL:.3g}"
+        )
     return value
 
 
 def check_probability(name: str, value: object, open_interval: bool = False) -> float:
-    """A probability in [0, 1], or in (0, 1) with ``open_interval``."""
+    """A probability in [0, 1], or in (0, 1) with ``open_interval`` (subnormal values are allowed)."""
     if not is_number(value):
-        raise ValueError(f"{name} must be a probability between 0 and 1; got {value!r}")
-    number = float(value)
+        raise InvalidParameter(f"{name} must be a probability between 0 and 1; got {_shown(value)}")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        number = math.inf
+    number += 0.0
     if open_interval and not 0.0 < number < 1.0:
-        raise ValueError(f"{name} must be a probability strictly between 0 and 1; got {value!r}")
+        raise ValueError(f"{name} must be a probability strictly between 0 and 1; got {_shown(value)}")
     if not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be a probability between 0 and 1; got {value!r}")
+        raise ValueError(f"{name} must be a probability between 0 and 1; got {_shown(value)}")
     return number
 
 
 def check_whole(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
-    """A whole number ≥ ``minimum`` (and ≤ ``maximum``); bools are refused: ``True`` is not a count."""
+    """A whole number ≥ ``minimum`` (and ≤ ``maximum``); bools are refused: ``True`` is not a count.
+
+    A value that is not an integer (a float, a text, a bool) raises :class:`InvalidParameter`; one out of
+    range, or beyond what a double holds (counts meet floating-point arithmetic), raises ValueError.
+    """
+    if not is_whole(value):
+        wanted = f"between {minimum} and {maximum} (a whole number)" if maximum is not None else \
+            f"a whole number ≥ {minimum}"
+        raise InvalidParameter(f"{name} must be {wanted}; got {_shown(value)}")
+    if abs(value) > LARGEST_DOUBLE:  # type: ignore[arg-type, operator]
+        raise ValueError(
+            f"{name} is too large for a double-precision number (at most {LARGEST_DOUBLE:.4g}); got {_shown(value)}"
+        )
     if maximum is not None:
-        if not is_whole(value) or not minimum <= value <= maximum:
-            raise ValueError(f"{name} must be between {minimum} and {maximum} (a whole number); got {value!r}")
-    elif not is_whole(value) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}")
-    return int(value)
+        if not minimum <= value <= maximum:  # type: ignore[operator]
+            raise ValueError(f"{name} must be between {minimum} and {maximum} (a whole number); got {_shown(value)}")
+    elif value < minimum:  # type: ignore[operator]
+        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {_shown(value)}")
+    return int(value)  # type: ignore[call-overload]
 
 
 def check_rng(rng: object) -> np.random.Generator:
     """A numpy random Generator (never the global numpy state)."""
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(
+        raise InvalidParameter(
             f"rng must be a numpy random Generator, e.g. numpy.random.default_rng(0); got {type(rng).__name__}"
         )
     return rng
@@ -88,7 +162,9 @@ def check_rng(rng: object) -> np.random.Generator:
 def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     """One of ``choices`` (compared as given: names are case-sensitive)."""
     options = tuple(choices)
-    if not isinstance(value, str) or value not in options:
+    if not isinstance(value, str):
+        raise InvalidParameter(f"{name} must be one of {', '.join(options)}; got {_shown(value)}")
+    if value not in options:
         raise ValueError(f"{name} must be one of {', '.join(options)}; got {value!r}")
     return value
 
@@ -96,7 +172,7 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
 def check_flag(name: str, value: object) -> bool:
     """A yes/no option: ``True`` or ``False`` only (a string such as ``'yes'`` or ``'x'`` is not a flag)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {value!r}")
+        raise InvalidParameter(f"{name} must be True or False; got {_shown(value)}")
     return bool(value)
 
 
@@ -114,16 +190,35 @@ def _has_bool(values: object) -> bool:
 def as_numbers(values: object, what: str) -> np.ndarray:
     """``values`` as a float array; refuses text, None and booleans (``True`` is not a probability)."""
     if values is None or isinstance(values, (str, bytes)):
-        raise ValueError(f"{what} must contain numbers only; got {values!r}")
+        raise InvalidParameter(f"{what} must contain numbers only; got {_shown(values)}")
     if _has_bool(values):
-        raise ValueError(f"{what} must contain numbers, not True or False")
+        raise InvalidParameter(f"{what} must contain numbers, not True or False")
     try:
-        return np.array(values, dtype=float)
+        array = np.array(values, dtype=float)
     except (TypeError, ValueError, OverflowError):
         found = _non_number(values)
         if found is None:
+            if _too_large(values):
+                raise ValueError(
+                    f"{what} holds a number too large for a double-precision number (at most {LARGEST_DOUBLE:.4g})"
+                ) from None
             raise ValueError(f"{what} must be a table of numbers whose rows all have the same length") from None
-        raise ValueError(f"{what} must contain numbers only; found {found[0]!r}") from None
+        raise InvalidParameter(f"{what} must contain numbers only; found {_shown(found[0])}") from None
+    if array.dtype == float and array.size and (array == 0).any():
+        array = array + 0.0  # −0.0 becomes 0.0
+    return array
+
+
+def _too_large(values: object) -> bool:
+    """True when ``values`` (a number or a nested list) holds an integer beyond what a double can hold."""
+    if isinstance(values, (list, tuple)):
+        return any(_too_large(v) for v in values)
+    if is_whole(values):
+        try:
+            float(values)  # type: ignore[arg-type]
+        except OverflowError:
+            return True
+    return False
 
 
 def _non_number(values: object) -> tuple[object] | None:

@@ -374,3 +374,79 @@ def test_the_gap_a_noise_needs() -> None:
             assert topk_hit_at_gap(k, m, gap, 4.0, noise) >= 0.95
             assert topk_hit_at_gap(k, m, gap * (1 - 1e-6), 4.0, noise) < 0.95
     assert topk_gap_for(1, 5, 0.1, 4.0, "gumbel") == 0.0  # chance already does it
+
+
+# --------------------------------------------------------------------------------------------
+# issue 34: the top-k hit rate at large gaps and the laws at subnormal and huge targets
+
+
+def _laplace_topk_mp(k: int, m: int, z: float):
+    """∫ k·f(y)(1 − F(y))^(k−1)·F(y + z)^(m−k) dy in 40-digit arithmetic (mpmath's tanh–sinh, cut at the kinks)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        z = mpmath.mpf(z)
+
+        def cdf(y):
+            return 1 - mpmath.exp(-y) / 2 if y > 0 else mpmath.exp(y) / 2
+
+        def integrand(y):
+            return k * mpmath.exp(-abs(y)) / 2 * (1 - cdf(y)) ** (k - 1) * cdf(y + z) ** (m - k)
+
+        cuts = sorted({-z - 40, -z, -z + 40, mpmath.mpf(-40), mpmath.mpf(0), mpmath.mpf(40)})
+        return mpmath.quad(integrand, [-mpmath.inf, *cuts, mpmath.inf])
+
+
+@pytest.mark.parametrize("k, m", [(1, 2), (2, 3), (3, 6), (1, 50), (5, 40)])
+def test_the_laplace_topk_hit_against_40_digit_quadrature(k: int, m: int) -> None:
+    import mpmath
+
+    for z in (1e-6, 0.3, 2.0, 7.0, 25.0, 80.0, 1e3, 1e5, 1e8, 1e300):
+        got = topk_hit_at_gap(k, m, z, 1.0, "laplace")
+        truth = _laplace_topk_mp(k, m, min(z, 1e6))  # beyond 1e6 the truth is 1 to far more than 40 digits
+        assert abs(mpmath.mpf(got) - truth) <= 1e-12 * truth, (k, m, z, got, truth)
+        # scale invariance: only gap/scale matters
+        assert topk_hit_at_gap(k, m, z * 1e-200, 1e-200, "laplace") == pytest.approx(got, rel=1e-12)
+
+
+def test_the_two_count_topk_hit_has_a_closed_form() -> None:
+    """Top-1 of two counts is right when Z₂ − Z₁ < gap: for two Laplace(1), Pr = 1 − e^(−z)(1 + z/2)/2."""
+    for z in (0.01, 1.0, 5.0, 30.0, 1e5):
+        want = 1.0 - math.exp(-z) * (1 + z / 2) / 2
+        assert topk_hit_at_gap(1, 2, z, 1.0, "laplace") == pytest.approx(want, rel=1e-13)
+    # issue 34: 0.5, 0.25 and 0.125 where the truth is 1
+    assert [topk_hit_at_gap(k, k + 1, 1e5, 1.0, "laplace") for k in (1, 2, 3)] == [1.0, 1.0, 1.0]
+
+
+def test_accuracy_at_passes_the_exact_hit_rate_through() -> None:
+    prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=5)
+    curve = influence_curve(prior)
+    for gap in (1e6, 1e9):  # gap/scale beyond 1e5 for the Laplace mechanisms (0.5 before)
+        rows = accuracy_at(2.0, TopKTarget(k=1, hit=0.9, n_states=3, gap=gap), curve, prior)
+        assert all(row.hit == 1.0 for row in rows), [(row.mechanism, row.hit) for row in rows]
+
+
+@pytest.mark.parametrize("law", ["opendp", "integer", "continuous"])
+def test_count_targets_at_huge_errors_and_subnormal_failures(law: str) -> None:
+    """The largest scale meets the failure probability exactly, in 60-digit arithmetic, at the ends of the doubles."""
+    import mpmath
+
+    def failure(alpha: float, scale: float):
+        with mpmath.workdps(60):
+            if law != "integer":
+                return mpmath.exp(-mpmath.mpf(alpha) / scale)
+            n, s = mpmath.floor(mpmath.mpf(alpha)), mpmath.mpf(scale)
+            return 2 * mpmath.exp(-(n + 1) / s) / (1 + mpmath.exp(-1 / s))
+
+    for alpha in (1e300, 3.5, 0.3, 1e-300):
+        for beta in (0.5, 0.1, 1e-300, 5e-324):
+            if law == "integer" and alpha < 1 and beta >= 0.5:
+                continue  # the noise is 0 often enough only for q ≥ Pr[Z ≠ 0] — any scale works below it
+            scale = CountTarget(alpha, beta, law=law).scale()  # the Laplace scale per count
+            assert 0 < scale < math.inf
+            assert failure(alpha, scale) <= mpmath.mpf(beta), (alpha, beta, scale)
+            assert failure(alpha, scale * (1 + 1e-9)) > mpmath.mpf(beta)
+    with pytest.raises(ValueError, match="too large for a double"):
+        CountTarget(10**400, 0.1, law=law)
+    with pytest.raises(ValueError, match="too small"):
+        CountTarget(5e-324, 0.1, law=law)

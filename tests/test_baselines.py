@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from puffer_core import Accountant, MarkovChainPrior, load_dataset, mqm_noise_scale, simulate
+from puffer_core import Accountant, MarkovChainPrior, influence_curve, load_dataset, mqm_noise_scale, simulate
 from puffer_core.accounting.events import Composition
 from puffer_core.audit.stream import exact_histogram_leakage, exact_stream_leakage
 from puffer_core.mechanisms import (
@@ -105,6 +105,23 @@ def test_the_wasserstein_release_leaks_at_most_its_eps(seed):
         truth = exact_histogram_leakage(prior, 2.0 / mechanism.scale, mechanism="laplace")
         assert truth <= eps + ROUNDING
         assert mechanism.accounting.composition is Composition.SAME_QUERY
+
+
+def test_w_is_zero_for_an_even_deterministic_alternation_and_the_mechanism_still_releases():
+    """Issue 34: every sequence of an even alternation holds each state T/2 times, so W = 0 (docs/math.md §15 used
+    to claim 2 ≤ W); make_mechanism raised ZeroDivisionError.  The release uses the noise of W = 2 and leaks 0."""
+    for length in (2, 4, 6):
+        prior = MarkovChainPrior([[0.0, 1.0], [1.0, 0.0]], length=length)
+        assert wasserstein_scale(prior).w == 0
+        for t in range(length):  # the laws of the counts given either value are one and the same point
+            assert brute_w_infinity(brute_count_laws(prior, t, 0), brute_count_laws(prior, t, 1), length) == 0
+        mechanism = wasserstein_laplace(prior, 1.5)
+        assert mechanism.scale == pytest.approx(2.0 / 1.5) and mechanism.accounting.eps_dp == pytest.approx(1.5)
+        assert exact_histogram_leakage(prior, 2.0 / mechanism.scale, mechanism="laplace") <= ROUNDING
+        built = make_mechanism("wasserstein", 1.5, influence_curve(prior), prior, query="histogram")
+        assert built.scale == pytest.approx(mechanism.scale)
+    odd = MarkovChainPrior([[0.0, 1.0], [1.0, 0.0]], length=5)  # (3, 2) against (2, 3): one entry moves
+    assert wasserstein_scale(odd).w == brute_w(odd) == 2
 
 
 def test_w_is_at_most_group_dp_s_2t_and_refused_up_front_beyond_reach():

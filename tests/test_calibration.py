@@ -164,5 +164,5 @@ def test_the_planner_takes_any_whole_number_of_releases():
     assert huge.b == 4 and huge.a == 0.0
     assert huge.eps_dp == pytest.approx(0.25e-300, rel=1e-12)
     assert huge.eps_puffer == pytest.approx(1e-300, rel=1e-12)
-    with pytest.raises(ValueError, match="fewer releases"):
+    with pytest.raises(ValueError, match="releases .*too large for a double"):
         plan(curve, 1.0, 10**400)

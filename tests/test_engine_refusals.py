@@ -31,7 +31,7 @@ def test_max_b_has_a_cap_with_a_clear_refusal():
 
 def test_mqm_with_an_epsilon_too_small_for_double_precision_says_so():
     prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=10)
-    with pytest.raises(ValueError, match="too small.*use ε_puffer ≥"):
+    with pytest.raises(ValueError, match="too small.*use (ε_puffer|eps_puffer) ≥"):
         mqm_noise_scale(prior, 1e-320)
 
 

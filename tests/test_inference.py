@@ -213,6 +213,65 @@ def test_the_smoother_is_the_dense_linear_mmse(seed: int) -> None:
     np.testing.assert_allclose(got.expected_mse_raw, 3 * variance)
 
 
+STICKY_CASES = [
+    # the case of issue 34: the Kalman–RTS error was 27 % high at step 1 and below the linear optimum elsewhere
+    ([[0.9995, 0.0005], [0.0005, 0.9995]], [0.454, 0.546], [360] * 5, [7.9, 0.497, 1.45, 899, 0.214]),
+    ([[0.9999, 0.0001], [0.00002, 0.99998]], [1.0, 0.0], [50, 50, 40, 40, 40, 3], [1e-6, 3.0, 0.01, 5e3, 0.5, 2.0]),
+    ([[0.999, 0.0005, 0.0005], [0.0, 0.9999, 0.0001], [0.0002, 0.0, 0.9998]], [0.2, 0.0, 0.8], [1000] * 6,
+     [1e4, 0.3, 1e-3, 40.0, 1e4, 0.05]),
+    ([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.5], [7] * 4, [1.0, 2.0, 3.0, 4.0]),  # deterministic: one release decides
+]
+
+
+@pytest.mark.parametrize("matrix, initial, users, variance", STICKY_CASES)
+def test_the_smoother_is_the_dense_linear_mmse_on_sticky_chains(matrix, initial, users, variance) -> None:
+    """Singular predicted covariances (the counts of a step sum to n_t, zeros, moves of 1e-4): against the dense
+    solve of the full joint covariance, never below it (nothing linear does better) and never above the release."""
+    prior = MarkovChainPrior(matrix, initial, length=len(users))
+    users, variance = np.array(users), np.array(variance)
+    rng = np.random.default_rng(4)
+    releases = users[:, None] * np.asarray(prior.marginals(len(users))) + rng.normal(size=(len(users), len(initial)))
+    got = smooth_count_stream(prior, releases, variance, users, project=False)
+    estimate, error = _dense_lmmse(prior, releases, variance, users)
+    np.testing.assert_allclose(got.expected_mse, error, rtol=1e-7, atol=1e-9 * variance.max())
+    np.testing.assert_allclose(got.estimates, estimate, rtol=1e-7, atol=1e-6)
+    assert np.all(got.expected_mse <= got.expected_mse_raw * (1 + 1e-12))
+
+
+def test_the_expected_error_of_the_sticky_smoother_against_monte_carlo() -> None:
+    """The issue's chain and noise: the errors of this estimate on counts drawn from the prior (4 standard errors)."""
+    matrix, initial, users, variance = STICKY_CASES[0]
+    prior = MarkovChainPrior(matrix, initial, length=5)
+    rng = np.random.default_rng(11)
+    draws, n = 600, users[0]
+    errors = []
+    expected = None
+    for _ in range(draws):
+        states = sample_states(prior, n, 5, rng)
+        counts = np.stack([np.bincount(states[:, t], minlength=2) for t in range(5)]).astype(float)
+        noisy = counts + rng.normal(size=counts.shape) * np.sqrt(variance)[:, None]
+        out = smooth_count_stream(prior, noisy, variance, n, project=False)
+        expected = out.expected_mse
+        errors.append(((out.estimates - counts) ** 2).sum(axis=1))
+    errors = np.array(errors)
+    assert np.all(np.abs(errors.mean(axis=0) - expected) <= 4 * errors.std(axis=0) / math.sqrt(draws))
+
+
+def test_the_smoother_refuses_what_it_cannot_weigh() -> None:
+    prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=4)
+    releases = np.full((4, 2), 5.0)
+    with pytest.raises(ValueError, match="below 1e-06"):
+        smooth_count_stream(prior, releases, 1e-300, 10)
+    with pytest.raises(TypeError, match="users must be a whole number"):
+        smooth_count_stream(prior, releases, 2.0, 2.5)
+    with pytest.raises(TypeError, match="project must be True or False"):
+        smooth_count_stream(prior, releases, 2.0, 10, project="yes")
+    with pytest.raises(ValueError, match="too large for a double"):
+        smooth_count_stream(prior, releases, 10**400, 10)
+    huge = smooth_count_stream(prior, releases, 2.0, 10**12)  # one direction known exactly (the sum): error v
+    np.testing.assert_allclose(huge.expected_mse, 2.0, rtol=1e-9)
+
+
 def test_smoothed_counts_beat_the_release_on_data_from_the_prior() -> None:
     prior = MarkovChainPrior([[0.85, 0.1, 0.05], [0.1, 0.8, 0.1], [0.1, 0.2, 0.7]], length=20)
     n_users, scale, draws = 200, 8.0, 300
@@ -294,3 +353,69 @@ def test_the_region_and_the_test_points() -> None:
     points = likelihood_ratio_points(chain, law, 2, (0, 1), draws=8000, seed=0)
     assert region_excess(points.fpr, points.tpr, truth).max() <= 0.02
     assert 0 < points.eps_lower <= truth
+
+
+# the risk view at float extremes (issue 34): log space, never below Bayes' value
+
+
+def _bayes_mp(p: float, eps: float, upper: bool):
+    import mpmath
+
+    with mpmath.workdps(80):
+        p_, e = mpmath.mpf(p), mpmath.exp(mpmath.mpf(eps))
+        return e * p_ / (e * p_ + 1 - p_) if upper else p_ / (p_ + e * (1 - p_))
+
+
+EXTREME_P = [5e-324, 1e-310, 1e-305, 1e-200, 1e-17, 0.3, 0.5, 1 - 1e-9, 1 - 2**-53]
+EXTREME_EPS = [0.0, 1e-300, 1e-12, 0.5, 36.0, 700.0, 709.8, 710.0, 744.0, 745.2, 800.0, 1e5, 1e300]
+
+
+def test_the_largest_and_smallest_posterior_against_80_digit_bayes() -> None:
+    import mpmath
+
+    for p in EXTREME_P:
+        for eps in EXTREME_EPS:
+            for upper, fn in ((True, max_posterior), (False, min_posterior)):
+                got, truth = mpmath.mpf(fn(p, eps)), _bayes_mp(p, eps, upper)
+                assert (got >= truth) if upper else (got <= truth), (p, eps, upper, got, truth)
+                # outward by at most 8 ulps of the log-odds' terms: ~1.8e-15·(|log p| + |log(1 − p)| + ε + 1) relative
+                size = abs(math.log(p)) + abs(math.log1p(-p)) + eps + 1
+                assert abs(got - truth) <= 4e-15 * size * truth + mpmath.mpf(10) ** -320, (p, eps, upper, got, truth)
+    # the issue's numbers: 0.092 and 5e-20 before (e^ε was capped at e^700)
+    assert max_posterior(1e-305, 710) == pytest.approx(0.99955257165916, rel=1e-12)
+    assert max_posterior(5e-324, 744) == pytest.approx(0.3917238319621, rel=1e-11)
+
+
+def test_the_attacker_and_pair_tables_at_float_extremes() -> None:
+    import mpmath
+
+    prior = MarkovChainPrior([[1 - 1e-300, 1e-300], [0.5, 0.5]], length=3)
+    pairs = pair_table(prior, 50.0)  # used to be inf/inf = NaN
+    post = pairs["largest posterior of the secret (between the two)"].to_numpy()
+    assert not np.isnan(pairs.select_dtypes("number").to_numpy()).any()
+    marg = prior.marginals()
+    for (x, y), value in zip(((0, 1), (1, 0)), post):
+        with mpmath.workdps(80):
+            odds = max(mpmath.mpf(float(a)) / mpmath.mpf(float(b)) for a, b in zip(marg[:, x], marg[:, y]))
+            truth = mpmath.exp(50) * odds / (1 + mpmath.exp(50) * odds)
+        assert mpmath.mpf(float(value)) >= truth and abs(mpmath.mpf(float(value)) - truth) <= 1e-11 * truth
+    assert post[0] == 1.0
+    for eps in (1.0, 710.0, 744.0, 1e5):
+        table = attacker_table(prior, eps)
+        worst = prior.marginals().max(axis=0)
+        for q, after in zip(worst, table["largest posterior after the release"]):
+            assert mpmath.mpf(float(after)) >= _bayes_mp(float(q), eps, True)
+        assert not np.isnan(table.select_dtypes("number").to_numpy()).any()
+
+
+def test_the_region_beyond_e_to_the_700() -> None:
+    for eps in (700.0, 710.0, 800.0, 1e5):
+        fpr, tpr = tradeoff_curve(eps)
+        assert not np.isnan(tpr).any() and np.all((0 <= tpr) & (tpr <= 1))
+        corner = fpr[np.argmin(np.abs(fpr - math.exp(-min(eps, 745))))]
+        # above the corner TPR = 1 − e^(−ε)(1 − FPR) = 1; at FPR = e^(−ε)·t (t < 1) it is e^ε·FPR = t
+        assert tpr[fpr > corner].min() == 1.0
+    # e^710·1e-310 = 0.0223: an attack with FPR = 1e-310 and TPR = 0.02 is inside ε = 710 (with e^ε capped at e^700
+    # it would have been 1e-6, and the attack outside), one with TPR = 0.03 is not
+    excess = region_excess(np.array([1e-310, 1e-310, 1e-300]), np.array([0.02, 0.03, 1.0]), 710.0)
+    assert excess[0] <= 0 < excess[1] and excess[2] <= 0

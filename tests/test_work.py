@@ -47,6 +47,81 @@ def test_estimated_units_are_never_below_the_units_performed(kind, start):
     assert estimate.total_units >= work.total, (estimate.units, work.as_dict())
 
 
+def _slow_chain(rng, kind, k):
+    """The slowly mixing families of issue 34: cutoffs in the thousands, or none within the chain."""
+    if kind == "near-periodic 1e-3":  # the issue's P = 0.999·roll(I, 1) + 0.001/K
+        return 0.999 * np.roll(np.eye(k), 1, axis=1) + 0.001 / k
+    if kind == "near-periodic 1e-2, random rows":
+        return 0.99 * np.roll(np.eye(k), 1, axis=1) + 0.01 * rng.dirichlet(np.ones(k), size=k)
+    if kind.startswith("sticky"):
+        stay = float(kind.split()[1])
+        return stay * np.eye(k) + (1 - stay) / k
+    if kind.startswith("lazy"):  # a sticky chain whose moves are random
+        stay = float(kind.split()[1])
+        return stay * np.eye(k) + (1 - stay) * rng.dirichlet(np.ones(k), size=k)
+    ring = np.zeros((k, k))  # a slow ring: one step either way with probability 0.01
+    for i in range(k):
+        ring[i, i] = 0.98
+        ring[i, (i + 1) % k] += 0.01
+        ring[i, (i - 1) % k] += 0.01
+    return ring
+
+
+SLOW_KINDS = ["near-periodic 1e-3", "near-periodic 1e-2, random rows", "sticky 0.99", "sticky 0.999", "lazy 0.99",
+              "lazy 0.999", "slow ring"]
+
+
+@pytest.mark.parametrize("kind", SLOW_KINDS)
+@pytest.mark.parametrize("start", ["stationary", "random", "one state", "theta"])
+def test_the_estimate_bounds_the_work_on_slowly_mixing_chains(kind, start):
+    """Issue 34: cutoffs in the thousands put b beyond T/2, where many nodes are scanned split by split, and keep
+    the marginals away from π for the whole chain.  The estimate counts those scans (never below the units the
+    kernels perform), at sizes where the old split-phase model was 5–60 times low."""
+    rng = np.random.default_rng(len(kind) + 3 * len(start))
+    k = 2 if kind == "sticky 0.999" else 5
+    length = 400 if start == "stationary" else 250
+    if start == "theta":
+        priors = [MarkovChainPrior(_slow_chain(rng, kind, k), None if i == 0 else rng.dirichlet(np.ones(k)),
+                                   length=length - 13 * i) for i in range(3)]
+    else:
+        initial = None if start == "stationary" else np.eye(k)[0] if start == "one state" else rng.dirichlet(np.ones(k))
+        priors = [MarkovChainPrior(_slow_chain(rng, kind, k), initial, length=length)]
+    for max_b in (None, length // 3):
+        work = WorkCounter()
+        estimate = influence_estimate(priors, max_b)
+        influence_curve(priors, max_b, work=work)
+        assert estimate.total_units >= work.total, (estimate.units, work.as_dict())
+        assert estimate.units["split"] >= work.as_dict()["split"], (estimate.units, work.as_dict())
+
+
+def test_the_issue_chains_are_counted_at_a_tenth_of_their_size():
+    """The issue's near-periodic K = 20 (T = 3,000 took 4.4–5.0 s against an estimate of 0.31 s) and sticky K = 10,
+    at T = 500: the split units performed were 20–60 times the estimate's."""
+    for transition in (0.999 * np.roll(np.eye(20), 1, axis=1) + 0.001 / 20, 0.99 * np.eye(10) + 0.001):
+        prior = MarkovChainPrior(transition, length=500)
+        work = WorkCounter()
+        estimate = influence_estimate(prior)
+        influence_curve(prior, work=work)
+        assert estimate.units["split"] >= work.as_dict()["split"] > 0.0
+        assert estimate.total_units >= work.total
+
+
+def test_slow_chains_too_long_for_the_limit_are_refused_at_once_with_what_fits():
+    """The issue's T = 10⁵ near-periodic chain was estimated at 5.7 s and accepted; it would run for hours."""
+    import time
+
+    prior = MarkovChainPrior(0.999 * np.roll(np.eye(20), 1, axis=1) + 0.001 / 20, length=100_000)
+    clock = time.process_time()
+    estimate = influence_estimate(prior)
+    assert time.process_time() - clock < 5.0  # the refusal is cheap (≤ 1 s on a quiet machine)
+    assert not estimate.fits and estimate.largest["max_b"] >= 1
+    assert influence_estimate(prior, estimate.largest["max_b"]).fits
+    work = WorkCounter()
+    with pytest.raises(ValueError, match="out of reach"):
+        influence_curve(prior, work=work)
+    assert work.total < 1e9
+
+
 def test_the_gaussian_estimate_is_the_work_counted():
     work = WorkCounter()
     prior = GaussianProcessPrior(40, 2.0)

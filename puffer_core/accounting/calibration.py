@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine.curve import InfluenceCurve
 from ..secrets.values import ALL_SECRETS
-from ..validation import check_eps, check_whole
+from ..validation import InvalidParameter, check_eps, check_whole
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Calibration:
 def check_curve(curve: object, caller: str) -> InfluenceCurve:
     """An :class:`InfluenceCurve`; anything else (a prior, None) is refused with what to pass instead."""
     if not isinstance(curve, InfluenceCurve):
-        raise ValueError(
+        raise InvalidParameter(
             f"{caller} takes an InfluenceCurve, the a(b) curve of a prior: curve = influence_curve(prior);"
             f" got {type(curve).__name__}"
         )

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine.curve import InfluenceCurve
 from ..secrets.values import ALL_SECRETS, Secrets
-from ..validation import check_eps, check_whole, is_number
+from ..validation import InvalidParameter, as_double, check_eps, check_whole, is_number
 from .calibration import Calibration, check_curve, usable_points
 from .events import Composition, CurveEvent, MQMEvent, NoiseEvent, PrivacyEvent
 from .renyi import RenyiEvent, renyi_pure_cumulative
@@ -74,15 +74,15 @@ def group_dp_cumulative(length: int, eps_dps: Sequence[float]) -> np.ndarray:
     """
     length = check_whole("length (the entries in a sequence)", length)
     if isinstance(eps_dps, (str, bytes)) or not isinstance(eps_dps, Iterable):
-        raise ValueError(f"eps_dps must be a sequence of per-release ε_DP values; got {type(eps_dps).__name__}")
+        raise InvalidParameter(f"eps_dps must be a sequence of per-release ε_DP values; got {type(eps_dps).__name__}")
     values = list(eps_dps)
     out = np.empty(len(values))
     exact = Fraction(0)
     infinite = False
     for j, eps in enumerate(values):
         if not is_number(eps):
-            raise ValueError(f"ε_DP of release {j + 1} must be a number; got {eps!r}")
-        eps = float(eps)
+            raise InvalidParameter(f"ε_DP of release {j + 1} must be a number; got {eps!r}")
+        eps = as_double(f"ε_DP of release {j + 1}", eps)
         if math.isnan(eps) or eps < 0:
             raise ValueError(f"ε_DP of release {j + 1} must be ≥ 0 (+inf is allowed); got {eps}")
         infinite = infinite or math.isinf(eps)

@@ -341,6 +341,10 @@ def stream_attack_estimate(k: int, length: int, priors: int = 1, draws: int = 20
     Every climb is counted at ``max_sweeps`` sweeps (it may stop earlier).  ``largest`` holds the
     longest stream ("T") and the most draws ("draws") that fit with the rest unchanged.
     """
+    k, length, priors = check_whole("k", k), check_whole("length", length), check_whole("priors", priors)
+    draws, restarts = check_whole("draws", draws, minimum=0), check_whole("restarts", restarts)
+    max_sweeps = check_whole("max_sweeps", max_sweeps)
+    outputs = None if outputs is None else check_whole("outputs", outputs)
     units, overhead = _stream_attack_units(k, length, draws, restarts, max_sweeps, outputs)
 
     def fits(steps: int, n_draws: int) -> bool:

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mechanisms.laws import check_emissions, histogram_law
-from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..priors.models import MAX_LENGTH, MarkovChainPrior, as_theta, check_no_underflow
 from ..secrets.events import EventSecrets
 from ..secrets.values import Secrets, as_secrets
-from ..validation import WORK_LIMIT_SECONDS, check_eps, check_whole
+from ..validation import WORK_LIMIT_SECONDS, InvalidParameter, check_eps, check_positive, check_whole, is_whole
 from ..work import ENUMERATION, MEMORY_LIMIT_BYTES, WorkCounter, WorkEstimate, one_blas_thread, unit_seconds
 from .exact import all_sequences, count_text, exact_leakage, power, sequence_probabilities
 
@@ -74,8 +74,15 @@ def exact_stream_estimate(
     ``largest`` holds the longest chain ("T") that fits within ``limit`` seconds with the same states
     and outputs.
     """
-    sizes = [int(outputs)] * int(length) if isinstance(outputs, int | np.integer) else [int(o) for o in outputs]
-    k, n_priors, T = int(n_states), int(n_priors), len(sizes)
+    n_states, length = check_whole("n_states", n_states), check_whole("length", length, maximum=MAX_LENGTH)
+    n_priors, limit = check_whole("n_priors", n_priors), check_positive("limit", limit)
+    if is_whole(outputs):
+        sizes = [check_whole("outputs", outputs)] * length
+    elif isinstance(outputs, (list, tuple, np.ndarray)) and len(outputs) == length:
+        sizes = [check_whole("outputs per step", o) for o in outputs]
+    else:
+        raise InvalidParameter(f"outputs must be a whole number or one per step ({length}); got {outputs!r}")
+    k, T = n_states, len(sizes)
     n_seq, n_out = power(k, T), _product(sizes)
     def nbytes(steps: list[int]) -> float:
         n_steps = power(k, len(steps))

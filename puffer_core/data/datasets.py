@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..validation import InvalidParameter
 from .readers import load_sequences
 from .sequences import Sequences
 
@@ -147,6 +148,8 @@ DATASETS: dict[str, Dataset] = {
 
 def get_dataset(name: str) -> Dataset:
     """The record of built-in dataset ``name`` (a key of :data:`DATASETS`)."""
+    if not isinstance(name, str):
+        raise InvalidParameter(f"a dataset name is a text, one of: {', '.join(DATASETS)}; got {name!r}")
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; the built-in datasets are: {', '.join(DATASETS)}")
     return DATASETS[name]

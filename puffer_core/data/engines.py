@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ..errors import DataError
-from ..validation import check_whole
+from ..validation import InvalidParameter, check_whole
 from .duckdb_engine import DuckDBEngine
 from .sequences import MAX_STATES, label_codes, preview_names
 from .spark_engine import SparkEngine
@@ -146,7 +146,7 @@ def load_stats(
     max_states = check_whole("max_states", max_states, minimum=2)
     for flag, value in (("drop_missing", drop_missing), ("drop_duplicates", drop_duplicates)):
         if not isinstance(value, bool):
-            raise ValueError(f"{flag} must be True or False; got {value!r}")
+            raise InvalidParameter(f"{flag} must be True or False; got {value!r}")
     report: Progress | None = print_progress if progress is True else (progress or None)
     if report is not None and not callable(report):
         raise ValueError("progress must be True, False, None or a function progress(fraction, message)")

@@ -36,8 +36,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import DataError
-from ..validation import check_whole
+from ..errors import DataError, DataTypeError
+from ..validation import InvalidParameter, check_whole
 from .sequences import MAX_STATES, Sequences, blanks_as_missing, build_sequences, preview_names
 
 MAX_ROWS = 10_000_000
@@ -113,7 +113,7 @@ def _source_bytes(source: object) -> tuple[bytes, str | None, str]:
         if not isinstance(content, (bytes, bytearray, memoryview)):
             raise DataError(f"{label} did not give bytes or text when read; got {type(content).__name__}")
         return _capped(bytes(content), label), name, label
-    raise DataError(
+    raise DataTypeError(
         "the data source must be a file path, an uploaded file, bytes or a pandas DataFrame;"
         f" got {type(source).__name__}"
     )
@@ -395,7 +395,7 @@ class Loaded:
 
 def _check_flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False; got {value!r}")
+        raise InvalidParameter(f"{name} must be True or False; got {value!r}")
     return value
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
-from ..errors import DataError
+from ..errors import DataError, DataTypeError
 from .readers import csv_format
 from .sequences import preview_names
 from .sql import NULL_STRINGS, PARQUET_SUFFIXES, first_line
@@ -61,7 +61,7 @@ def parse_upload(source: object) -> ParsedTable:
         raw = source.getvalue() if hasattr(source, "getvalue") else source.read()
         data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
     else:
-        raise DataError(
+        raise DataTypeError(
             "the data source must be a path or glob, a list of paths, an Arrow table, a pandas DataFrame, bytes or"
             f" an uploaded file; got {type(source).__name__}"
         )

@@ -482,6 +482,22 @@ class ChainProfile:
         """The most distances the tables will hold (the proven cutoff, or ``need``)."""
         return self.need if self.D_bound is None else min(self.need, self.D_bound)
 
+    def spread_at(self, d: int) -> float:
+        """An upper bound on ρ(d) known before the tables: ρ at the largest power of two ≤ d (ρ never grows)."""
+        known = [rho for span, rho in self.spreads if span <= d]
+        return known[-1] if d >= 1 and known else np.inf
+
+    @property
+    def initial_divergence(self) -> float:
+        """η_1 = max_x |log p_1[x] − log π[x]| (+inf when the supports differ or there is no π); η_t ≤ η_1."""
+        if self.pi is None:
+            return np.inf
+        init = np.asarray(self.prior.initial, dtype=float)
+        mass = init > 0
+        if not np.array_equal(mass, self.pi > 0):
+            return np.inf
+        return float(np.max(np.abs(np.log(init[mass]) - np.log(self.pi[mass]))))
+
     def estimate(self, distances: int | None = None) -> WorkEstimate:
         """Units and bytes of the tables up to ``distances`` (default: :meth:`table_distances`) and the marginals."""
         n = self.table_distances() if distances is None else min(distances, self.T - 1)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import MarkovChainPrior
+from ..validation import InvalidParameter
 
 MAX_NODES = 100_000  # entries examined one by one (a stationary prior needs three)
 
@@ -100,7 +101,7 @@ def influence_drivers(prior: MarkovChainPrior, counts: np.ndarray | None = None)
     were never observed.  A prior of length 1 has a(1) = 0 (no other entry).
     """
     if not isinstance(prior, MarkovChainPrior):
-        raise ValueError(f"influence_drivers takes a MarkovChainPrior; got {type(prior).__name__}")
+        raise InvalidParameter(f"influence_drivers takes a MarkovChainPrior; got {type(prior).__name__}")
     k, T = prior.n_states, prior.length
     n = None
     if counts is not None:

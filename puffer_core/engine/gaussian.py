@@ -480,7 +480,7 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None, coo
     units = {
         "product": coordinates * products,
         "gaussian": coordinates * ((40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS),
-        "overhead": 3000.0 + coordinates * 40.0 * rows,  # the interpreter's share (microseconds)
+        "overhead": 6000.0 + coordinates * 60.0 * rows,  # the interpreter's share (µs; a small call takes 3–8 ms)
     }
     nbytes = 8.0 * n * n * (9 if weak else 6)
     seconds = coordinates * products * SECONDS_PER_UNIT["product"]

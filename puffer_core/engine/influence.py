@@ -72,13 +72,32 @@ from .gaussian import gaussian_estimate, gaussian_influence_curve, protected_coo
 from .kernels import far_zone, start_zone
 
 MAX_B = MAX_LENGTH  # a(b) = 0 from the longest sequence on; longer curves only add zeros
-# Split-phase units per pair, prior and b (bounds, candidates, evaluations), measured on every
-# family with margin (benchmarks/bench_estimates.py): the far zone, and each node of the start
-# zone (the first nodes scan every pair, later ones walk lists sorted by their bounds).
+# The split phase (units "split": prior-split terms and pair bounds, counted by the kernels), per b:
+# - the far zone: every pair's bounds (FAR_UNITS per pair and prior, plus the binary searches of the crossing
+#   when several nodes are candidates) and full scans of every split: FAR_SCAN pairs at the one node that
+#   decides when T_min ≥ 2b + 1 (the first pair of each b is scanned against a threshold of 0, so one such scan
+#   is certain), FAR_SCAN_MULTI times every split of every candidate node beyond (a pair is scanned in full at
+#   each node where its value rises: measured up to every node on lazy random walks);
+# - the start zone: the first EARLY_NODES nodes scan every pair (START_UNITS per pair, prior and node), later
+#   nodes walk lists sorted by their bounds (LATE_UNITS); at nodes t ≤ b (where a split may drop its left L
+#   node) SCAN_PAIRS pairs scan every split, and a share of the pairs that grows with how far the marginals
+#   still are from the stationary law: φ(η) = min(SCAN_MAX, SCAN_SCALE·η^(1/5)), η bounded before the tables
+#   by η_t ≤ min(η_1, ρ(t − 1)) (ρ at powers of two from the cutoff's squarings, ChainProfile).  Nodes after b
+#   scan LATE_SCAN of that share for one prior (every split has both L nodes, and the node's terms are the
+#   stationary ones shifted by a constant), LATE_SCAN_THETA for Θ (the max over priors moves the best split).
+# Measured with margin on every family, slowly mixing ones too (near-periodic, sticky 0.99/0.999, lazy random
+# walks, slow rings; benchmarks/bench_estimates.py), against the units the kernels count.
 FAR_UNITS = 8.0
+FAR_SCAN = 1.5
+FAR_SCAN_MULTI = 1.25
 START_UNITS = 12.0
-START_LATE_UNITS = 3.0
-EARLY_NODES = 9
+LATE_UNITS = 0.5
+SCAN_PAIRS = 1.5
+SCAN_MAX = 0.5
+SCAN_SCALE = 0.35
+LATE_SCAN = 0.05
+LATE_SCAN_THETA = 0.25
+EARLY_NODES = 9  # nodes 1..8 scan every pair (kernels.start_zone)
 SCATTERED_BYTES = 256e6  # tables of this size make a split unit twice as costly (cache misses), measured
 # Interpreter work (microseconds, unit "overhead") per call, per prior and per table distance: what tiny
 # inputs cost (measured with margin by benchmarks/bench_estimates.py).
@@ -120,22 +139,81 @@ def _zones(profiles: list[ChainProfile], n_eff: int, t_max: int, bound: bool) ->
     return max(n_b, 1), t_c, start, far
 
 
-def _split_units(profiles: list[ChainProfile], n_eff: int, t_max: int) -> tuple[float, float]:
-    """(far-zone units, start-zone units) of the min over splits, per pair and b (module constants).
+def split_sums(b: np.ndarray, lo: np.ndarray | int, hi: np.ndarray | int, t_max: int) -> np.ndarray:
+    """Σ over nodes t = lo..hi of the number of splits of node t at b: min(t, b) − max(1, b + t − t_max) + 1.
 
-    The first ``EARLY_NODES`` nodes of the start zone scan every pair with every prior.  Later nodes
-    take their candidates from each non-stationary prior's list while that prior is away from its
-    stationary law (before its own far-node start), and from one list of the stationary priors.
+    Closed form per b (0 where hi < lo): the work of scanning every split of every node in the range.
     """
-    n_b, _, start, far = _zones(profiles, n_eff, t_max, bound=True)
+    b = np.asarray(b, dtype=float)
+    lo = np.broadcast_to(np.asarray(lo, dtype=float), b.shape)
+    hi = np.broadcast_to(np.asarray(hi, dtype=float), b.shape)
+    count = np.maximum(hi - lo + 1.0, 0.0)
+
+    def run(first: np.ndarray, last: np.ndarray) -> np.ndarray:  # Σ_{t=first}^{last} t
+        return (first + last) * np.maximum(last - first + 1.0, 0.0) / 2.0
+
+    below = run(lo, np.minimum(hi, b)) + b * np.maximum(hi - np.maximum(lo, b + 1.0) + 1.0, 0.0)  # Σ min(t, b)
+    star = t_max - b + 1.0  # from here on b + t − t_max ≥ 1
+    ones = np.maximum(np.minimum(hi, star - 1.0) - lo + 1.0, 0.0)
+    start = np.maximum(lo, star)
+    over = ones + run(start + b - t_max, hi + b - t_max)  # Σ max(1, b + t − t_max)
+    return np.where(count > 0, below - over + count, 0.0)
+
+
+def _far_nodes(b: np.ndarray, t_lo: int, t_max: int, t_min: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes [lo, hi] the far zone evaluates at each b (kernels.far_zone: one interior node when T_min ≥ 2b + 1)."""
+    single = t_min - b >= b + 1
+    lo = np.where(single, np.maximum(t_lo, b + 1), np.maximum(t_lo, t_min - b))
+    hi = np.minimum(np.where(single, lo, np.maximum(t_lo, b + 1)), t_max)
+    return lo, hi
+
+
+def _eta_blocks(profiles: list[ChainProfile], m: int) -> list[tuple[int, int, float]]:
+    """(first node, last node, a bound on η_t there) for the start zone's nodes EARLY_NODES..m, by powers of two.
+
+    η_t = max_x |log p_t[x] − log π[x]| is at most η_1 (it never grows once finite) and at most ρ(t − 1) ≤ ρ(2^j)
+    for t − 1 ≥ 2^j (:class:`puffer_core.engine.chain_terms.ChainProfile`); the largest over the moving priors.
+    """
+    blocks = []
+    first = EARLY_NODES
+    while first <= m:
+        j = int(first - 1).bit_length() - 1  # 2^j ≤ first − 1 < 2^(j+1)
+        last = min(m, 2 ** (j + 1))
+        eta = 0.0
+        for p in profiles:
+            if not p.stationary:
+                eta = max(eta, min(p.initial_divergence, p.spread_at(2**j)))
+        blocks.append((first, last, eta))
+        first = last + 1
+    return blocks
+
+
+def _split_units(profiles: list[ChainProfile], n_eff: int, t_max: int) -> tuple[float, float]:
+    """(far-zone units, start-zone units) of the min over splits (the module constants say what is counted)."""
+    n_b, t_c, start, far = _zones(profiles, n_eff, t_max, bound=True)
     pairs = float(profiles[0].K) ** 2
     n = len(profiles)
-    far_units = FAR_UNITS * pairs * max(far, 1) * n_b if far else 0.0
-    late = sum(max(0, min(start, p.t_c_bound - 1, p.T) - EARLY_NODES) for p in profiles if not p.stationary)
-    if any(p.stationary for p in profiles):
-        late += max(0, start - EARLY_NODES)
-    nodes = n * START_UNITS * min(start, EARLY_NODES) + START_LATE_UNITS * late
-    return far_units, pairs * n_b * nodes
+    b = np.arange(1, n_b + 1, dtype=float)
+    far_units = 0.0
+    if far:
+        t_min = min(p.T for p in profiles if p.T >= t_c)
+        lo, hi = _far_nodes(b, t_c, t_max, t_min)
+        nodes = hi - lo + 1.0
+        bounds = FAR_UNITS + np.where(nodes > 1, 4.0 * (1.0 + np.log2(np.maximum(nodes, 1.0))), 0.0)
+        scans = split_sums(b, lo, hi, t_max) * np.where(nodes > 1, FAR_SCAN_MULTI, FAR_SCAN)
+        far_units = pairs * n * float(bounds.sum()) + n * float(scans.sum())
+    m = min(start, t_max) if t_c > 1 else 0
+    start_units = 0.0
+    if m:
+        early = min(m, EARLY_NODES - 1)
+        start_units = pairs * n * n_b * (START_UNITS * early + LATE_UNITS * (m - early))
+        late_share = LATE_SCAN_THETA if n > 1 else LATE_SCAN
+        for first, last, eta in _eta_blocks(profiles, m):
+            share = min(SCAN_MAX, SCAN_SCALE * eta**0.2) * pairs
+            near = float(split_sums(b, first, np.minimum(last, b), t_max).sum())  # nodes t ≤ b
+            after = float(split_sums(b, np.maximum(first, b + 1.0), last, t_max).sum())  # nodes t > b
+            start_units += n * ((SCAN_PAIRS + share) * near + late_share * share * after)
+    return far_units, start_units
 
 
 def _estimate(profiles: list[ChainProfile], n_eff: int, t_max: int) -> WorkEstimate:

@@ -549,7 +549,8 @@ def _estimate(profiles: list[ChainProfile], eps: float) -> WorkEstimate:
         per_node = pairs * n * (1.0 + n / 50.0) + 16.0 * n * n + 4.0 * pairs
         units = dict(tables.units)
         units["marginal"] = units.get("marginal", 0.0) + far + nodes * per_node
-        units["overhead"] = 1000.0 + 60.0 * n + 400.0 * nodes  # the interpreter's share (microseconds)
+        # the interpreter's share (microseconds): a call of a small prior takes 2–10 ms on a busy machine
+        units["overhead"] = 3000.0 + 80.0 * n + 600.0 * nodes
         pieces.append(WorkEstimate("", units, 2.0 * tables.nbytes + 8.0 * 2 * _CHUNK_CELLS, f"distance {n}"))
     k = profiles[0].K
     n = max(_needed_distances(p, eps) for p in profiles)

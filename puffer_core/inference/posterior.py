@@ -33,7 +33,7 @@ from scipy.special import logsumexp
 
 from ..mechanisms.laws import check_emissions
 from ..priors.models import MarkovChainPrior
-from ..validation import check_whole
+from ..validation import InvalidParameter, check_whole
 
 MAX_CELLS = 20_000_000  # draws × T × K log-probabilities held at once
 Z_95 = 1.959963984540054
@@ -47,7 +47,7 @@ def safe_log(values: np.ndarray) -> np.ndarray:
 
 def check_prior(prior: object) -> MarkovChainPrior:
     if not isinstance(prior, MarkovChainPrior):
-        raise ValueError(
+        raise InvalidParameter(
             f"the prior must be a MarkovChainPrior (the chain the states follow); got {type(prior).__name__}"
         )
     return prior
@@ -57,7 +57,7 @@ def check_observations(observations: object, laws: list[np.ndarray] | None = Non
     """Released outputs as whole numbers, one per step (columns of the emissions), shape (T,) or (n, T)."""
     out = np.asarray(observations)
     if out.ndim not in (1, 2) or out.shape[-1] < 1 or not np.issubdtype(out.dtype, np.integer):
-        raise ValueError(
+        raise (ValueError if np.issubdtype(out.dtype, np.integer) else InvalidParameter)(
             "observations must be whole output indices, one per time step (a column of the emission);"
             f" got {np.asarray(observations).dtype} of shape {out.shape}"
         )

@@ -34,7 +34,15 @@ import pandas as pd
 from ..accounting.calibration import check_curve
 from ..engine.curve import InfluenceCurve
 from ..priors.models import MarkovChainPrior, theta_or_none
-from ..validation import check_choice, check_eps, check_positive, check_probability, check_whole, is_number
+from ..validation import (
+    InvalidParameter,
+    check_choice,
+    check_eps,
+    check_positive,
+    check_probability,
+    check_whole,
+    is_number,
+)
 from .base import HISTOGRAM_SENSITIVITY, Refused
 from .noise import (
     DEFAULT_DRAWS,
@@ -95,7 +103,7 @@ class CountTarget:
 
     def __post_init__(self) -> None:
         if not is_number(self.alpha) or not self.alpha > 0:
-            raise ValueError(
+            raise (ValueError if is_number(self.alpha) else InvalidParameter)(
                 f"α (the error bound, ± counts) must be a number > 0; got {self.alpha!r}: an error of 0 needs"
                 " infinite ε"
             )

@@ -33,7 +33,7 @@ from ..accounting.events import PrivacyEvent
 from ..engine.curve import InfluenceCurve
 from ..engine.influence import influence_curve
 from ..priors.models import as_theta
-from ..validation import as_numbers, check_whole
+from ..validation import InvalidParameter, as_numbers, check_whole
 
 HISTOGRAM_SENSITIVITY = 2.0  # L1 sensitivity of a histogram of all entries to one entry
 MAX_OUTPUTS = 2_000_000  # exact output distributions are limited to this many outputs
@@ -149,5 +149,6 @@ def as_curve(curve_or_prior: object) -> InfluenceCurve:
     try:
         priors = as_theta(curve_or_prior, "a Pufferfish mechanism")
     except ValueError as exc:
-        raise ValueError(f"give an InfluenceCurve, a MarkovChainPrior or a list of them ({exc})") from None
+        kind = InvalidParameter if isinstance(exc, TypeError) else ValueError
+        raise kind(f"give an InfluenceCurve, a MarkovChainPrior or a list of them ({exc})") from None
     return influence_curve(priors)

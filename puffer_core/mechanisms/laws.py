@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..priors.models import TINY
-from ..validation import check_eps, check_rng, check_rows, check_whole, is_whole
+from ..validation import InvalidParameter, check_eps, check_rng, check_rows, check_whole, is_whole
 
 MAX_EMISSION_OUTPUTS = 1_000_000  # outputs of one per-step emission
 _CHUNK_CELLS = 4_000_000  # rankings × count cells × states held at once
@@ -347,12 +347,17 @@ def _steps(emissions: object, length: int) -> list[object] | None:
         return None
     try:
         array = np.asarray(emissions, dtype=float)
-    except (TypeError, ValueError):
-        array = None  # matrices of different shapes, or laws: one per step
+    except (TypeError, ValueError, OverflowError):
+        try:  # a table with text or too large numbers is a matrix, refused by the matrix's own checks
+            array = np.asarray(emissions, dtype=object)
+        except ValueError:
+            array = None  # matrices of different shapes, or laws: one per step
+        if array is not None and (array.ndim != 2 or any(isinstance(x, (list, tuple, np.ndarray)) for x in array.flat)):
+            array = None
     if array is not None and array.ndim == 2:
         return None
     if not isinstance(emissions, (list, tuple)) and (array is None or array.ndim != 3):
-        raise ValueError("emissions must be a K×O matrix or a list of one K×O_t matrix per time step")
+        raise InvalidParameter("emissions must be a K×O matrix or a list of one K×O_t matrix per time step")
     steps = list(emissions)  # type: ignore[call-overload]
     if len(steps) != length:
         raise ValueError(f"{len(steps)} emissions for a chain of length T = {length}; give one per time step")

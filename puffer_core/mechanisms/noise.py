@@ -34,13 +34,15 @@ Every probability above is non-increasing in the noise scale, so each inversion 
 
 import itertools
 import math
+import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from ..validation import check_choice, check_positive, check_probability, check_whole
+from ..validation import SMALLEST_NORMAL, check_choice, check_positive, check_probability, check_whole
 
 OPENDP_GRANULARITY = 2.0**-1074  # OpenDP's default noise lattice for 64-bit floats (its get_min_k: 2^(−1074))
 LAWS = ("opendp", "continuous", "integer")
@@ -116,21 +118,56 @@ def laplace_scale_for(alpha: float, failure: float, law: str = "opendp") -> floa
     g = _granularity(law)
     if g == OPENDP_GRANULARITY or g == 0.0:
         # 1 − tanh(2^−1074/(2s)) is 1 in double precision for every scale this returns
-        scale = alpha / math.log(1.0 / failure)
-        while _failure(alpha, scale, g) > failure:  # rounding: stay on the side that meets the target
-            scale = math.nextafter(scale, 0.0)
-        return scale
+        scale = alpha / -math.log(failure)  # −log q, not log(1/q): 1/q overflows for a subnormal q
+        return _within(alpha, scale, g, failure) if math.isfinite(scale) else math.inf
     edge = _lattice_floor(alpha, g)
 
     def excess(u: float) -> float:  # u = 1/s; log of the failure minus log of the target, decreasing in u
-        return -(edge + g) * u + math.log(2.0) - math.log1p(math.exp(-g * u)) - math.log(failure)
+        return -edge * u + _log_tail(g * u / 2.0) - math.log(failure)
 
-    high = math.log(2.0 / failure) / (edge + g)  # there the failure is ≤ 2e^(−(edge+g)u) = failure
-    root = optimize.brentq(excess, 1e-300, high, xtol=1e-300, rtol=1e-15)
-    scale = 1.0 / root
-    while _failure(alpha, scale, g) > failure:  # stay on the side that meets the target
-        scale = math.nextafter(scale, 0.0)
+    # the root u lies between low (there excess ≥ −log(q)/2 > 0, as log 2 − log(1 + e^(−gu)) ≥ 0) and high (there
+    # the failure is ≤ 2e^(−(edge+g)u) = q); solved for log u, so that no bracket or tolerance underflows
+    low = -math.log(failure) / (2.0 * (edge + g))
+    high = (math.log(2.0) - math.log(failure)) / (edge + g)
+    if low == 0.0 or high == 0.0:  # α beyond what a double scale can follow
+        return math.inf
+    top = math.log(high)
+    while excess(math.exp(top)) >= 0.0 and top < 700.0:  # rounding at the bracket's end (a subnormal q)
+        top += 1.0
+    log_root = optimize.brentq(lambda v: excess(math.exp(v)), math.log(low), top, xtol=1e-15, rtol=1e-15)
+    if -log_root > math.log(sys.float_info.max):  # the scale is beyond the largest double
+        return math.inf
+    scale = math.exp(-log_root)
+    return _within(alpha, scale, g, failure)
+
+
+def _within(alpha: float, scale: float, g: float, failure: float) -> float:
+    """``scale``, or the nearest smaller one that meets the target (rounding): steps of 1 ulp, doubling each time
+    (a failure within an ulp of 1 moves only every ~10^14 ulps of the scale)."""
+    step = math.ulp(scale)
+    while not _meets(alpha, scale, g, failure):
+        scale = max(scale - step, scale / 2.0)
+        step *= 2.0
+        if scale < SMALLEST_NORMAL:
+            raise ValueError(f"no Laplace scale keeps Pr[|Z| > {alpha:g}] ≤ {failure:g} in double precision")
     return scale
+
+
+def _log_tail(y: float) -> float:
+    """log(1 − tanh y) for y ≥ 0, accurate at both ends (log1p(−tanh y) rounds to log 0 beyond y ≈ 19)."""
+    if y < 1.0:
+        return math.log1p(-math.tanh(y))
+    return math.log(2.0) - 2.0 * y - math.log1p(math.exp(-2.0 * y))
+
+
+def _meets(alpha: float, scale: float, g: float, failure: float) -> bool:
+    """Pr[|Z| > α] ≤ ``failure``, decided in doubles and in logs (a subnormal failure keeps too few digits to
+    be compared as a probability: its log is compared, with 4 ulps to spare)."""
+    if _failure(alpha, scale, g) > failure:
+        return False
+    edge = alpha if g == 0.0 else _lattice_floor(alpha, g)
+    log_failure = -edge / scale + _log_tail(g / (2.0 * scale))
+    return log_failure <= math.log(failure) * (1.0 + 4.0 * sys.float_info.epsilon)
 
 
 def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> float:
@@ -143,10 +180,12 @@ def laplace_alpha_for(scale: float, failure: float, law: str = "opendp") -> floa
     check_choice("law", law, LAWS)
     g = _granularity(law)
     if g == OPENDP_GRANULARITY or g == 0.0:
-        return scale * math.log(1.0 / failure)
+        return scale * -math.log(failure)
     # integer lattice: the failure depends on ⌊α⌋ = n only, 2e^(−(n+1)/s)/(1+e^(−1/s)) ≤ q
     # ⇔ n + 1 ≥ s·(log 2 − log q − log(1 + e^(−1/s))); the smallest such whole n ≥ 0
     need = scale * (math.log(2.0) - math.log(failure) - math.log1p(math.exp(-1.0 / scale))) - 1.0
+    if not math.isfinite(need):  # the answer is beyond the largest double
+        return math.inf
     n = max(0, math.ceil(need))
     while n > 0 and _failure(float(n - 1), scale, 1.0) <= failure:
         n -= 1
@@ -220,21 +259,47 @@ def topk_hit_at_gap(k: int, m: int, gap: float, scale: float, noise: str) -> flo
         ratio = math.exp(-z) if z < 745 else 0.0
         return math.exp(sum(-math.log1p((m - k) / (k - j) * ratio) for j in range(k)))
 
-    def integrand(y: float) -> float:
-        # k·f(y)(1 − F(y))^(k−1)·F(y + z)^(m−k), standard Laplace
-        dens = 0.5 * math.exp(-abs(y))
-        upper = 0.5 * math.exp(-y) if y > 0 else 1.0 - 0.5 * math.exp(y)
-        shifted = y + z
-        below = 1.0 - 0.5 * math.exp(-shifted) if shifted > 0 else 0.5 * math.exp(shifted)
-        return k * dens * upper ** (k - 1) * below ** (m - k)
+    return _laplace_topk_hit(k, m, z)
 
-    pieces = sorted({-z, 0.0})
-    total = 0.0
-    edges = [-math.inf, *pieces, math.inf]
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        value, _ = integrate.quad(integrand, lo, hi, epsabs=1e-13, epsrel=1e-11, limit=200)
-        total += value
-    return min(1.0, max(0.0, total))
+
+def _laplace_topk_hit(k: int, m: int, z: float) -> float:
+    """∫ k·f(y)(1 − F(y))^(k−1)·F(y + z)^(m−k) dy for the standard Laplace law (f, F), to ~1e-12 relative.
+
+    The mass of the first factors lies within a few dozen of y = 0 and the last factor turns from 0 to 1
+    within a few dozen of y = −z, so the line is cut at −z ± 60 and 0 ± 60 and each piece integrated on its
+    own (one quadrature over [−z, 0] misses the mass at 0 once z reaches ~1e5).  Every factor is taken
+    in logs.  Both the hit and the miss 1 − hit = ∫ k·f·(1 − F)^(k−1)·(1 − F(y + z)^(m−k)) are integrated
+    (the first factors integrate to 1 exactly); the smaller of the two is the accurate one.
+    """
+
+    def log_head(y: float) -> float:  # log of k·f(y)(1 − F(y))^(k−1)
+        tail = -y - math.log(2.0) if y > 0 else math.log1p(-0.5 * math.exp(y))
+        return math.log(k) - abs(y) - math.log(2.0) + (k - 1) * tail
+
+    def log_below(x: float) -> float:  # log F(x)
+        return math.log1p(-0.5 * math.exp(-x)) if x > 0 else x - math.log(2.0)
+
+    def hit(y: float) -> float:
+        return math.exp(log_head(y) + (m - k) * log_below(y + z))
+
+    def miss(y: float) -> float:
+        return math.exp(log_head(y)) * -math.expm1((m - k) * log_below(y + z))
+
+    cuts = sorted({-z - 60.0, -z, -z + 60.0, -60.0, 0.0, 60.0})
+    edges = [-math.inf, *cuts, math.inf]
+    totals = []
+    for integrand in (hit, miss):
+        total = 0.0
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            if lo < hi:
+                with warnings.catch_warnings():  # pieces whose values underflow: their sum is what it is
+                    warnings.simplefilter("ignore", integrate.IntegrationWarning)
+                    value, _ = integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=1e-12, limit=200)
+                total += value
+        totals.append(total)
+    got, lost = totals
+    value = got if got <= lost else 1.0 - lost
+    return min(1.0, max(0.0, value))
 
 
 def topk_gap_for(k: int, m: int, hit: float, scale: float, noise: str) -> float:

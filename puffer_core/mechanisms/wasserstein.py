@@ -331,10 +331,13 @@ def wasserstein_laplace(
     """Counts + Lap(W/ε) on every count: the Wasserstein mechanism for the histogram query (module docstring).
 
     Its per-entry DP level is 2ε/W (a histogram moves by 2 in L1 when one entry changes); ``secrets``: W over
-    the chosen pairs and entries (docs/math.md §16).
+    the chosen pairs and entries (docs/math.md §16).  W = 0 — no histogram tells any secret pair apart, e.g. a
+    deterministic alternation of even length, where every sequence holds each state T/2 times — needs no noise
+    for ε-Pufferfish privacy; the mechanism adds that of W = 2 (one entry's own move, as when no entry has a
+    secret), so that its per-entry DP level 2ε/W = ε stays finite for the ledger and group DP (docs/math.md §15).
     """
     eps = check_eps("eps_puffer", eps_puffer)
-    w = wasserstein_scale(prior_or_priors, secrets).w
+    w = max(wasserstein_scale(prior_or_priors, secrets).w, HISTOGRAM_SENSITIVITY)
     scale = w / eps
     event = NoiseEvent("wasserstein", eps, HISTOGRAM_SENSITIVITY / scale, float(w), Composition.SAME_QUERY, 1,
                        as_secrets(secrets))

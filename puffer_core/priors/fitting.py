@@ -22,7 +22,7 @@ import numpy as np
 from ..data.sequences import Sequences
 from ..data.stats import SequenceStats
 from ..errors import DataError
-from ..validation import check_number, check_probability, check_whole
+from ..validation import InvalidParameter, check_number, check_probability, check_whole
 from .models import MarkovChainPrior, stationary_distribution
 
 DEFAULT_SMOOTHING = 1e-5
@@ -36,6 +36,8 @@ def transition_counts(data: Sequences | SequenceStats) -> np.ndarray:
     """
     if isinstance(data, SequenceStats):
         return data.transitions
+    if not isinstance(data, Sequences):
+        raise InvalidParameter(f"transition_counts takes Sequences or SequenceStats; got {type(data).__name__}")
     k = data.n_states
     same = data.same_user_as_next
     source = data.codes[:-1][same]

@@ -17,6 +17,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..validation import (
     PROBABILITY_TOLERANCE,
+    InvalidParameter,
     check_distribution,
     check_positive,
     check_rows,
@@ -135,11 +136,11 @@ class MarkovChainPrior:
         labels: Sequence[object] | None = None,
     ) -> None:
         if labels is not None and (isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__")):
-            raise ValueError(f"labels must be a list of state names, one per state; got {labels!r}")
+            raise InvalidParameter(f"labels must be a list of state names, one per state; got {labels!r}")
         matrix = _as_matrix(transition, labels)
         k = matrix.shape[0]
         if not is_whole(length):
-            raise ValueError(f"length must be a whole number of entries; got {length!r}")
+            raise InvalidParameter(f"length must be a whole number of entries; got {length!r}")
         if length < 1:
             raise ValueError(f"length must be at least 1; got {length}")
         length = int(length)
@@ -324,13 +325,13 @@ def as_theta(prior_or_priors: object, caller: str, same_length: bool = False) ->
     else:
         wanted = f"{caller}: expected a MarkovChainPrior or a non-empty list of them (the set Θ)"
         if not isinstance(prior_or_priors, (list, tuple)):
-            raise ValueError(f"{wanted}; got {type(prior_or_priors).__name__}")
+            raise InvalidParameter(f"{wanted}; got {type(prior_or_priors).__name__}")
         priors = list(prior_or_priors)
         if not priors:
             raise ValueError(f"{wanted}; got an empty list")
         for prior in priors:
             if not isinstance(prior, MarkovChainPrior):
-                raise ValueError(
+                raise InvalidParameter(
                     f"{caller} works with Markov chain priors: every prior in Θ must be a MarkovChainPrior;"
                     f" got {type(prior).__name__}"
                 )

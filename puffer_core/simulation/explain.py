@@ -59,7 +59,7 @@ from ..engine.drivers import influence_drivers
 from ..engine.influence import influence_curve
 from ..mechanisms.registry import MECHANISMS, Calibrated, curve_mechanisms, group_dp_twins
 from ..priors.models import MarkovChainPrior, theta_or_none
-from ..validation import check_whole
+from ..validation import InvalidParameter, check_whole
 from .run import SimulationResult
 
 # read from the mechanism records: the curve-calibrated mechanisms, and the group-DP twin of those that have one
@@ -152,7 +152,7 @@ def higher_is_better(metric: str) -> bool:
 
 def _check_result(result: object) -> SimulationResult:
     if not isinstance(result, SimulationResult):
-        raise ValueError(f"result must be a SimulationResult from simulate(); got {type(result).__name__}")
+        raise InvalidParameter(f"result must be a SimulationResult from simulate(); got {type(result).__name__}")
     return result
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_whole
+from ..validation import as_numbers, check_whole
 
 
 def true_ranking(counts: np.ndarray) -> np.ndarray:
@@ -38,7 +38,7 @@ def true_ranking(counts: np.ndarray) -> np.ndarray:
 
 
 def _as_counts(counts: np.ndarray) -> np.ndarray:
-    values = np.asarray(counts, dtype=float)
+    values = as_numbers(counts, "counts")
     if values.ndim not in (1, 2) or values.shape[-1] < 1:
         raise ValueError(f"counts must be a 1-D or 2-D array with one column per state; got shape {values.shape}")
     if not np.all(np.isfinite(values)) or np.any(values < 0):
@@ -49,7 +49,7 @@ def _as_counts(counts: np.ndarray) -> np.ndarray:
 def _prepare(predicted: np.ndarray, counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(true counts of the predicted top k, the k largest true counts, single-trial flag)."""
     values = _as_counts(counts)
-    ranking = np.asarray(predicted)
+    ranking = as_numbers(predicted, "predicted")
     single = ranking.ndim == 1
     if single:
         ranking = ranking[None, :]

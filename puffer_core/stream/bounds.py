@@ -20,7 +20,7 @@ import numpy as np
 
 from ..accounting.calibration import certify
 from ..engine.curve import InfluenceCurve
-from ..validation import check_flag
+from ..validation import InvalidParameter, check_flag
 from .checks import check_schedule
 
 _MAX_REFINED_CELLS = 50_000_000  # (curve points × T) cells of the varying-schedule [C] bound
@@ -112,7 +112,7 @@ def translation_bound(curve: InfluenceCurve, eps: object, contiguous: bool = Fal
     too long for the O(T × points) refinement (over 5e7 cells) the plain bound is used.
     """
     if not isinstance(curve, InfluenceCurve):
-        raise ValueError(f"translation_bound takes an InfluenceCurve; got {type(curve).__name__}")
+        raise InvalidParameter(f"translation_bound takes an InfluenceCurve; got {type(curve).__name__}")
     contiguous = check_flag("contiguous", contiguous)
     schedule = check_schedule(eps, curve.length)
     eps_dp = float(schedule.max())

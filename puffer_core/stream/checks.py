@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.models import Theta, as_theta
-from ..validation import check_eps, check_rows
+from ..validation import InvalidParameter, check_eps, check_rows
 
 MAX_STATES = 500  # building a leakage front costs ~K³/2 ratio evaluations (K = 500: ~10 s)
 MAX_LENGTH = 100_000  # time steps of a stream (the recursions are sequential)
@@ -41,7 +41,8 @@ def check_schedule(eps: object, length: int | None = None) -> np.ndarray:
         return np.full(length, check_eps("eps", eps))
     raw = np.asarray(eps, dtype=object)
     if raw.ndim != 1 or raw.size == 0:
-        raise ValueError(f"eps must be a number or a non-empty 1-D sequence of numbers (one per step); got {eps!r}")
+        kind = ValueError if raw.ndim >= 1 else InvalidParameter
+        raise kind(f"eps must be a number or a non-empty 1-D sequence of numbers (one per step); got {eps!r}")
     values = [check_eps(f"eps[{t + 1}]", v, allow_zero=True) for t, v in enumerate(raw)]
     if length is not None and len(values) != length:
         raise ValueError(

@@ -9,8 +9,9 @@ only, so they leak less.  Three schedules for a target α, all checked against t
 - **tight** — TPL_t = α at *every* step, for any prior (a fixed point, below).
 
 :func:`optimal_schedule` returns the one with the largest total, so it spends at least as much as
-the constant and the three-value schedules.  An unbounded stream (no last step) gets
-(ε_1, ε_mid, ε_mid, …).
+the constant and the three-value schedules as computed (against the exact largest constant ε*, at least
+T·(ε* − Δ − 1e-12·α), Δ the bound on the recursion's padding: see :func:`optimal_schedule`).  An
+unbounded stream (no last step) gets (ε_1, ε_mid, ε_mid, …).
 """
 
 from __future__ import annotations
@@ -188,7 +189,14 @@ def optimal_schedule(
     largest λ ∈ [0, 1] whose *computed* max TPL is ≤ target (by (i) a bisection over λ is valid), so
     each candidate, and the one returned, meets the target; ``max_tpl`` is that computed value.
     Since the constant and the three-value schedules are candidates, the total returned is at least
-    theirs.
+    theirs, as computed.  (iv) Against the *exact* largest constant ε*: a computed max TPL exceeds the
+    exact one by at most Δ ≤ 2T·(1e-14·max(α, 1) + 1e-300) + Σ_t s_t (per leakage evaluation and sum,
+    the pads for the rounding of its logs and the 1e-300 pad below the normal range; s_t ≤ 2e-12, the
+    far-node slacks of a non-stationary prior).  Every BPL_t and FPL_t carries +ε, so the exact TPL
+    grows at least as fast as a constant ε: at ε* − Δ it is ≤ α − Δ and the computed one ≤ α, so the
+    constant found is ≥ ε* − Δ − 1e-12·α and the total ≥ T·(ε* − Δ − 1e-12·α).  Only tiny targets
+    feel it: at α = 1e-300 (P = [[.9, .1], [.2, .8]], T = 5) the pads exceed the target and the
+    schedule is (1e-300, 0, 0, 0, 0), where the exact constant schedule totals 1.48e-300.
 
     **The candidates.**
     - *Constant*: :func:`puffer_core.stream.tpl.max_eps_for_tpl` over T steps.
