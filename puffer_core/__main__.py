@@ -32,6 +32,8 @@ from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .secrets.codec import read_secrets
+from .secrets.events import EventSecrets
+from .secrets.values import Secrets
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 from .synthesis.cli import add_synth_command, run_synth
 from .tightness.cli import add_ladder_command, run_ladder
@@ -195,6 +197,17 @@ def _columns(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def _entry_secrets(text: str | None) -> Secrets | EventSecrets | None:
+    """--secrets for a simulation: value pairs or events of each user's entries (not whole-population pairs)."""
+    if not text:
+        return None
+    secrets = read_secrets(text)
+    if not isinstance(secrets, (Secrets, EventSecrets)):
+        raise ValueError("simulate protects each user's entries: give --secrets as value pairs, positions or events"
+                         " (whole-population pairs are released with the Wasserstein mechanism's own tools)")
+    return secrets
+
+
 def _run_simulate(args: argparse.Namespace) -> int:
     if args.engine == "duckdb":
         windows = (args.releases,) if args.release_mode == "windows" else ()
@@ -218,7 +231,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         progress=None if args.quiet else _progress,
         smoothing=args.smoothing,
         topk_laplace=args.topk_laplace,
-        secrets=read_secrets(args.secrets) if args.secrets else None,
+        secrets=_entry_secrets(args.secrets),
     )
     outputs = [(Path(args.out), lambda p: result.metrics.to_csv(p, index=False))]
     if args.ledger:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
 import numpy as np
 
@@ -39,20 +40,20 @@ class InvalidParameter(ValueError, TypeError):
     """
 
 
-def is_whole(value: object) -> bool:
+def is_whole(value: object) -> TypeGuard[int | np.integer]:
     """True for an integer (Python or numpy); False for bools, floats and everything else."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float | np.integer | np.floating]:
     """True for a real number (Python or numpy int/float); False for bools and everything else."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
 def _shown(value: object) -> str:
     """``repr(value)``, shortened for integers too long to read (``an integer of 401 digits``)."""
-    if is_whole(value) and abs(int(value)) >= 10**30:  # type: ignore[call-overload]
-        return f"an integer of {len(str(abs(int(value))))} digits"  # type: ignore[call-overload]
+    if is_whole(value) and abs(int(value)) >= 10**30:
+        return f"an integer of {len(str(abs(int(value))))} digits"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -147,7 +148,7 @@ def check_whole(name: str, value: object, minimum: int = 1, maximum: int | None 
             raise ValueError(f"{name} must be between {minimum} and {maximum} (a whole number); got {_shown(value)}")
     elif value < minimum:  # type: ignore[operator]
         raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {_shown(value)}")
-    return int(value)  # type: ignore[call-overload]
+    return int(value)
 
 
 def check_rng(rng: object) -> np.random.Generator:

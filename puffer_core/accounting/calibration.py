@@ -14,6 +14,7 @@ import numpy as np
 
 from ..engine.curve import InfluenceCurve
 from ..secrets.values import ALL_SECRETS
+from ..secrets.words import protected_words
 from ..validation import InvalidParameter, check_eps, check_whole
 
 
@@ -43,7 +44,7 @@ class Calibration:
 
     def describe(self) -> str:
         how = "group DP over the whole sequence" if self.group_dp else f"curve point b = {self.b}"
-        chosen = "" if self.secrets == ALL_SECRETS else f"; for the chosen secrets: {self.secrets.words()}"
+        chosen = "" if self.secrets == ALL_SECRETS else f"; for the chosen secrets: {protected_words(self.secrets)}"
         return (
             f"ε_puffer = {self.eps_puffer:.4g} from a per-entry ε_DP = {self.eps_dp:.4g} mechanism"
             f" ({how}, a(b) = {self.a:.4g}{chosen})"

@@ -17,6 +17,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..engine.curve import InfluenceCurve
+from ..secrets.events import EventSecrets
+from ..secrets.population import PopulationSecrets
 from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import InvalidParameter, as_double, check_eps, check_whole, is_number
 from .calibration import Calibration, check_curve, usable_points
@@ -147,11 +149,11 @@ class Accountant:
         return f"Accountant(length={self.length})"
 
     @staticmethod
-    def supports(events: Iterable[PrivacyEvent]) -> bool:
+    def supports(events: Iterable[PrivacyEvent | RenyiEvent]) -> bool:
         """True when the events can be composed in one ledger (all of one kind)."""
         return len({_checked(e).composition for e in events}) <= 1
 
-    def ledger(self, events: Iterable[PrivacyEvent]) -> Ledger:
+    def ledger(self, events: Iterable[PrivacyEvent | RenyiEvent]) -> Ledger:
         """The running totals of ``events`` (released in this order)."""
         items = list(events)
         eps = np.array([_checked(e).eps_puffer for e in items], dtype=float)
@@ -171,7 +173,9 @@ def _secrets_key(secrets: object) -> str:
     return to_text() if callable(to_text) else repr(secrets)
 
 
-def common_secrets(events: Iterable[PrivacyEvent], n_states: int) -> Secrets:
+def common_secrets(
+    events: Iterable[PrivacyEvent | RenyiEvent], n_states: int
+) -> Secrets | EventSecrets | PopulationSecrets:
     """The value-pair secrets that every release of ``events`` protects, written out for K = ``n_states``
     states (an explicit list of ordered pairs and the common positions; docs/math.md §16).
 
@@ -182,16 +186,18 @@ def common_secrets(events: Iterable[PrivacyEvent], n_states: int) -> Secrets:
     chosen = [_checked(e).secrets for e in items]
     if not chosen:
         return ALL_SECRETS
-    if any(not isinstance(s, Secrets) for s in chosen):
-        if len({_secrets_key(s) for s in chosen}) == 1:
-            return chosen[0]  # type: ignore[return-value]
+    values = [s for s in chosen if isinstance(s, Secrets)]
+    if len(values) < len(chosen):
+        first = chosen[0]
+        if len({_secrets_key(s) for s in chosen}) == 1 and isinstance(first, (EventSecrets, PopulationSecrets)):
+            return first
         raise ValueError("these releases protect different kinds of secrets (events or whole-population pairs"
                          " beside value pairs); no total holds for all of them: keep them in separate ledgers")
-    if len({_secrets_key(s) for s in chosen}) == 1:
-        return chosen[0]
+    if len({_secrets_key(s) for s in values}) == 1:
+        return values[0]
     pairs = np.ones((n_states, n_states), dtype=bool)
     positions: set[int] | None = None
-    for s in chosen:
+    for s in values:
         pairs &= s.pair_matrix(n_states)
         if s.positions is not None:
             positions = set(s.positions) if positions is None else positions & set(s.positions)
@@ -205,7 +211,7 @@ def common_secrets(events: Iterable[PrivacyEvent], n_states: int) -> Secrets:
                    positions=None if positions is None else tuple(sorted(positions)))
 
 
-def _checked(event: object) -> PrivacyEvent:
+def _checked(event: object) -> PrivacyEvent | RenyiEvent:
     if not isinstance(event, (CurveEvent, MQMEvent, NoiseEvent, RenyiEvent)):
         raise ValueError(
             f"the accountant composes privacy events (a mechanism's .accounting); got {type(event).__name__}"
@@ -213,7 +219,7 @@ def _checked(event: object) -> PrivacyEvent:
     return event
 
 
-def _composition(events: list[PrivacyEvent]) -> Composition | None:
+def _composition(events: list[PrivacyEvent | RenyiEvent]) -> Composition | None:
     kinds = {_checked(e).composition for e in events}
     if len(kinds) > 1:
         raise ValueError(
@@ -223,7 +229,7 @@ def _composition(events: list[PrivacyEvent]) -> Composition | None:
     return kinds.pop() if kinds else None
 
 
-def cumulative_eps_puffer(events: Iterable[PrivacyEvent]) -> np.ndarray:
+def cumulative_eps_puffer(events: Iterable[PrivacyEvent | RenyiEvent]) -> np.ndarray:
     """Running total ε_puffer after each of a sequence of releases of one kind (docs/math.md §4).
 
     Curve-calibrated releases: [C] Theorem 6.2, ``max_l a_l + Σ_l (ε_puffer_l − a_l)``.  MQM

@@ -269,7 +269,7 @@ def renyi_ledger(events: Iterable[RenyiEvent], delta: float | None = None, alpha
         sigma.append(s)
         gwm.append(bound)
         naive.append(sum(_own(e, order, account) for e in items[:n]))
-        if exact and s > 0:
+        if exact and account is not None and s > 0:
             eps.append(min(bound, account.divergence(s, order)))
             value, why = account.pure(s)
             pure.append(value)

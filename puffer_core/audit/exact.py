@@ -205,7 +205,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> tuple[float, int]:
     return float(ratios[w]), w
 
 
-def _chosen_report(priors: list[MarkovChainPrior], secrets: object, tables: dict, mechanism: Callable,
+def _chosen_report(priors: list[MarkovChainPrior], secrets: Secrets | EventSecrets, tables: dict, mechanism: Callable,
                    releases: int, work: WorkCounter | None) -> LeakageReport:
     """The exact leakage over the chosen secret pairs (docs/math.md §16), each a pair of sets of sequences."""
     k = priors[0].n_states

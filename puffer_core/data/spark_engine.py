@@ -33,7 +33,7 @@ def _errors() -> tuple[type[BaseException], ...]:
     from pyspark.errors import PySparkException
 
     try:
-        from py4j.protocol import Py4JJavaError
+        from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
     except ImportError:  # a Spark Connect client without the classic driver
         return (PySparkException,)
     return (PySparkException, Py4JJavaError)

@@ -224,7 +224,7 @@ def _best_split(pieces: list[_Prior], b: int, n_w: int, u: int, v: int, t_max: i
     if lo > hi:
         return 0.0
     if every:
-        candidates = range(lo, hi + 1)
+        candidates: list[int] | range = range(lo, hi + 1)
     else:
         mid = min(max(total // 2, lo), hi)
         candidates = sorted({mid, lo, hi})

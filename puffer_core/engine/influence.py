@@ -405,7 +405,7 @@ def _check(prior_or_priors: object, max_b: object) -> list:
     else:
         priors = list(as_theta(prior_or_priors, "influence_curve"))
     if max_b is not None:
-        check_whole("max_b", max_b)
+        max_b = check_whole("max_b", max_b)
     if max_b is not None and max_b > MAX_B:
         longest = max(getattr(p, "length", 0) for p in priors)
         raise ValueError(
@@ -448,7 +448,7 @@ def influence_curve(
     """
     priors = _check(prior_or_priors, max_b)
     chosen = _check_secrets(secrets, priors)
-    if isinstance(priors[0], GaussianProcessPrior):
+    if isinstance(priors[0], GaussianProcessPrior) and isinstance(chosen, Secrets):  # events refused by the check
         return gaussian_influence_curve(priors[0], max_b=max_b, progress=progress, work=work, secrets=chosen)
     if isinstance(chosen, EventSecrets):
         from .events import event_curve

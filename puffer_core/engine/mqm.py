@@ -59,7 +59,7 @@ Speed, exactly (no approximation is made; every shortcut is a proven bound):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -598,7 +598,7 @@ def mqm_estimate(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps
 
 
 def mqm_scale(
-    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     eps_puffer: float,
     *,
     progress: ProgressCallback | None = None,
@@ -653,7 +653,7 @@ def mqm_scale(
 
 
 def mqm_noise_scale(
-    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     eps_puffer: float,
     *,
     progress: ProgressCallback | None = None,

@@ -322,7 +322,7 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     values = np.where(exact, np.minimum.accumulate(np.where(exact, raw, np.inf)), raw)
     zero = np.flatnonzero(np.array(exact) & (values <= ZERO))
     feasible = answer is not None
-    pick = (answer if feasible else len(leakages)) - 1
+    pick = (answer if answer is not None else len(leakages)) - 1
     candidates = np.flatnonzero(np.array(exact) & (raw <= values[pick]))
     pick = int(candidates[0]) if candidates.size else pick  # the smallest window with that leak
     dl, dr = splits[pick]

@@ -158,7 +158,7 @@ class CountSmoothing:
 def _users(users: object, length: int) -> np.ndarray:
     if is_whole(users):
         check_whole("users", users, maximum=MAX_USERS)
-        return np.full(length, float(users))  # type: ignore[arg-type]
+        return np.full(length, float(users))
     if not isinstance(users, (list, tuple, np.ndarray)) or not all(is_whole(u) for u in np.ravel(users)):
         raise InvalidParameter(f"users must be a whole number ≥ 1, or one per step ({length}); got {_short(users)}")
     n = np.asarray([check_whole("users", u, maximum=MAX_USERS) for u in np.ravel(users)])

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..accounting.events import PrivacyEvent
+from ..accounting.renyi import RenyiEvent
 from ..engine.curve import InfluenceCurve
 from ..engine.influence import influence_curve
 from ..priors.models import as_theta
@@ -57,8 +58,9 @@ class Mechanism(Protocol):
     """The vocabulary every mechanism shares (see the module docstring)."""
 
     @property
-    def accounting(self) -> PrivacyEvent:
-        """The privacy event of one release (:mod:`puffer_core.accounting.events`)."""
+    def accounting(self) -> PrivacyEvent | RenyiEvent:
+        """The privacy event of one release (:mod:`puffer_core.accounting.events`; a Rényi event for Gaussian
+        noise, :mod:`puffer_core.accounting.renyi`)."""
         ...
 
     @property

@@ -211,10 +211,15 @@ def count_laws(
     counted = np.zeros(k, dtype=bool)
     counted[list(counted_states)] = True
     size = t_max + 1
-    rows, prior_of, position, state, pairs, marginals = [], [], [], [], [], []
+    rows: list[np.ndarray] = []
+    prior_of: list[int] = []
+    position: list[int] = []
+    state: list[int] = []
+    pairs: list = []
+    marginals: list = []
     for index, prior in enumerate(priors):
         pair_mask = chosen.pair_mask(k, prior.length)
-        involved = pair_mask.any(axis=2) | pair_mask.any(axis=1)  # (T, K): the states some pair names
+        involved = np.asarray(pair_mask.any(axis=2) | pair_mask.any(axis=1))  # (T, K): the states some pair names
         laws, where, marginal = _one_prior(prior, counted, involved, size)
         first = len(rows)
         slot = {tx: first + i for i, tx in enumerate(where)}
@@ -416,7 +421,7 @@ class _Distances:
         below_j, _ = self._log_cdfs(j)
         c = np.flatnonzero(np.isfinite(self.laws.log_laws[i]) & (below_i < -self.tolerance))
         d = np.searchsorted(below_j, below_i[c], side="left")
-        guess = int(max(0, np.max(np.minimum(d, below_i.size - 1) - c))) if c.size else 0
+        guess = max(0, int(np.max(np.minimum(d, below_i.size - 1) - c))) if c.size else 0
         high = guess
         while not self.covers(i, j, high):
             high = min(below_i.size - 1, 2 * high + 1)

@@ -128,6 +128,8 @@ class Divergences:
             if not np.any(open_) or grid.cells >= _MOST_CELLS:
                 break
             todo = todo[open_]
+            if bracket.cells is None:
+                raise RuntimeError("a bracket without its cells cannot be refined")
             if alpha is None:  # cells whose bound is above the best value found are where the supremum may be
                 gap = bracket.cells[open_] - (bracket.low[open_] + scale[open_])[:, None]
                 tails = bracket.tails[open_] > bracket.low[open_] + scale[open_]

@@ -16,6 +16,7 @@ DP-Exp in Tables 2–5) are only reproducible with the split, because one Laplac
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -209,7 +210,7 @@ def _mqm(eps_puffer: float, sigma: float, scale: float, sensitivity: float, quer
 
 
 def mqm_laplace(
-    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior],
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior],
     eps_puffer: float,
     sensitivity: float = HISTOGRAM_SENSITIVITY,
     secrets: Secrets | None = None,
@@ -226,7 +227,7 @@ def mqm_laplace(
 
 
 def mqm_top_k_counts(
-    prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], eps_puffer: float, n_counts: int,
+    prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], eps_puffer: float, n_counts: int,
     secrets: Secrets | None = None,
 ) -> LaplaceCounts:
     """The papers' MQM top-k baseline: each of the m counts is its own MQM query with ε/m ([C] §7.1.3).
@@ -241,7 +242,7 @@ def mqm_top_k_counts(
     return _mqm(eps, sigma, sigma, HISTOGRAM_SENSITIVITY, n_counts, secrets)
 
 
-def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | list[MarkovChainPrior], sigma: float,
+def mqm_eps_for_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPrior], sigma: float,
                       secrets: Secrets | None = None) -> float:
     """The smallest ε_puffer whose MQM noise scale σ_max(ε) is ≤ ``sigma`` (docs/math.md §5, §13).
 

@@ -191,7 +191,9 @@ def population_scale(secrets: PopulationSecrets, states: Sequence[int], lengths:
                                       " (fewer or shorter users)")
     best: PopulationScale | None = None
     for index, (first, second) in enumerate(secrets.pairs):
-        if np.array_equal(first.transition, second.transition) and np.array_equal(first.initial, second.initial):
+        if np.array_equal(np.asarray(first.transition), np.asarray(second.transition)) and np.array_equal(
+            np.asarray(first.initial), np.asarray(second.initial)
+        ):
             mean = float(_population_mean(first, chosen, counts))
             best = best if best is not None and best.w > 0 else PopulationScale(0, index, (mean, mean),
                                                                                  sum(n * m for n, m in counts.items()))

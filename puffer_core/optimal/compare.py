@@ -142,6 +142,8 @@ def _gaussian_count_rows(priors, states, eps: float, alpha: float, secrets, div:
         pure = MechanismError("gaussian_pure", "Gaussian at pure ε", math.inf, False,
                               "no σ gives a pure ε-Pufferfish bound: the count's laws end at different counts")
     renyi = gaussian_count(priors, states, eps, alpha, secrets, exact=True).calibration
+    if renyi is None:
+        raise RuntimeError("the exact Gaussian calibration was asked for and not returned")
     weaker = f"(α = {alpha:g}, ε)-Rényi Pufferfish: a weaker guarantee, not comparable with the floor"
     return [
         pure,

@@ -92,7 +92,10 @@ def histogram_programme(
     chosen = as_secrets(secrets)
     vectors = [v for v in itertools.product(range(t_max + 1), repeat=k) if sum(v) in set(priors.lengths)]
     index = {v: i for i, v in enumerate(vectors)}
-    rows, pairs, marginals, names = [], [], [], []
+    rows: list = []
+    pairs: list = []
+    marginals: list = []
+    names: list = []
     for p, prior in enumerate(priors):
         joint, totals = count_vector_laws(prior)
         mask = chosen.pair_mask(k, prior.length)

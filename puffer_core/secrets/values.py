@@ -72,9 +72,9 @@ class Secrets:
         if groups is None:
             raise TypeError(f"groups must be a list of lists of state indices; got {self.groups!r}")
         object.__setattr__(self, "groups", groups)
-        listed = []
-        for pair in self.listed:
-            pair = _states("each listed pair", pair)
+        listed: list[tuple[int, ...]] = []
+        for given in self.listed:
+            pair = _states("each listed pair", given)
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise ValueError(f"each listed pair must be two different states; got {pair!r}")
             if pair not in listed:

@@ -44,6 +44,7 @@ import scipy.sparse
 
 from ..accounting.composition import Accountant
 from ..accounting.events import PrivacyEvent
+from ..accounting.renyi import RenyiEvent, renyi_ledger
 from ..data.sequences import Sequences
 from ..data.stats import SequenceStats, window_of
 from ..engine.influence import influence_curve
@@ -63,6 +64,7 @@ from ..priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.events import EventSecrets
 from ..secrets.values import Secrets
+from ..secrets.words import protected_words, secrets_text
 from ..validation import check_choice, check_eps, check_flag, check_whole, is_whole
 from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
 
@@ -243,9 +245,13 @@ def _summarise(values: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _ledger_rows(
-    name: str, eps: float, event: PrivacyEvent, releases: int, accountant: Accountant, label: str | None = None
+    name: str, eps: float, event: PrivacyEvent | RenyiEvent, releases: int, accountant: Accountant,
+    label: str | None = None,
 ) -> list[dict[str, Any]]:
+    """One ledger row per release; a Gaussian release (Rényi Pufferfish) also carries its order α and its
+    certified cumulative D_α, since its pure ε (``cumulative_eps_puffer``) is +inf wherever none exists."""
     ledger = accountant.ledger([event] * releases)
+    renyi = renyi_ledger([event] * releases) if isinstance(event, RenyiEvent) else None
     fields = event.to_dict()
     rows = []
     for release in range(1, releases + 1):
@@ -264,6 +270,8 @@ def _ledger_rows(
                 "naive_sum": float(ledger.naive_sum[release - 1]),
                 "group_dp": float(ledger.group_dp[release - 1]),
                 "composition": str(ledger.composition),
+                "alpha": None if renyi is None else renyi.alpha,
+                "cumulative_eps_renyi": None if renyi is None else float(renyi.eps[release - 1]),
             }
         )
     return rows
@@ -507,8 +515,8 @@ def simulate(
             "refused": refused,
             "interval": "mean ± 1.96·sd/√trials over trials (normal approximation)",
             "postprocess": POSTPROCESS_WORDS if postprocess else None,
-            "secrets": curve.secrets.to_text(),
-            "protects": curve.secrets.words(list(data.states)),
+            "secrets": secrets_text(curve.secrets),
+            "protects": protected_words(curve.secrets, list(data.states)),
         }
     )
     return SimulationResult(metrics, ledger, settings)

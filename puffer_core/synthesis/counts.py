@@ -63,7 +63,8 @@ class ColumnNames(Mapping):
         missing = [role for role in ("user", "time", "state") if not names.get(role)]
         if missing:
             raise ValueError(f"columns must name the user, time and state columns; got {dict(names)}")
-        return cls(*(None if names.get(role) is None else str(names[role]) for role in ROLES))
+        group = names.get("group")
+        return cls(str(names["user"]), str(names["time"]), str(names["state"]), None if group is None else str(group))
 
     def __getitem__(self, role: str) -> str | None:
         if role not in ROLES:

@@ -50,7 +50,7 @@ def synthesis_source(
         imports.append("CountAccuracy")
         target = (f"accuracy=CountAccuracy(alpha={float(accuracy.alpha)!r}, beta={float(accuracy.beta)!r},"
                   f" joint={accuracy.joint!r})")
-    else:
+    elif eps_puffer is not None:
         target = f"{float(eps_puffer)!r}"
     where = "the table stays in memory" if out is None else f"streamed to {out!r}"
     how = (f"seed {int(seed)}: the same noise and the same table every time (reproducible, not for publishing)"

@@ -166,7 +166,7 @@ def fitted_prior(counts: ChainCounts, smoothing: float = DEFAULT_SMOOTHING) -> M
 
 
 def _prior(prior: object, counts: ChainCounts) -> tuple[Theta, list[Note]]:
-    notes = []
+    notes: list[Note] = []
     if prior is None:
         return as_theta(fitted_prior(counts), "synthesize"), notes
     theta = as_theta(prior, "synthesize")
@@ -207,6 +207,8 @@ def _scale(curve: InfluenceCurve, counts: ChainCounts, guarantee: str, eps_puffe
             return certify_scale(curve, scale), scale
         eps = (4.0 * curve.length if guarantee == "group_dp" else 2.0 * curve.length) / scale
         return baseline_scale(guarantee, eps, curve.length)[0], scale
+    if eps_puffer is None:
+        raise ValueError("give either eps_puffer (the guarantee) or accuracy (a CountAccuracy target)")
     if guarantee == "pufferfish":
         return calibrate_scale(curve, eps_puffer)
     return baseline_scale(guarantee, eps_puffer, curve.length)

@@ -80,9 +80,9 @@ def run_ladder(args: argparse.Namespace) -> int:
     secrets = read_secrets(args.secrets)
     if not isinstance(secrets, Secrets):
         raise ValueError("the ladder attacks value pairs of entries: give --secrets as pairs and positions")
-    names = args.release or list(RELEASES)
+    names = list(args.release or RELEASES)
     if not secrets.is_all:
-        print(f"# secrets: {secrets.words(list(prior.labels))}")
+        print(f"# secrets: {secrets.words(None if prior.labels is None else list(prior.labels))}")
     header = ["release", "attack", "exact", *(STREAM_BOUNDS[n].short for n in STREAM_BOUNDS), "in order"]
     print("\t".join(header))
     for name in names:
