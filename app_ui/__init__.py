@@ -95,6 +95,14 @@ PAGES: dict[str, Page] = {
             "fitted",
         ),
         Page(
+            "synthesize",
+            "Synthesize",
+            ":material/dataset:",
+            "Publish a synthetic dataset with an ε_puffer guarantee: the plan, the download, its fidelity, the script.",
+            "Tools",
+            "fitted",
+        ),
+        Page(
             "stream",
             "Streams",
             ":material/timeline:",
