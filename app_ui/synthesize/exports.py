@@ -1,20 +1,15 @@
 """What the Synthesize page hands out: the script that releases the same synthetic table again with puffer_core
-(``app_ui/core/scripts/synthesize.py`` filled in, its synthesis written by the library's
-:func:`~puffer_core.synthesis.script.synthesis_source`) and the report's settings and sections.
+(``app_ui/core/scripts/synthesize.py`` filled in) and the report's settings.
 """
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from app_ui.core.templates import LINE, fill
+from app_ui.core.templates import fill
 from app_ui.data.picker import LoadedData
 from app_ui.synthesize.settings import SynthesizeSettings
-from puffer_core.synthesis.script import synthesis_source
-
-OUT = "synthetic.csv"  # where the script writes the synthetic table
 
 
 def data_name(loaded: LoadedData) -> tuple[str, ...]:
@@ -24,32 +19,20 @@ def data_name(loaded: LoadedData) -> tuple[str, ...]:
     return ("upload", loaded.name)
 
 
-def _wrapped(code: str) -> str:
-    """The code with any comment line longer than the project's line length wrapped (a script is checked by ruff)."""
-    out = []
-    for line in code.split("\n"):
-        if line.lstrip().startswith("#") and len(line) > LINE:
-            indent = line[: len(line) - len(line.lstrip())]
-            out += textwrap.wrap(line.lstrip()[1:].strip(), LINE - len(indent) - 2, initial_indent=f"{indent}# ",
-                                 subsequent_indent=f"{indent}# ")
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
 def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | None) -> str:
-    """The page as a Python program: the same data, prior (the fitted chain), ε_puffer, noise and model.
+    """The page as a Python program: the same data, prior (the chain fitted on them), ε_puffer, noise, model and
+    columns; it writes synthetic.csv and prints the plan and the fidelity scores.
 
     ``by_group``: what the page passed to the library (None: the data have no group column).
     """
     builtin = loaded.builtin
     if builtin is not None:
-        how = f"{builtin.title}. {builtin.source}"
+        how = f"{builtin.title}, the built-in dataset of puffer_core."
         data = f"data = load_dataset({builtin.name!r}, user={loaded.columns['user']!r})\n"
         run, imports = "python synthesize.py", ["load_dataset"]
     else:
         repair = loaded.repair
-        how = f"the file you uploaded, {loaded.name} (the app kept no copy: put the file next to this script)"
+        how = f"the file you uploaded, {loaded.name} (the app kept no copy: put the file next to this script)."
         options = {
             **loaded.columns,
             "drop_missing": bool(repair and repair.drop_missing),
@@ -60,20 +43,25 @@ def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | No
             "data = load_sequences(DATA, " + ", ".join(f"{key}={value!r}" for key, value in options.items()) + ")\n"
         )
         run, imports = f"python synthesize.py [path to {loaded.name}]", ["load_sequences"]
-    names, code = synthesis_source(
-        eps_puffer=settings.eps_puffer, seed=settings.rng, by_group=by_group, method=settings.method,
-        out=OUT, top_k=settings.top_k, query=settings.query,
-    )
     noise = (
-        "no seed: a real release (OpenDP's noise), a new table every run; the page's table is the one you downloaded"
+        "no seed: a real release (OpenDP's noise), a new table every run, not the one you downloaded."
         if settings.real
-        else f"seed {settings.seed}: the same noise and the same table as the page (reproducible, not for publishing)"
+        else f"seed {settings.seed}: the same noise and the same table as the page (reproducible, not for publishing)."
     )
     return fill(
         "synthesize",
         doc={"Data": how, "Noise": noise, "Run": run},
-        blocks={"data": data, "synthesis": _wrapped(code)},
-        imports=[*imports, *names],
+        values={
+            "EPS_PUFFER": float(settings.eps_puffer),
+            "SEED": settings.rng,
+            "BY_GROUP": by_group,
+            "METHOD": settings.method,
+            "COLUMNS": dict(loaded.columns),
+            "TOP_K": int(settings.top_k),
+            "QUERY": settings.query,
+        },
+        blocks={"data": data},
+        imports=imports,
     )
 
 

@@ -54,8 +54,9 @@ def plan(loaded: LoadedData, settings: SynthesizeSettings) -> SynthesisPlan:
     """The plan for these data and settings (the a(b) curve of the fitted chain: computed once per key)."""
     grouped = by_group(loaded, settings)
     key = (data_key(loaded), settings.eps_puffer, grouped)
-    return session_memo("synth_plan", key, lambda: plan_synthesis(source(loaded), None, settings.eps_puffer,
-                                                                  by_group=grouped), 4)
+    return session_memo("synth_plan", key, lambda: plan_synthesis(
+        source(loaded), None, settings.eps_puffer, by_group=grouped, columns=loaded.columns,
+    ), 4)
 
 
 def release_key(loaded: LoadedData, settings: SynthesizeSettings) -> Hashable:
