@@ -218,3 +218,45 @@ def test_an_upload_keeps_its_own_columns(downloads: dict[str, object]) -> None:
     assert list(table.columns) == ["participant", "timestamp", "venue"]
     pd.testing.assert_series_equal(_lengths(table, "participant", None), _lengths(small, "participant", None))
     assert at.query_params["sdata"] == "upload:mine.csv"  # the file's name only: whoever opens the link is asked
+
+
+def _values(data: object) -> list[float]:
+    """A plotly figure's array as numbers (plotly writes numpy arrays as base64 ``bdata``)."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"])).tolist()
+    return list(data)  # type: ignore[call-overload]
+
+
+def test_fidelity_over_eps_is_drawn_from_the_library_s_numbers() -> None:
+    import json
+
+    from app_ui.synthesize.views import SERIES, SWEEP_RUNS, sweep_grid
+    from puffer_core.synthesis import chain_counts, fidelity_over_eps
+
+    at = open_page(SYNTHESIZE)
+    _generate(at)
+    at.toggle(key="w_synth_sweep").set_value(True).run()
+    assert not problems(at) and not errors(at)
+    chart = next(c for c in at.get("plotly_chart") if "ε_puffer (log scale)" in c.proto.spec)
+    figure = json.loads(chart.proto.spec)
+    expected = fidelity_over_eps(chain_counts(load_dataset("checkins")), None, sweep_grid(1.0), runs=SWEEP_RUNS, rng=0)
+    rows = expected[(expected["group"] == "all") & (expected["metric"] == "stationary_tv")]
+    for (guarantee, part), name in SERIES.items():
+        trace = next(t for t in figure["data"] if t["name"] == name)
+        means = rows[(rows["guarantee"] == guarantee) & (rows["part"] == part)].groupby("eps_puffer")["value"].mean()
+        assert _values(trace["x"]) == list(means.index)
+        assert _values(trace["y"]) == pytest.approx(list(means), rel=1e-12)
+    # a sturdier release at a larger ε: the Pufferfish table's error never grows from the smallest to the largest ε
+    pufferfish = next(t for t in figure["data"] if t["name"] == SERIES[("pufferfish", "total")])
+    assert _values(pufferfish["y"])[-1] <= _values(pufferfish["y"])[0]
+
+
+def test_a_link_naming_an_upload_asks_for_the_file() -> None:
+    at = open_page(SYNTHESIZE, {"sdata": "upload:mine.csv", "eps": "3"})
+    assert not problems(at)
+    assert any("'mine.csv'" in i.value and "upload it" in i.value for i in at.info)
+    assert at.number_input(key="w_synth_eps").value == 3.0
