@@ -170,7 +170,8 @@ def _sweep(loaded: LoadedData, settings: SynthesizeSettings, chosen: SynthesisPl
         return []
     with st.spinner("Releasing and drawing at every ε of the grid…"):
         sweep = synth.sweep(loaded, settings, chosen)
-    metric = st.selectbox("Metric", views.SWEEP_METRICS, format_func=METRIC_WORDS.get, key="w_synth_sweep_metric")
+    metric = st.selectbox("Metric", list(views.SWEEP_METRICS), format_func=lambda m: METRIC_WORDS[m],
+                          key="w_synth_sweep_metric")
     frame = views.sweep_frame(sweep, metric)
     fig = views.sweep_figure(frame, metric)
     note = (f"Everyone, the mean of {views.SWEEP_RUNS} releases per point (bars: lowest to highest), numpy noise"
