@@ -15,6 +15,7 @@ from app_ui.data.picker import LoadedData, dataset_picker
 from app_ui.synthesize import views
 from app_ui.synthesize import work as synth
 from app_ui.synthesize.exports import data_name, report_settings, script
+from app_ui.synthesize.guided import choose_data
 from app_ui.synthesize.settings import (
     METHOD_WORDS,
     SYNTH_BY_GROUP,
@@ -26,7 +27,6 @@ from app_ui.synthesize.settings import (
     SYNTH_TOP_K,
     SynthesizeSettings,
 )
-from puffer_core.data.datasets import DATASETS
 from puffer_core.display import fmt
 from puffer_core.errors import DataError
 from puffer_core.synthesis.fidelity import ALL, METRIC_WORDS, QUERY_WORDS
@@ -47,17 +47,9 @@ state.share_button()
 
 def _open_link() -> None:
     """The first time: the data the link names are chosen in the picker (a file is asked for, never kept)."""
-    if st.session_state.get("syn_link_read"):
-        return
-    st.session_state["syn_link_read"] = True
-    named = state.get(SYNTH_DATA)
-    if named and named[0] == "builtin" and named[1] in DATASETS:
-        dataset = DATASETS[named[1]]
-        st.session_state.setdefault("syn_last_source", dataset.title)
-        if named[2] in dataset.user_choices:
-            st.session_state.setdefault(f"syn_user_{dataset.name}", named[2])
-    elif named and named[0] == "upload":
-        st.session_state["syn_ask_for"] = named[1]
+    if not st.session_state.get("syn_link_read"):
+        st.session_state["syn_link_read"] = True
+        choose_data(state.get(SYNTH_DATA), replace=False)
 
 
 def _summary(loaded: LoadedData) -> None:

@@ -260,3 +260,20 @@ def test_a_link_naming_an_upload_asks_for_the_file() -> None:
     assert not problems(at)
     assert any("'mine.csv'" in i.value and "upload it" in i.value for i in at.info)
     assert at.number_input(key="w_synth_eps").value == 3.0
+
+
+def test_the_guided_path_offers_a_synthetic_dataset_with_its_data_and_target() -> None:
+    at = open_page("app_pages/analyst.py", {"eps": "0.8"})
+    at.radio(key="guide_source").set_value(DATASETS["activities"].title).run()
+    at.button(key="analyst_next").click().run()  # step 1 → 2: the chain fitted to the data
+    at.session_state["path_analyst_step"] = 5  # the report
+    at.run()
+    assert not problems(at) and not errors(at)
+    at.button(key="w_guide_synthesize").click().run()
+    assert not problems(at) and not errors(at)
+    assert at.title[0].value == "Synthesize"
+    assert at.radio(key="syn_source").value == DATASETS["activities"].title
+    assert at.number_input(key="w_synth_eps").value == 0.8
+    plan = plan_synthesis(load_dataset("activities"), None, 0.8)
+    assert metric(at, "Noise scale s") == fmt(plan.scale)
+    assert at.query_params["sdata"] == "builtin:activities:user"
