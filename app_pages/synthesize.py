@@ -10,7 +10,7 @@ import streamlit as st
 from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.report import Section, html_report, offer_exports
-from app_ui.core.tables import static_table
+from app_ui.core.tables import show_table, static_table
 from app_ui.data.picker import LoadedData, dataset_picker
 from app_ui.synthesize import views
 from app_ui.synthesize import work as synth
@@ -130,7 +130,7 @@ def _fidelity(drawn: synth.Drawn, settings: SynthesizeSettings, loaded: LoadedDa
     fid = drawn.fidelity(settings.top_k, settings.query)
     st.markdown("**Fidelity: the data against the synthetic table** (for you: the real side reads your data)")
     scores = views.scores_frame(fid)
-    static_table(scores)
+    show_table(scores, key="synth_scores", width="stretch")  # scrolls in its own frame on a phone
     sections = [Section("Fidelity: the data against the synthetic table", table=scores)]
     parts = views.group_options(fid)
     group = st.selectbox("Show", parts, format_func=lambda g: "everyone" if g == ALL else g, key="w_synth_part")

@@ -56,7 +56,7 @@ def plan_frame(plan: SynthesisPlan) -> pd.DataFrame:
         ("ε_puffer spent on the correlation", f"a(b) = {fmt(calibration.a)}"),
         ("ε_puffer of the release", f"{fmt(plan.eps_puffer)} = c_b / s + a(b)"),
     ]
-    return pd.DataFrame(rows, columns=["", "value"])
+    return pd.DataFrame(rows, columns=["What", "How much"])
 
 
 def budget_figure(plan: SynthesisPlan) -> go.Figure:
@@ -72,7 +72,7 @@ def budget_figure(plan: SynthesisPlan) -> go.Figure:
         ))
     fig.update_layout(
         barmode="stack", height=150, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="ε_puffer",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.6, "x": 0},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.6, "x": 0, "traceorder": "normal"},
     )
     return fig
 

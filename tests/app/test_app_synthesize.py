@@ -61,7 +61,7 @@ def _download(at: AppTest, stored: dict[str, object], label: str) -> bytes:
 
 
 def _scores(at: AppTest) -> pd.DataFrame:
-    return next(t.value for t in at.table if "stationary distribution distance (TV)" in t.value.columns)
+    return next(t.value for t in at.dataframe if "stationary distribution distance (TV)" in t.value.columns)
 
 
 def _generate(at: AppTest) -> None:
