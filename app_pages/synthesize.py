@@ -174,8 +174,7 @@ def _sweep(loaded: LoadedData, settings: SynthesizeSettings, chosen: SynthesisPl
 
 def _results(loaded: LoadedData, settings: SynthesizeSettings, drawn: synth.Drawn) -> None:
     st.subheader("4. Download and fidelity")
-    st.success(f"{drawn.counts.n_users:,} synthetic users, {drawn.counts.n_rows:,} rows: "
-               f"{drawn.release.event.describe()}")
+    st.success(views.drawn_words(drawn.counts, drawn.plan))
     st.download_button("Download the synthetic data (CSV)", drawn.csv, file_name="synthetic.csv", mime="text/csv",
                        key="w_synth_download", on_click="ignore", icon=":material/download:", type="primary")
     st.dataframe(pd.read_csv(io.BytesIO(drawn.csv), nrows=PREVIEW_ROWS), hide_index=True, key="synth_preview")

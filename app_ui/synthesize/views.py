@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from app_ui.core.charts import GREY, PALETTE, transition_heatmap
 from puffer_core.display import fmt
+from puffer_core.synthesis.counts import ChainCounts
 from puffer_core.synthesis.fidelity import ALL, METRIC_WORDS, QUERY_WORDS, Fidelity
 from puffer_core.synthesis.privacy import ENTRY_L1
 from puffer_core.synthesis.synthesize import SynthesisPlan
@@ -27,6 +28,8 @@ SERIES = {
 }
 SAMPLING = "sampling alone (the real chain, no noise)"
 SWEEP_METRICS = ("stationary_tv", "dwell_error", "transition_error", "query_error")
+HEATMAP_TEXT_STATES = 8  # up to this many states each half-width heatmap prints its values in the cells
+DWELL_SHARE = 0.001  # the dwell-time histogram stops at the last stay length holding this share of stays
 
 
 def n_counts(plan: SynthesisPlan) -> int:
@@ -77,6 +80,15 @@ def budget_figure(plan: SynthesisPlan) -> go.Figure:
     return fig
 
 
+def drawn_words(synthetic: ChainCounts, plan: SynthesisPlan) -> str:
+    """What was drawn, in one sentence: users, rows and the guarantee."""
+    return (
+        f"{synthetic.n_users:,} synthetic users, {synthetic.n_rows:,} rows, released at ε_puffer ="
+        f" {fmt(plan.eps_puffer)}: discrete Laplace noise of scale {fmt(plan.scale)} on each of {n_counts(plan):,}"
+        " counts, everything after it drawn from the noisy counts only."
+    )
+
+
 def scores_frame(fidelity: Fidelity) -> pd.DataFrame:
     """The fidelity scores, one row per group (everyone first), the columns in words."""
     scores = fidelity.scores()
@@ -94,9 +106,13 @@ def matrix_figures(fidelity: Fidelity, group: str) -> tuple[go.Figure, go.Figure
     part = frame[frame["group"] == group]
     k = fidelity.real.n_states
     labels = list(fidelity.real.states)
-    real = part["real"].to_numpy().reshape(k, k)
-    synthetic = part["synthetic"].to_numpy().reshape(k, k)
-    return transition_heatmap(real, labels), transition_heatmap(synthetic, labels)
+    figures = []
+    for column in ("real", "synthetic"):
+        fig = transition_heatmap(part[column].to_numpy().reshape(k, k), labels)
+        if k > HEATMAP_TEXT_STATES:  # two matrices side by side: numbers in the cells only when they fit
+            fig.update_traces(texttemplate="")
+        figures.append(fig)
+    return figures[0], figures[1]
 
 
 def dwell_figure(fidelity: Fidelity, group: str, state: str) -> go.Figure | None:
@@ -104,17 +120,25 @@ def dwell_figure(fidelity: Fidelity, group: str, state: str) -> go.Figure | None
     frame = fidelity.dwell_frame()
     if frame.empty:
         return None
-    part = frame[(frame["group"] == group) & (frame["state"] == state)]
-    last = int(part["dwell"].max())
-    ticks = [str(d) if d < last else f"≥ {last}" for d in part["dwell"]]
+    part = frame[(frame["group"] == group) & (frame["state"] == state)].reset_index(drop=True)
+    seen = part.index[(part["real"] >= DWELL_SHARE) | (part["synthetic"] >= DWELL_SHARE)]
+    cut = max(int(seen.max()) + 1 if len(seen) else 1, 5)
+    if cut < len(part):  # the longer stays in one last bar
+        tail = part.iloc[cut - 1:]
+        part = pd.concat([part.iloc[: cut - 1], pd.DataFrame({
+            "dwell": [int(tail["dwell"].iloc[0])], "real": [tail["real"].sum()], "synthetic": [tail["synthetic"].sum()],
+        })], ignore_index=True)
+    last = int(part["dwell"].iloc[-1])
+    ticks = [str(int(d)) for d in part["dwell"]]
+    ticks[-1] = f"≥ {last}"  # the library's last bin holds the longer stays too, as does a cut one
     fig = go.Figure()
     for column, color, name in (("real", PALETTE[0], "the data"), ("synthetic", PALETTE[1], "synthetic")):
         fig.add_trace(go.Bar(
-            x=ticks, y=part[column], name=name, marker_color=color, opacity=0.6,
+            x=ticks, y=part[column], name=name, marker_color=color,
             hovertemplate=f"{name}: %{{y:.3f}} of the stays last %{{x}} steps<extra></extra>",
         ))
     fig.update_layout(
-        barmode="overlay", height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        barmode="group", height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title={"text": f"How long a stay in {state} lasts", "x": 0.01},
         xaxis_title="steps in a row", yaxis_title="share of the stays",
         legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0},
@@ -137,11 +161,14 @@ def sweep_figure(frame: pd.DataFrame, metric: str) -> go.Figure:
     """How one fidelity metric changes with ε_puffer: the synthetic tables (Pufferfish, group DP), the released
     chain alone, and the sampling reference as a horizontal line; the bars span the runs (lowest to highest)."""
     fig = go.Figure()
+    grid = sorted(float(e) for e in frame["eps_puffer"] if math.isfinite(e))
     for i, (series, part) in enumerate(frame.groupby("series", sort=False)):
-        if series == SAMPLING:
+        if series == SAMPLING:  # no noise, no ε: a level line across the grid
             value = float(part["mean"].iloc[0])
-            fig.add_hline(y=value, line_dash="dot", line_color=GREY,
-                          annotation_text=f"{SAMPLING}: {fmt(value)}", annotation_position="top left")
+            fig.add_trace(go.Scatter(
+                x=[grid[0], grid[-1]], y=[value, value], mode="lines", name=f"{SAMPLING}: {fmt(value)}",
+                line={"color": GREY, "dash": "dot"}, hovertemplate=f"{SAMPLING}: {fmt(value)}<extra></extra>",
+            ))
             continue
         part = part.sort_values("eps_puffer")
         fig.add_trace(go.Scatter(
@@ -155,7 +182,8 @@ def sweep_figure(frame: pd.DataFrame, metric: str) -> go.Figure:
     fig.update_layout(
         height=380, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title={"text": METRIC_WORDS[metric], "x": 0.01},
-        xaxis={"type": "log", "title": "ε_puffer (log scale)"}, yaxis_title=METRIC_WORDS[metric],
+        xaxis={"type": "log", "title": "ε_puffer (log scale)", "tickvals": grid, "ticktext": [f"{e:g}" for e in grid]},
+        yaxis_title=METRIC_WORDS[metric],
         legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0},
     )
     return fig
