@@ -107,8 +107,10 @@ def matrix_figures(fidelity: Fidelity, group: str) -> tuple[go.Figure, go.Figure
     k = fidelity.real.n_states
     labels = list(fidelity.real.states)
     figures = []
+    top = float(max(part["real"].max(), part["synthetic"].max()))
     for column in ("real", "synthetic"):
         fig = transition_heatmap(part[column].to_numpy().reshape(k, k), labels)
+        fig.update_traces(zmax=top)  # one colour scale for both: the same shade is the same probability
         if k > HEATMAP_TEXT_STATES:  # two matrices side by side: numbers in the cells only when they fit
             fig.update_traces(texttemplate="")
         figures.append(fig)

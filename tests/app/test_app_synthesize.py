@@ -197,6 +197,8 @@ def test_the_script_releases_the_same_table_and_prints_the_page_s_numbers(
     assert str(int(plan["window_l1"][0])) == metric(at, "Window sensitivity c_b")
     scores = pd.read_csv(io.StringIO(blocks["scores"]))
     assert [fmt(v) for v in scores["stationary_tv"]] == list(_scores(at)["stationary distribution distance (TV)"])
+    html = _download(at, downloads, "Download report (HTML)").decode("utf-8")
+    assert "Pufferfish Lab — Synthesize" in html and "sensitivity" in html and "How fidelity" not in html
     page_csv = _download(at, downloads, "Download the synthetic data (CSV)")
     assert (tmp_path / "synthetic.csv").read_bytes() == page_csv  # the same table, byte for byte
 
