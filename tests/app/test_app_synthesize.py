@@ -279,3 +279,14 @@ def test_the_guided_path_offers_a_synthetic_dataset_with_its_data_and_target() -
     plan = plan_synthesis(load_dataset("activities"), None, 0.8)
     assert metric(at, "Noise scale s") == fmt(plan.scale)
     assert at.query_params["sdata"] == "builtin:activities:user"
+
+
+def test_a_real_release_draws_opendp_noise_and_its_script_says_so() -> None:
+    at = open_page(SYNTHESIZE)
+    at.toggle(key="w_synth_real").set_value(True).run()
+    assert not [n for n in at.number_input if n.key == "w_synth_seed"]  # no seed for a real release
+    _generate(at)
+    assert any("2,000 synthetic users, 71,861 rows" in s.value for s in at.success)
+    text = _script(at)
+    assert "SEED = None" in text and "a real release (OpenDP's noise)" in text
+    assert at.query_params["sreal"] == "1"
