@@ -19,12 +19,13 @@ from app_ui.data.picker import LoadedData
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
 from app_ui.streams.settings import STREAM_GROUP
+from app_ui.synthesize.settings import SYNTH_GROUP
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
-state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
+state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, SYNTH_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

@@ -15,6 +15,7 @@ from app_ui.guided import analyst as path
 from app_ui.guided.settings import AnalystSettings
 from app_ui.guided.steps import step_buttons, step_header
 from app_ui.prior.current import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
+from app_ui.synthesize.guided import offer_synthesis
 from puffer_core import calibrate
 from puffer_core.display import fmt
 from puffer_core.priors.codecs import Number
@@ -228,6 +229,7 @@ elif step == 5 and (data := _chosen_data()) is not None:
     st.markdown("Each page behind a step has its own report and a script that recomputes it:")
     for name in ("calibrate", "plan", "simulate"):
         st.page_link(page_path(name), label=name.capitalize() if name != "plan" else "Plan & compose")
+    offer_synthesis(data, eps)  # publish a synthetic dataset: the Synthesize page with these data and ε_puffer
     step_buttons(PATH, step, last)
 
 state.share(())

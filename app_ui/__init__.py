@@ -13,8 +13,8 @@ Rooms every page may use:
 
 One room per page family, each with its settings, views (figures and tables built once per input), words and
 exports: :mod:`app_ui.curves`, :mod:`app_ui.calibrate`, :mod:`app_ui.plan`, :mod:`app_ui.simulate`,
-:mod:`app_ui.streams`, :mod:`app_ui.attack`, :mod:`app_ui.classroom` and the two guided paths in
-:mod:`app_ui.guided`.  A shared room never imports a page family's room.
+:mod:`app_ui.synthesize`, :mod:`app_ui.streams`, :mod:`app_ui.attack`, :mod:`app_ui.classroom` and the two
+guided paths in :mod:`app_ui.guided`.  A shared room never imports a page family's room.
 
 Nothing here computes a formula: every number comes from :mod:`puffer_core`.
 """
@@ -91,6 +91,14 @@ PAGES: dict[str, Page] = {
             "Simulate",
             ":material/science:",
             "Upload sequences (or use a demo), run the mechanisms, and measure their accuracy.",
+            "Tools",
+            "fitted",
+        ),
+        Page(
+            "synthesize",
+            "Synthesize",
+            ":material/dataset:",
+            "Publish a synthetic dataset with an ε_puffer guarantee: the plan, the download, its fidelity, the script.",
             "Tools",
             "fitted",
         ),

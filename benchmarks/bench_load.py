@@ -99,6 +99,13 @@ PAGE_CASES: tuple[PageCase, ...] = (
         first={"w_sim_acc": "Acc@1"},
         second={"w_sim_acc": "Acc@2"},
     ),
+    PageCase(
+        "Synthesize, table drawn: top-k",
+        "synthesize",
+        setup=({"w_synth_run": True},),
+        first={"w_synth_top_k": 3},
+        second={"w_synth_top_k": 4},
+    ),
     PageCase("Streams: ε per step", "stream", first={"w_stream_eps": 0.3}, second={"w_stream_eps": 0.35}),
     PageCase(
         "How tight is my bound?, results shown: seed",

@@ -29,6 +29,7 @@ def test_home_says_what_it_is_for_and_links_every_page() -> None:
         "calibrate",
         "plan",
         "simulate",
+        "synthesize",
         "classroom",
         "stream",
         "attack",

@@ -15,8 +15,16 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
 
 # the pages that offer a script, and the priors each can take
-PAGES = {"calibrate": "chain gp", "plan": "chain gp", "stream": "chain gp", "attack": "chain", "simulate": ""}
-RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run"}  # pages that compute only when asked
+PAGES = {
+    "calibrate": "chain gp",
+    "plan": "chain gp",
+    "stream": "chain gp",
+    "attack": "chain",
+    "simulate": "",
+    "synthesize": "",
+}
+# pages that compute only when asked
+RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run", "synthesize": "w_synth_run"}
 
 
 def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:

@@ -1,0 +1,1 @@
+"""The Synthesize page's room: its settings (in the link), views (plan, fidelity, charts) and exports."""
