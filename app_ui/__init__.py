@@ -95,6 +95,14 @@ PAGES: dict[str, Page] = {
             "fitted",
         ),
         Page(
+            "optimal",
+            "Best possible mechanism",
+            ":material/military_tech:",
+            "The error no ε-Pufferfish mechanism can beat, every mechanism beside it, and the optimum run twice.",
+            "Tools",
+            "chosen",
+        ),
+        Page(
             "stream",
             "Streams",
             ":material/timeline:",
