@@ -99,6 +99,7 @@ PAGE_CASES: tuple[PageCase, ...] = (
         first={"w_sim_acc": "Acc@1"},
         second={"w_sim_acc": "Acc@2"},
     ),
+    PageCase("Best possible mechanism: ε", "optimal", first={"w_opt_eps": 1.0}, second={"w_opt_eps": 1.1}),
     PageCase("Streams: ε per step", "stream", first={"w_stream_eps": 0.3}, second={"w_stream_eps": 0.35}),
     PageCase(
         "How tight is my bound?, results shown: seed",

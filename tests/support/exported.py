@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
 
 # the pages that offer a script, and the priors each can take
-PAGES = {"calibrate": "chain gp", "plan": "chain gp", "stream": "chain gp", "attack": "chain", "simulate": ""}
+PAGES = {"calibrate": "chain gp", "plan": "chain gp", "stream": "chain gp", "attack": "chain", "simulate": "",
+         "optimal": "chain"}
 RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run"}  # pages that compute only when asked
 
 
