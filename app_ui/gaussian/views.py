@@ -93,7 +93,9 @@ class GaussianNumbers:
 
 
 def state_labels(chains: Sequence[MarkovChainPrior]) -> list[str]:
-    return [str(label) for label in chains[0].labels]
+    """The states' names (their indices when the chain has no labels)."""
+    labels = chains[0].labels
+    return [str(label) for label in labels] if labels is not None else [str(i) for i in range(chains[0].n_states)]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

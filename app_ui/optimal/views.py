@@ -22,6 +22,7 @@ import streamlit as st
 
 from app_ui.core.charts import GREY, PALETTE, Trace, line_figure
 from app_ui.core.tables import fmt
+from app_ui.gaussian.views import state_labels
 from puffer_core import influence_curve
 from puffer_core.optimal.compare import FloorComparison, compare_with_floor
 from puffer_core.optimal.lp import programme_estimate
@@ -125,7 +126,7 @@ def yardstick(key: Hashable, _chains: Sequence[MarkovChainPrior], eps: float, st
     comparison = compare_with_floor(chains, eps, [state], alpha=alpha)
     curve = influence_curve(chains if len(chains) > 1 else chains[0])
     repeated = tuple(repeated_leakage(comparison.optimal, k, curve) for k in range(1, runs + 1))
-    label = str(chains[0].labels[state])
+    label = state_labels(chains)[state]
     return Yardstick(comparison, repeated, label, max(p.length for p in chains))
 
 
