@@ -1,5 +1,5 @@
-"""The Gaussian noise's settings (docs/math.md §17): shown or not, the Rényi order α, δ of the (ε, δ) conversion
-and the state whose count is released.
+"""The Gaussian noise's settings (docs/math.md §17): shown or not, the Rényi order α, δ of the (ε, δ) conversion,
+the state whose count is released, and (on Plan) each release's Rényi ε and how many releases of that count.
 
 Declared as Parameters (in every link, checked by their codecs; ``streamlit_app.py`` registers GAUSSIAN_GROUP) and
 read as one record (:class:`GaussianChoice`), which the Calibrate page and the best-possible page hold.
@@ -26,7 +26,11 @@ COUNT_STATE = Parameter(
     "count_state", 1, "cstate", Number(0, 99, whole=True), label="State counted (its index)", step=1,
     help="The release is each user's count of this state over the sequence (0 is the first state).",
 )
-GAUSSIAN_PARAMETERS: tuple[Parameter, ...] = (GAUSS_ON, GAUSS_ALPHA, GAUSS_DELTA, COUNT_STATE)
+GAUSS_EPS = Parameter("gauss_eps", 0.5, "geps", Number(0.01, 10.0), label="Rényi ε per release", step=0.1)
+GAUSS_RELEASES = Parameter("gauss_releases", 4, "grel", Number(1, 20, whole=True), label="Releases k", step=1)
+GAUSSIAN_PARAMETERS: tuple[Parameter, ...] = (
+    GAUSS_ON, GAUSS_ALPHA, GAUSS_DELTA, COUNT_STATE, GAUSS_EPS, GAUSS_RELEASES
+)
 GAUSSIAN_GROUP = ParameterGroup("gaussian", GAUSSIAN_PARAMETERS)  # registered by streamlit_app.py: in every link
 
 
@@ -38,6 +42,8 @@ class GaussianChoice(SettingsRecord):
     alpha: float = setting(GAUSS_ALPHA)
     delta: float = setting(GAUSS_DELTA)
     state: int = setting(COUNT_STATE)
+    eps: float = setting(GAUSS_EPS)  # each release's Rényi level (the Plan page's releases of one count)
+    releases: int = setting(GAUSS_RELEASES)
 
     def link(self) -> tuple[Parameter, ...]:
         """In a link only while it is on (off is the default: nothing to carry)."""
