@@ -23,6 +23,7 @@ from tests.app.conftest import errors, metric, open_page, problems
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
 OPTIMAL = "app_pages/optimal.py"
+PLAN = "app_pages/plan.py"
 P, Q, T = 0.9, 0.7, 4
 TINY = {"prior": "binary", "p": str(P), "q": str(Q), "T": str(T)}
 
@@ -191,3 +192,41 @@ def test_the_yardstick_script_prints_the_pages_numbers(tmp_path: Path) -> None:
     assert printed(output, "Best possible error (floor)") == metric(at, "Best possible error")
     assert printed(output, "error_pufferfish_laplace").endswith(f"({metric(at, 'Laplace via a(b) ÷ floor')} floor)")
     assert printed(output, "leakage_1_runs").startswith(metric(at, "Leakage of 1 runs"))
+
+
+# --------------------------------------------------------------------------------------------- Plan and Simulate
+
+
+def test_plan_renyi_rows_are_one_release_at_the_combined_sigma() -> None:
+    """k releases of one count with σ each are one release with σ/√k: its σ in closed form, the GWM bound
+    α·W∞²/(2σ²) with W∞ by enumeration, and the exact level by quadrature of the two mixtures."""
+    alpha, eps, k = 2.0, 0.5, 3
+    at = open_page(PLAN, {**TINY, "gauss": "1", "geps": str(eps), "grel": str(k), "galpha": str(alpha)})
+    assert not problems(at) and not errors(at)
+    rows = at.dataframe[-1].value
+    assert list(rows["release"].astype(int)) == [1, 2, 3]
+    laws = count_laws_by_enumeration(P, Q, T)
+    w = max(w_infinity(laws[(t, 0)], laws[(t, 1)]) for t in range(T))
+    each = float(rows["σ of each"].iloc[0])
+    for n in range(1, k + 1):
+        row = rows.iloc[n - 1]
+        combined = float(row["one release equal to all so far: σ"])
+        assert combined == pytest.approx(each / math.sqrt(n), rel=1e-3)
+        assert float(row["Rényi ε, GWM bound"]) == pytest.approx(alpha * w**2 / (2 * combined**2), rel=2e-3)
+        exact = max(renyi_by_quadrature(laws[(t, x)], laws[(t, 1 - x)], each / math.sqrt(n), alpha)
+                    for t in range(T) for x in (0, 1))
+        assert float(row["Rényi ε, exact"]) == pytest.approx(exact, rel=2e-3, abs=1e-4)
+        assert float(row["sum of the releases' ε (not a guarantee)"]) == pytest.approx(n * eps, rel=1e-3)
+    text = " ".join(c.value for c in at.caption)
+    assert "not composed" in text and at.query_params["grel"] == str(k)
+    ledger_text = " ".join(m.value for m in at.markdown)
+    assert "kept here, apart from the ledger of ε-Pufferfish releases" in ledger_text
+
+
+def test_simulate_says_a_gaussian_eps_is_renyi() -> None:
+    at = open_page("app_pages/simulate.py")
+    at.radio(key="w_sim_query").set_value("histogram").run()
+    at.multiselect(key="w_sim_mechanisms_histogram").set_value(["pufferfish_laplace", "gaussian"]).run()
+    assert not problems(at)
+    caption = next(c.value for c in at.caption if "Rényi" in c.value)
+    assert f"ε = 1 → ε_δ = {1 + math.log(1e5):.4g}" in caption  # ε + log(1/δ)/(α − 1) at α = 2, δ = 1e-5
