@@ -230,3 +230,30 @@ def test_simulate_says_a_gaussian_eps_is_renyi() -> None:
     assert not problems(at)
     caption = next(c.value for c in at.caption if "Rényi" in c.value)
     assert f"ε = 1 → ε_δ = {1 + math.log(1e5):.4g}" in caption  # ε + log(1/δ)/(α − 1) at α = 2, δ = 1e-5
+
+
+# --------------------------------------------------------------------------------------------- the classroom
+
+
+def test_classroom_optimum_once_then_twice_by_enumeration() -> None:
+    """The lesson's numbers: one run of the optimum leaks exactly ε; two runs leak what enumerating every sequence
+    of the chain and every pair of outputs gives for the table the programme returns (far above 2ε)."""
+    from app_ui.classroom.optimum import LENGTH, STATE, STAY, lesson_chain
+    from puffer_core.optimal.lp import optimal_count_mechanism
+
+    at = open_page("app_pages/classroom.py")
+    assert not problems(at) and not errors(at)
+    assert shown(at, "Leakage of one run") == pytest.approx(1.0, rel=5e-4)
+    twice = shown(at, "Leakage of two runs")
+    assert twice > 2.0 and at.warning and "not 2" in at.warning[-1].value
+    table = optimal_count_mechanism(lesson_chain(), [STATE], 1.0).table  # q(y | count), count = 0..T
+    laws = count_laws_by_enumeration(*STAY, LENGTH)  # counts of state 1 (STATE)
+    joint = {key: np.einsum("c,cy,cz->yz", law, table, table) for key, law in laws.items()}
+    worst = 0.0
+    for t in range(LENGTH):
+        a, b = joint[(t, 0)], joint[(t, 1)]
+        for u, v in ((a, b), (b, a)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(u > 0, np.log(u) - np.log(v), -np.inf)
+            worst = max(worst, float(ratio.max()))
+    assert twice == pytest.approx(worst, rel=2e-3)
