@@ -5,14 +5,12 @@ page's (:mod:`app_ui.optimal.views`)."""
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 from app_ui import page_path
 from app_ui.core.charts import show_figure
 from app_ui.core.tables import fmt, static_table
-from app_ui.optimal.views import leakage_figure, yardstick
+from app_ui.optimal.views import leakage_figure, odds, yardstick
 from puffer_core import MarkovChainPrior
 
 STAY = (0.9, 0.8)  # each state's chance to stay: a sticky chain, where neighbours say much about each other
@@ -26,11 +24,6 @@ def lesson_chain() -> MarkovChainPrior:
     """The lesson's chain (stationary start)."""
     p, q = STAY
     return MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=LENGTH)
-
-
-def odds(leakage: float) -> str:
-    """A leakage as a likelihood ratio a student can read ("about 1.6e+15 times")."""
-    return "infinitely" if math.isinf(leakage) else f"about {math.exp(min(leakage, 700.0)):.2g} times"
 
 
 def optimum_step() -> None:

@@ -48,6 +48,7 @@ class GaussianNumbers:
     sigma: float
     variance_saved: float
     divergence: float
+    divergence_gwm: float
     eps_delta: float
     eps_delta_gwm: float
     pure_eps: float
@@ -65,7 +66,7 @@ class GaussianNumbers:
                 "calibration": ["GWM: σ² = α·W∞²/(2ε)", "exact σ*"],
                 "σ": [self.sigma_gwm, self.sigma],
                 "variance": [self.sigma_gwm**2, self.sigma**2],
-                "certified D_α ≤": [self.eps, self.divergence],
+                "certified D_α ≤": [self.divergence_gwm, self.divergence],
                 f"ε_δ at δ = {self.delta:g}": [self.eps_delta_gwm, self.eps_delta],
                 "E|error| per count": [self.error_gwm, self.error],
                 f"{CONFIDENCE:.0%} interval ±": [self.interval_gwm, self.interval],
@@ -118,6 +119,7 @@ def gaussian_numbers(key: Hashable, _chains: Sequence[MarkovChainPrior], eps: fl
         sigma=exact.sigma,
         variance_saved=cal.variance_saved,
         divergence=exact.accounting.eps,
+        divergence_gwm=gwm.accounting.eps,
         eps_delta=exact.accounting.approximate(choice.delta),
         eps_delta_gwm=gwm.accounting.approximate(choice.delta),
         pure_eps=cal.pure_eps,

@@ -52,6 +52,11 @@ def refusal(chains: Sequence[MarkovChainPrior], runs: int) -> str | None:
     return None
 
 
+def odds(leakage: float) -> str:
+    """A leakage as a likelihood ratio a reader can picture ("about 1.6e+15 times")."""
+    return "infinitely" if math.isinf(leakage) else f"about {math.exp(min(leakage, 700.0)):.2g} times"
+
+
 @dataclass(frozen=True, eq=False)
 class Yardstick:
     """The floor, every mechanism's error, and the leakage of 1..k runs of the returned optimum."""
@@ -113,7 +118,8 @@ class Yardstick:
             return text + f" Run up to {len(self.runs)} times, the optimum returned stays within k·ε."
         return text + (
             f" But the optimum returned, run {broken.k} times on the same data, leaks {fmt(broken.leakage)}"
-            f" (k·ε = {fmt(broken.k_eps)}): the best mechanism for one release need not compose ([C] §4)."
+            f" (k·ε = {fmt(broken.k_eps)}; some outputs are {odds(broken.leakage)} likelier under one secret than the"
+            " other): the best mechanism for one release need not compose ([C] §4)."
             " Optimal mechanisms are not unique; this is the leakage of the one the programme returned."
         )
 
