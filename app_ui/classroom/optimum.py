@@ -44,22 +44,27 @@ def optimum_step() -> None:
     m1, m2, m3 = st.columns(3)
     m1.metric("Best possible error", fmt(stick.comparison.floor))
     m2.metric("Leakage of one run", fmt(once.leakage), help="Exactly ε: the optimum spends all of it.")
-    m3.metric("Leakage of two runs", fmt(twice.leakage), delta=f"{fmt(twice.leakage - 2 * eps, 3)} over 2ε",
-              delta_color="inverse")
-    broken = stick.collapse()
-    if broken is not None:
-        st.warning(
-            f"Run {broken.k} times it leaks {fmt(broken.leakage)}, not {fmt(broken.k_eps)}: at {broken.pair}, the"
-            f" outputs {', '.join(str(y) for y in broken.outputs)} together are {odds(broken.leakage)} likelier under"
-            " one secret than the other. One output is ambiguous by design; two outputs of a mechanism that spends"
-            " its whole budget at the edge pin the count down. Composition is not free: Laplace via a(b) pays more"
-            " error once, and [C] Theorem 6.2 bounds its k runs."
-        )
+    again = st.toggle("Run it a second time (and a third) on the same data", key="w_cls_opt_again",
+                      persist_state="session")
+    if not again:
+        st.caption("One run: the best error any ε-Pufferfish mechanism can have, at exactly ε. Now run it again.")
     else:
-        st.success(f"At ε = {eps:g} the optimum returned stays within k·ε for up to {RUNS} runs.")
-    fig, notes = leakage_figure(stick)
-    show_figure(fig, notes, key="cls_optimum_chart")
-    static_table(stick.leakage())
-    st.caption("Optimal mechanisms are not unique: this is the leakage of the one the programme returned.")
+        m3.metric("Leakage of two runs", fmt(twice.leakage), delta=f"{fmt(twice.leakage - 2 * eps, 3)} over 2ε",
+                  delta_color="inverse")
+        broken = stick.collapse()
+        if broken is not None:
+            st.warning(
+                f"Run {broken.k} times it leaks {fmt(broken.leakage)}, not {fmt(broken.k_eps)}: at {broken.pair}, the"
+                f" outputs {', '.join(str(y) for y in broken.outputs)} together are {odds(broken.leakage)} likelier"
+                " under one secret than the other. One output is ambiguous by design; two outputs of a mechanism"
+                " that spends its whole budget at the edge pin the count down. Composition is not free: Laplace via"
+                " a(b) pays more error once, and [C] Theorem 6.2 bounds its k runs."
+            )
+        else:
+            st.success(f"At ε = {eps:g} the optimum returned stays within k·ε for up to {RUNS} runs.")
+        fig, notes = leakage_figure(stick)
+        show_figure(fig, notes, key="cls_optimum_chart")
+        static_table(stick.leakage())
+        st.caption("Optimal mechanisms are not unique: this is the leakage of the one the programme returned.")
     st.page_link(page_path("optimal"), label="Try it on your own prior: the best possible mechanism",
                  icon=":material/military_tech:")

@@ -244,6 +244,8 @@ def test_classroom_optimum_once_then_twice_by_enumeration() -> None:
     at = open_page("app_pages/classroom.py")
     assert not problems(at) and not errors(at)
     assert shown(at, "Leakage of one run") == pytest.approx(1.0, rel=5e-4)
+    assert "Leakage of two runs" not in [m.label for m in at.metric] and not at.warning  # one run first
+    at.toggle(key="w_cls_opt_again").set_value(True).run()
     twice = shown(at, "Leakage of two runs")
     assert twice > 2.0 and at.warning and "not 2" in at.warning[-1].value
     table = optimal_count_mechanism(lesson_chain(), [STATE], 1.0).table  # q(y | count), count = 0..T
