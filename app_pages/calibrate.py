@@ -22,6 +22,7 @@ from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_table
+from app_ui.gaussian.ledger import renyi_accuracy
 from app_ui.gaussian.views import gaussian_block, gaussian_report, gaussian_section, gaussian_settings
 from app_ui.prior.current import (
     JITTER_NOTE,
@@ -120,6 +121,8 @@ if current is not None:
 
     with accuracy:
         chosen_accuracy = accuracy_section(prior_key, curve, chains, settings.eps_puffer)
+        if chosen_accuracy is not None:  # the Rényi mechanisms, in their own table (app_ui/gaussian)
+            renyi_accuracy(prior_key, chosen_accuracy[0], curve, chains)
     with risk:
         risk_section(prior_key, chains, settings.eps_puffer)
     with gaussian:

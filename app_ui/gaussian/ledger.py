@@ -21,9 +21,10 @@ from app_ui.core.charts import GREY, PALETTE, Trace, line_figure, show_figure
 from app_ui.core.tables import csv_download, fmt, show_table
 from app_ui.gaussian.settings import GAUSS_ALPHA, GAUSS_DELTA, GAUSS_EPS, GAUSS_ON, GAUSS_RELEASES, GaussianChoice
 from app_ui.gaussian.views import NOTION, count_controls
-from puffer_core import gaussian_count
+from puffer_core import CountTarget, InfluenceCurve, TopKTarget, accuracy_first, gaussian_count
 from puffer_core.accounting.renyi import DIFFERENT_QUERIES, renyi_ledger, renyi_to_approx
 from puffer_core.mechanisms import MECHANISMS
+from puffer_core.mechanisms.accuracy import AccuracyPlan
 from puffer_core.mechanisms.gaussian import DEFAULT_ORDER
 from puffer_core.priors.models import MarkovChainPrior
 
@@ -111,3 +112,41 @@ def renyi_caption(mechanisms: Sequence[str], eps_grid: Sequence[float]) -> str |
         " exists only where the count laws under every pair of secrets share their ends (the Calibrate page's"
         " Gaussian tab says which); its releases over different windows are not composed."
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _renyi_plan(key: Hashable, target: CountTarget | TopKTarget, _curve: InfluenceCurve,
+                _chains: Sequence[MarkovChainPrior]) -> AccuracyPlan:
+    query = "topk" if isinstance(target, TopKTarget) else "histogram"
+    renyi = [name for name, spec in MECHANISMS.items() if not spec.pure and spec.answers(query)]
+    return accuracy_first(target, _curve, list(_chains), mechanisms=renyi)
+
+
+def renyi_accuracy(key: Hashable, target: CountTarget | TopKTarget, curve: InfluenceCurve,
+                   chains: Sequence[MarkovChainPrior] | None) -> pd.DataFrame | None:
+    """Accuracy first for the Rényi mechanisms, in their own table under the ε-Pufferfish ones (never in their
+    chart): the Rényi level each needs for the target, its noise and its (ε_δ, δ) conversion."""
+    if chains is None:
+        return None
+    plan = _renyi_plan(key, target, curve, tuple(chains))
+    st.markdown("**Gaussian noise for the same target**: a Rényi level, not an ε_puffer (docs/math.md §17)")
+    for name, why in plan.skipped.items():
+        st.caption(f"{MECHANISMS[name].label} is not listed: {why}.")
+    if not plan.costs:
+        return None
+    rows = pd.DataFrame({
+        "mechanism": [c.label for c in plan.costs],
+        "Rényi ε needed (order α)": [c.eps_puffer for c in plan.costs],
+        "α": [c.renyi_alpha for c in plan.costs],
+        "σ per count": [c.noise_scale for c in plan.costs],
+        f"ε_δ (δ = {SIMULATE_DELTA:g})": [renyi_to_approx(c.renyi_alpha or DEFAULT_ORDER, c.eps_puffer, SIMULATE_DELTA)
+                                          for c in plan.costs],
+        "target met": [c.achieved for c in plan.costs],
+    })
+    show_table(rows, key="acc_renyi_table", width="stretch")
+    st.caption(
+        "The Rényi ε is read through the General Wasserstein Mechanism's bound (an upper level: the exact σ* at"
+        " that level adds no more noise than σ_GWM, so the target is met with room to spare). It bounds an average"
+        " of the likelihood ratio, so it is not comparable with the ε_puffer of the mechanisms above."
+    )
+    return rows

@@ -259,3 +259,17 @@ def test_classroom_optimum_once_then_twice_by_enumeration() -> None:
                 ratio = np.where(u > 0, np.log(u) - np.log(v), -np.inf)
             worst = max(worst, float(ratio.max()))
     assert twice == pytest.approx(worst, rel=2e-3)
+
+
+def test_accuracy_first_lists_gaussian_noise_apart() -> None:
+    """Calibrate's accuracy tab: the Rényi mechanism in its own table (its (ε_δ, δ) by the closed form
+    ε + log(1/δ)/(α − 1)), never among the ε_puffer bars of the others."""
+    at = open_page(CALIBRATE, TINY)
+    assert not problems(at) and not errors(at)
+    rows = at.dataframe[-1].value
+    assert list(rows["mechanism"]) == ["Gaussian (Rényi Pufferfish, α = 2)"]
+    eps = float(rows["Rényi ε needed (order α)"].iloc[0])
+    assert float(rows["ε_δ (δ = 1e-05)"].iloc[0]) == pytest.approx(eps + math.log(1e5), rel=5e-4)
+    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+    accuracy_chart = [spec for spec in specs if "the target costs" in spec]
+    assert len(accuracy_chart) == 1 and "Rényi" not in accuracy_chart[0]  # no Rényi bar among the ε_puffer ones
