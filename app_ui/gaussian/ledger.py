@@ -11,16 +11,20 @@ These rows are never added to the ε-Pufferfish ledger.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_ui.accuracy.views import chains_of
 from app_ui.core import inputs, state
 from app_ui.core.charts import GREY, PALETTE, Trace, line_figure, show_figure
+from app_ui.core.report import Section
 from app_ui.core.tables import csv_download, fmt, show_table
 from app_ui.gaussian.settings import GAUSS_ALPHA, GAUSS_DELTA, GAUSS_EPS, GAUSS_ON, GAUSS_RELEASES, GaussianChoice
-from app_ui.gaussian.views import NOTION, count_controls
+from app_ui.gaussian.views import NOTION, count_controls, state_labels
+from app_ui.prior.settings import PriorChoice
 from puffer_core import CountTarget, InfluenceCurve, TopKTarget, accuracy_first, gaussian_count
 from puffer_core.accounting.renyi import DIFFERENT_QUERIES, renyi_ledger, renyi_to_approx
 from puffer_core.mechanisms import MECHANISMS
@@ -150,3 +154,18 @@ def renyi_accuracy(key: Hashable, target: CountTarget | TopKTarget, curve: Influ
         " of the likelihood ratio, so it is not comparable with the ε_puffer of the mechanisms above."
     )
     return rows
+
+
+def renyi_report(prior: PriorChoice, choice: GaussianChoice) -> tuple[list[Section], dict[str, Any]]:
+    """The Plan report's Rényi section and settings when its Gaussian tab is on (else nothing)."""
+    chains = chains_of(prior.kind, prior.params)
+    if not choice.on or chains is None or choice.state >= chains[0].n_states:
+        return [], {}
+    rows = renyi_rows((prior.kind, prior.params), tuple(chains), choice)
+    text = (f"{choice.releases} releases of each user's count of state {state_labels(chains)[choice.state]}, each"
+            f" calibrated (exact σ*) at (α = {choice.alpha:g}, ε = {choice.eps:g})-Rényi Pufferfish; kept apart from"
+            " the ε-Pufferfish ledger. " + NOTION.replace("**", ""))
+    shown = {"Gaussian releases: Rényi ε each": choice.eps, "Gaussian releases: k": choice.releases,
+             "Gaussian releases: α": choice.alpha, "Gaussian releases: δ": choice.delta}
+    return [Section("Gaussian releases of one count (Rényi Pufferfish)", text, table=rows,
+                    notes=(f"Releases of different queries are not composed: {DIFFERENT_QUERIES}.",))], shown
