@@ -22,6 +22,8 @@ from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_table
+from app_ui.gaussian.ledger import renyi_accuracy
+from app_ui.gaussian.views import gaussian_block, gaussian_report, gaussian_section, gaussian_settings
 from app_ui.prior.current import (
     JITTER_NOTE,
     Uncertainty,
@@ -63,8 +65,8 @@ if current is not None:
 
     state.radio(st, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_cal_b_axis", help=state.B_AXIS_HELP)
 
-    forward, reverse, accuracy, risk = st.tabs(
-        ["ε_puffer → ε_DP", "ε_DP → ε_puffer", "Accuracy → ε", "ε as attacker risk"]
+    forward, reverse, accuracy, risk, gaussian = st.tabs(
+        ["ε_puffer → ε_DP", "ε_DP → ε_puffer", "Accuracy → ε", "ε as attacker risk", "Gaussian noise (Rényi)"]
     )
     with forward:
         state.number_input(
@@ -119,8 +121,12 @@ if current is not None:
 
     with accuracy:
         chosen_accuracy = accuracy_section(prior_key, curve, chains, settings.eps_puffer)
+        if chosen_accuracy is not None:  # the Rényi mechanisms, in their own table (app_ui/gaussian)
+            renyi_accuracy(prior_key, chosen_accuracy[0], curve, chains)
     with risk:
         risk_section(prior_key, chains, settings.eps_puffer)
+    with gaussian:
+        gauss = gaussian_section(prior_key, chains, settings.eps_puffer)
 
     fit: Numbers | None = None
     if spread is not None:
@@ -137,10 +143,11 @@ if current is not None:
 
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
     description = current.description
-    shown = report_settings(settings, description, spread)
+    shown = report_settings(settings, description, spread) | (gaussian_settings(gauss) if gauss else {})
+    sections = [*prior_sections(prior.kind, prior.params), *([gaussian_report(gauss)] if gauss else [])]
     offer_exports(
-        report_builder(view, shown, spread, fit, prior_sections(prior.kind, prior.params), chosen_accuracy),
-        lambda: script(settings, description, spread, chosen_accuracy),
+        report_builder(view, shown, spread, fit, sections, chosen_accuracy),
+        lambda: script(settings, description, spread, chosen_accuracy, gaussian_block(gauss) if gauss else None),
         "calibrate",
         key="w_cal_exports",
     )

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_ui.classroom.optimum import optimum_step
 from app_ui.classroom.views import (
     EXAMPLES,
     MAX_K_CHECKED,
@@ -43,8 +44,9 @@ st.markdown(
 )
 
 
-collapse_tab, laplace_tab, chain_tab = st.tabs(
-    ["Privacy collapse, run by run", "Laplace on a two-node chain", "A tiny chain, audited exactly"]
+collapse_tab, laplace_tab, chain_tab, optimum_tab = st.tabs(
+    ["Privacy collapse, run by run", "Laplace on a two-node chain", "A tiny chain, audited exactly",
+     "The best mechanism, run twice"]
 )
 
 
@@ -271,5 +273,7 @@ with laplace_tab:
     _laplace()
 with chain_tab:
     _tiny_chain()
+with optimum_tab:
+    st.fragment(optimum_step)()  # optimal once, broken twice (app_ui/classroom/optimum.py)
 
 show_sources(["C", "S", "P"])

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui.accuracy.views import default_states
+from app_ui.accuracy.views import chains_of, default_states
 from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.docs import show_sources
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_problems
+from app_ui.gaussian.ledger import renyi_plan_section
 from app_ui.plan.exports import ledger_chart, ledger_view, planner_view, report, script
 from app_ui.plan.ledger import (
     LABELS,
@@ -95,7 +96,9 @@ if current is not None:
     curve = current.curve
     prior = PriorChoice.from_session()
     n_states = default_states(prior.kind, prior.params)
-    ledger_tab, planner_tab = st.tabs(["Ledger of planned releases", "Planner: split a total budget"])
+    ledger_tab, planner_tab, renyi_tab = st.tabs(
+        ["Ledger of planned releases", "Planner: split a total budget", "Gaussian releases (Rényi)"]
+    )
 
     with ledger_tab:
         st.caption(
@@ -204,6 +207,9 @@ if current is not None:
         st.markdown(planner.summary)
         show_figure(planner.figure, planner.notes, key="planner_chart")
         csv_download(planner.table, "planner.csv", "Download the planner curve (CSV)", key="w_download_plan")
+
+    with renyi_tab:  # Rényi rows, never added to the ε-Pufferfish ledger (app_ui/gaussian/ledger.py)
+        renyi_plan_section((prior.kind, prior.params), chains_of(prior.kind, prior.params))
 
     st.subheader("Take this plan with you")
     settings, description = PlanSettings.from_session(), current.description  # as both tabs left the settings

@@ -16,6 +16,7 @@ from app_ui.core.memo import session_memo
 from app_ui.core.report import Section, html_report, offer_exports
 from app_ui.core.tables import csv_download, right_aligned, static_table
 from app_ui.data.picker import LoadedData, dataset_picker, simulation_report
+from app_ui.gaussian.ledger import renyi_caption
 from app_ui.prior.current import keep_uncertainty, use_prior
 from app_ui.prior.smoothing import fitted_chain, smoothing_control, smoothing_effect_view
 from app_ui.simulate import views as views
@@ -357,6 +358,9 @@ if data is not None:
     chosen = simulation_settings(data.stats, can_postprocess=data.holds_sequences)
     if chosen is not None:
         chosen = replace(chosen, smoothing=smoothing)
+        renyi = renyi_caption(chosen.mechanisms, chosen.eps_grid)  # Gaussian noise: a Rényi ε (app_ui/gaussian)
+        if renyi is not None:
+            st.caption(renyi)
         signature = (data.name, tuple(data.columns.items()), data.fingerprint, chosen)
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             ran = _run(data, chosen)

@@ -13,8 +13,10 @@ Rooms every page may use:
 
 One room per page family, each with its settings, views (figures and tables built once per input), words and
 exports: :mod:`app_ui.curves`, :mod:`app_ui.calibrate`, :mod:`app_ui.plan`, :mod:`app_ui.simulate`,
-:mod:`app_ui.synthesize`, :mod:`app_ui.streams`, :mod:`app_ui.attack`, :mod:`app_ui.classroom` and the two
-guided paths in :mod:`app_ui.guided`.  A shared room never imports a page family's room.
+:mod:`app_ui.synthesize`, :mod:`app_ui.streams`, :mod:`app_ui.attack`, :mod:`app_ui.classroom`, the best possible
+mechanism in :mod:`app_ui.optimal` and the two guided paths in :mod:`app_ui.guided`; Gaussian noise under Rényi
+Pufferfish, shown on Calibrate, Plan and Simulate, is :mod:`app_ui.gaussian`.  A shared room never imports a page
+family's room.
 
 Nothing here computes a formula: every number comes from :mod:`puffer_core`.
 """
@@ -101,6 +103,14 @@ PAGES: dict[str, Page] = {
             "Publish a synthetic dataset with an ε_puffer guarantee: the plan, the download, its fidelity, the script.",
             "Tools",
             "fitted",
+        ),
+        Page(
+            "optimal",
+            "Best possible mechanism",
+            ":material/military_tech:",
+            "The error no ε-Pufferfish mechanism can beat, every mechanism beside it, and the optimum run twice.",
+            "Tools",
+            "chosen",
         ),
         Page(
             "stream",

@@ -106,6 +106,7 @@ PAGE_CASES: tuple[PageCase, ...] = (
         first={"w_synth_top_k": 3},
         second={"w_synth_top_k": 4},
     ),
+    PageCase("Best possible mechanism: ε", "optimal", first={"w_opt_eps": 1.0}, second={"w_opt_eps": 1.1}),
     PageCase("Streams: ε per step", "stream", first={"w_stream_eps": 0.3}, second={"w_stream_eps": 0.35}),
     PageCase(
         "How tight is my bound?, results shown: seed",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
+from app_ui.gaussian.settings import GaussianChoice
 from app_ui.prior.settings import PriorChoice
 
 
@@ -17,3 +18,4 @@ class CalibrateSettings(SettingsRecord):
     eps_puffer: float = setting(EPS_PUFFER)
     eps_dp: float = setting(EPS_DP)
     b_axis: str = setting(B_AXIS)
+    gaussian: GaussianChoice = holds(GaussianChoice)  # Gaussian noise (Rényi Pufferfish), when shown

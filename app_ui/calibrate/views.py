@@ -249,11 +249,13 @@ def script(
     description: str,
     spread: Uncertainty | None,
     accuracy: tuple[Any, Any] | None = None,
+    gaussian: tuple[str, list[str]] | None = None,
 ) -> str:
     """The page as a Python program (``app_ui/core/scripts/calibrate.py`` filled in), printing its numbers as shown.
 
     With ``accuracy`` (the accuracy-first target and its view) it also prints the ε_puffer each
-    mechanism needs for the target, ``accuracy_first_<mechanism> = ε`` (docs/math.md §13).
+    mechanism needs for the target, ``accuracy_first_<mechanism> = ε`` (docs/math.md §13).  With ``gaussian``
+    (its code and names) it prints σ_GWM and σ* of Gaussian noise as the page shows them (docs/math.md §17).
     """
     prior = settings.prior
     names, prior_code = prior_source(prior.kind, prior.params, spread.spread.priors if spread is not None else None)
@@ -268,6 +270,9 @@ def script(
             '    print(f"accuracy_first_{cost.mechanism} = {fmt(cost.eps_puffer)}")\n'
         )
         imports += [type(target).__name__, "accuracy_first"]
+    if gaussian is not None:  # Gaussian noise's block and names (app_ui.gaussian.views.gaussian_block)
+        blocks["gaussian"] = gaussian[0]
+        imports += gaussian[1]
     return fill(
         "calibrate",
         doc={"Prior": f"{spread.description() if spread is not None else description}."},

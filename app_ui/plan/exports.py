@@ -30,6 +30,7 @@ from app_ui.core.charts import Trace, ledger_figure, line_figure
 from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
+from app_ui.gaussian.ledger import renyi_report
 from app_ui.plan.ledger import HISTOGRAM_MECHANISM, LABELS, LEDGER_QUERIES, Row, display_name
 from app_ui.plan.settings import PlanSettings
 from app_ui.prior.current import prior_sections, prior_settings, prior_source
@@ -229,13 +230,15 @@ def report(
         sections.insert(
             0, Section("Ledger of planned releases", ledger.summary.replace("**", ""), fig, ledger.table.frame, notes)
         )
-    sections += prior_sections(kind, parameters)
+    renyi, renyi_settings = renyi_report(settings.prior, settings.gaussian)  # Gaussian releases (app_ui/gaussian)
+    sections += [*renyi, *prior_sections(kind, parameters)]
     settings = {
         "prior": description,
         **prior_settings(kind, parameters),
         "k for the top-k rankings": k,
         "planner: total budget ε_puffer": total,
         "planner: number of releases": releases,
+        **renyi_settings,
     }
     summary = (
         f"A ledger of {len(rows)} releases composed by [C] Theorem 6.2 and a plan for {releases} releases sharing"

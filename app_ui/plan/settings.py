@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import PLAN_RELEASES, PLAN_TOTAL
+from app_ui.gaussian.settings import GaussianChoice
 from app_ui.plan.ledger import DEFAULT_LEDGER, LEDGER, LEDGER_K, Row
 from app_ui.prior.settings import PriorChoice
 from puffer_core.priors.codecs import Parameter
@@ -20,6 +21,7 @@ class PlanSettings(SettingsRecord):
     plan_releases: int = setting(PLAN_RELEASES)
     ledger_k: int = setting(LEDGER_K)
     ledger: tuple[Row, ...] = setting(LEDGER)
+    gaussian: GaussianChoice = holds(GaussianChoice)  # releases of one count with Gaussian noise (Rényi), when on
 
     def link(self) -> tuple[Parameter, ...]:
         """The default ledger stays out of the link (it is what a link without one opens)."""

@@ -22,6 +22,7 @@ PAGES = {
     "attack": "chain",
     "simulate": "",
     "synthesize": "",
+    "optimal": "chain",
 }
 # pages that compute only when asked
 RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run", "synthesize": "w_synth_run"}

@@ -44,3 +44,5 @@ for label, value in shown.items():
     print(f"{label} = {value}")
 # <accuracy>
 # </accuracy>
+# <gaussian>
+# </gaussian>
