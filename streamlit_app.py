@@ -18,6 +18,7 @@ from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
+from app_ui.secrets.settings import SECRETS_GROUP
 from app_ui.streams.settings import STREAM_GROUP
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
@@ -25,6 +26,7 @@ st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
 state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
+state.register(SECRETS_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():
