@@ -25,6 +25,7 @@ from app_ui.core.state import B_AXES
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import fill
 from app_ui.prior.current import Uncertainty, prior_settings, prior_source
+from app_ui.secrets.page import script_secrets
 from puffer_core import (
     Calibration,
     InfluenceCurve,
@@ -268,10 +269,11 @@ def script(
             '    print(f"accuracy_first_{cost.mechanism} = {fmt(cost.eps_puffer)}")\n'
         )
         imports += [type(target).__name__, "accuracy_first"]
+    secrets, secret_names = script_secrets(settings.secrets, prior)  # what is secret (docs/math.md §16)
     return fill(
         "calibrate",
         doc={"Prior": f"{spread.description() if spread is not None else description}."},
-        values={"EPS_PUFFER": settings.eps_puffer, "EPS_DP": settings.eps_dp},
+        values={"EPS_PUFFER": settings.eps_puffer, "EPS_DP": settings.eps_dp, "SECRETS": secrets},
         blocks=blocks,
-        imports=imports,
+        imports=[*imports, *secret_names],
     )

@@ -13,6 +13,7 @@ from app_ui.core.charts import show_figure
 from app_ui.core.report import Section
 from app_ui.core.state import EPS_PUFFER
 from app_ui.core.tables import csv_download, show_table
+from app_ui.core.templates import Code
 from app_ui.prior.current import Uncertainty
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.controls import prior_shape
@@ -42,13 +43,21 @@ def protected(choice: SecretsChoice, prior: PriorChoice, eps: float) -> None:
     st.caption(f"**What is protected.** {choice.secrets.sentence(labels, eps, prior.description)}")
 
 
-def report_part(choice: SecretsChoice, prior: PriorChoice, eps: float, everything: InfluenceCurve,
-                chosen: InfluenceCurve) -> Section:
-    """The report's "What is secret" section: the sentence at ``eps``, and the two curves when chosen."""
+def report_part(choice: SecretsChoice, prior: PriorChoice, eps: float | None = None,
+                everything: InfluenceCurve | None = None, chosen: InfluenceCurve | None = None) -> Section:
+    """The report's "What is secret" section: the sentence (at ``eps`` if given), and the two curves when the
+    secrets are chosen and both curves are given."""
     labels, _ = prior_shape(prior.kind, prior.params)
-    view = None if choice.is_all else gain_view((prior.kind, prior.params, *choice.link_key),
-                                                eps, everything, chosen)
+    view = None
+    if not choice.is_all and eps is not None and everything is not None and chosen is not None:
+        view = gain_view((prior.kind, prior.params, *choice.link_key), eps, everything, chosen)
     return report_section(choice, labels, eps, prior.description, view)
+
+
+def script_secrets(choice: SecretsChoice, prior: PriorChoice) -> tuple[Code, list[str]]:
+    """The secrets for an exported script's ``SECRETS = …`` line, and the names it imports from puffer_core."""
+    _, length = prior_shape(prior.kind, prior.params)
+    return Code(choice.source(length)), choice.names()
 
 
 def curves_part(choice: SecretsChoice, prior: PriorChoice, everything: InfluenceCurve) -> None:
