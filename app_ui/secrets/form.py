@@ -141,7 +141,7 @@ def _hours(text: str) -> tuple[int, ...]:
     out: list[int] = []
     for lo, hi in _runs(text, "the hours", 0, 23):
         out += list(range(lo, hi + 1)) if lo <= hi else [*range(lo, 24), *range(0, hi + 1)]
-    return tuple(out)
+    return tuple(sorted(set(out)))
 
 
 def _rule(form: Form) -> TimeRule:
@@ -218,7 +218,7 @@ def form_of(value: AnyChosen, grid: Grid, labels: Sequence[str] | None) -> Form:
     if value.rule is not None:
         rule = value.rule
         fields["where"] = "rule"
-        fields["hours"] = "; ".join(_span(a, b) for a, b in hour_runs(rule.hours))
+        fields["hours"] = "; ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in hour_runs(rule.hours))
         fields["weekdays"] = tuple(WEEKDAYS[d] for d in rule.weekdays)
         fields["date_from"], fields["date_to"] = rule.start or "", rule.end or ""
     elif value.positions is not None:
