@@ -206,3 +206,15 @@ def test_the_plan_script_and_report_carry_the_secrets(exports: dict[str, object]
     printed = _run(str(exports["script"]), tmp_path)
     assert f"Per-release ε_DP = {metric(at, 'Per-release ε_DP')}" in printed
     assert "whether a user was in clinic rather than in any other state" in exports["report"]()
+
+
+@pytest.mark.parametrize("name", ["secrets", "night"])
+def test_the_exported_secrets_cases_run(name: str, tmp_path: Path) -> None:
+    """The cases tests/support/exported.py hands to .ci/installed.py: each page's script rebuilds the Secrets."""
+    from tests.support.exported import SECRETS_CASES, SECRETS_PAGES, link_query, page_script, prior_cases
+
+    fitted = link_query(*prior_cases()["fitted"])
+    for page in SECRETS_PAGES:
+        script = page_script(page, fitted | SECRETS_CASES[name])
+        assert "SECRETS = Secrets(" in script and "secrets=SECRETS" in script
+        assert _run(script, tmp_path).strip()
