@@ -171,10 +171,10 @@ def build(form: Form, labels: Sequence[str] | None, length: int) -> tuple[AnyCho
             if hi < lo:
                 raise ValueError(f"the window {lo}-{hi} ends before it starts")
             windows.append((lo - 1, hi - 1))
-        value: AnyChosen = EventSecrets(states=states, windows=tuple(windows))
+        event = EventSecrets(states=states, windows=tuple(windows))
         if labels is not None:
-            value.check(len(labels), length)
-        return value, grid
+            event.check(len(labels), length)
+        return event, grid
     kwargs: dict[str, object] = {"pairs": form.kind}
     if form.kind == "sensitive":
         kwargs["states"] = _states(form.sensitive, labels or (), "the sensitive states")

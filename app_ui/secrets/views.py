@@ -21,7 +21,7 @@ import streamlit as st
 from app_ui.core.charts import Trace, curve_trace, line_figure
 from app_ui.core.report import Section
 from app_ui.prior.current import Uncertainty, build_prior
-from app_ui.secrets.settings import SecretsChoice
+from app_ui.secrets.settings import SecretsChoice, SecretsText
 from puffer_core import InfluenceCurve, calibrate, influence_curve
 from puffer_core.display import fmt
 from puffer_core.engine.redaction import RedactionPlan, redaction_plan
@@ -34,13 +34,13 @@ CHART_SIZES = 120  # the redaction chart evaluates every window size up to this 
 @st.cache_data(show_spinner=False, max_entries=256)
 def chosen_curve(kind: str, params: Params, text: str) -> InfluenceCurve:
     """The exact a(b) curve of the prior of ``kind`` for the secrets written ``text`` (docs/math.md §16)."""
-    return influence_curve(build_prior(kind, params), secrets=read_secrets(text))
+    return influence_curve(build_prior(kind, params), secrets=SecretsText().parse(text))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def theta_curve(key: tuple[Any, ...], text: str, _priors: Sequence[Any]) -> InfluenceCurve:
     """The robust curve of a set Θ (``key`` names it) for the secrets written ``text``."""
-    return influence_curve(list(_priors), secrets=read_secrets(text))
+    return influence_curve(list(_priors), secrets=SecretsText().parse(text))
 
 
 def curve_for(choice: SecretsChoice, kind: str, params: Params, everything: InfluenceCurve,
