@@ -109,7 +109,7 @@ if current is not None:
             help=f"Group DP over the whole sequence allows ε_DP = ε_puffer / T = {fmt(n.group.eps_dp)}.",
         )
         (st.info if n.cal.group_dp else st.success)(forward_text(n))
-        protected(settings.secrets, prior, settings.eps_puffer)
+        protected(settings.secrets, prior, settings.eps_puffer, everything, curve)
         show_figure(view.forward, view.forward_notes, key="calibrate_chart")
         csv_download(table.iloc[:, :3], "calibration.csv", "Download this curve (CSV)", key="w_download_cal")
 

@@ -18,7 +18,7 @@ from app_ui.prior.current import Uncertainty
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.controls import prior_shape
 from app_ui.secrets.settings import SecretsChoice
-from app_ui.secrets.views import curve_for, gain_section, gain_view, pairs_only, redaction_view, report_section
+from app_ui.secrets.views import curve_for, gain_section, pairs_only, redaction_view, report_section, view_of
 from puffer_core import InfluenceCurve
 from puffer_core.priors.codecs import Number
 
@@ -37,10 +37,15 @@ def page_curve(choice: SecretsChoice, prior: PriorChoice, everything: InfluenceC
         raise inputs.Halt from None
 
 
-def protected(choice: SecretsChoice, prior: PriorChoice, eps: float) -> None:
-    """The sentence the page's result stands behind, at ``eps`` (ε_puffer)."""
+def protected(choice: SecretsChoice, prior: PriorChoice, eps: float, everything: InfluenceCurve | None = None,
+              chosen: InfluenceCurve | None = None) -> None:
+    """The sentence the page's result stands behind, at ``eps`` (ε_puffer); with both curves, the budget the chosen
+    secrets gain over every pair."""
     labels, _ = prior_shape(prior.kind, prior.params)
-    st.caption(f"**What is protected.** {choice.secrets.sentence(labels, eps, prior.description)}")
+    gained = ""
+    if not choice.is_all and everything is not None and chosen is not None:
+        gained = " " + view_of(everything, chosen, eps).text
+    st.caption(f"**What is protected.** {choice.secrets.sentence(labels, eps, prior.description)}{gained}")
 
 
 def report_part(choice: SecretsChoice, prior: PriorChoice, eps: float | None = None,
@@ -50,7 +55,7 @@ def report_part(choice: SecretsChoice, prior: PriorChoice, eps: float | None = N
     labels, _ = prior_shape(prior.kind, prior.params)
     view = None
     if not choice.is_all and eps is not None and everything is not None and chosen is not None:
-        view = gain_view((prior.kind, prior.params, *choice.link_key), eps, everything, chosen)
+        view = view_of(everything, chosen, eps)
     return report_section(choice, labels, eps, prior.description, view)
 
 
@@ -63,7 +68,7 @@ def script_secrets(choice: SecretsChoice, prior: PriorChoice) -> tuple[Code, lis
 def curves_part(choice: SecretsChoice, prior: PriorChoice, everything: InfluenceCurve) -> None:
     """Influence curves: the chosen secrets' curve beside every pair's, and the redaction planner."""
     chosen = page_curve(choice, prior, everything)
-    gain_section(choice, (prior.kind, prior.params), everything, chosen, float(state.get(EPS_PUFFER)))
+    gain_section(choice, everything, chosen, float(state.get(EPS_PUFFER)))
     with st.expander("Redaction planner: which entries to withhold", icon=":material/visibility_off:"):
         redaction_section(choice, prior)
 

@@ -81,7 +81,7 @@ def gain_text(eps: float, eps_all: float, eps_chosen: float) -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def gain_view(key: tuple[Any, ...], eps: float, _everything: InfluenceCurve, _chosen: InfluenceCurve) -> GainView:
-    """The view for one prior and secrets (``key`` names both) at ``eps``."""
+    """The view of two curves (``key`` names them) at ``eps``."""
     lines = [curve_trace(_everything, "every pair, every entry", dash="dot", width=2.0),
              curve_trace(_chosen, "the chosen secrets", width=3.0)]
     figure, notes = line_figure(lines, "window size b", "a(b) (nats)", integer_x=True, height=360)
@@ -91,15 +91,21 @@ def gain_view(key: tuple[Any, ...], eps: float, _everything: InfluenceCurve, _ch
     return GainView(figure, tuple(notes), table, eps_all, eps_chosen, gain_text(eps, eps_all, eps_chosen))
 
 
-def gain_section(choice: SecretsChoice, curve_key: tuple[Any, ...], everything: InfluenceCurve,
-                 chosen: InfluenceCurve, eps: float) -> GainView | None:
+def view_of(everything: InfluenceCurve, chosen: InfluenceCurve, eps: float) -> GainView:
+    """:func:`gain_view` for these two curves (keyed by their values: a fit and its Θ never share a view)."""
+    key = (everything.a.tobytes(), chosen.a.tobytes(), chosen.b.tobytes())
+    return gain_view(key, eps, everything, chosen)
+
+
+def gain_section(choice: SecretsChoice, everything: InfluenceCurve, chosen: InfluenceCurve,
+                 eps: float) -> GainView | None:
     """Show the chosen secrets' curve beside every pair's and the budget gained (nothing for every pair)."""
     if choice.is_all:
         return None
     from app_ui.core.charts import show_figure
     from app_ui.core.tables import csv_download
 
-    view = gain_view((*curve_key, *choice.link_key), eps, everything, chosen)
+    view = view_of(everything, chosen, eps)
     st.markdown("**The chosen secrets against every pair** (docs/math.md §16: fewer pairs or entries never raise"
                 " a(b))")
     c1, c2, c3 = st.columns(3)
@@ -154,8 +160,8 @@ def withheld_words(plan: RedactionPlan) -> str:
     span = f"entry {first}" if first == last else f"entries {first}–{last}"
     zero = " It reveals nothing about it: a strong stationary time." if plan.leakage <= 1e-12 else ""
     return (f"Withhold {span} of each sequence ({plan.size} in all) and release every other entry unchanged:"
-            f" what is released reveals at most {fmt(plan.leakage)} nats about entry {plan.node + 1}"
-            f" ≤ ε = {plan.eps:g}.{zero}")
+            f" what is released reveals at most {fmt(plan.leakage)} nats about entry {plan.node + 1}, within"
+            f" ε = {plan.eps:g}.{zero}")
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -171,7 +177,7 @@ def redaction_view(kind: str, params: Params, text: str, node: int, eps: float) 
     lines = [Trace("smallest leakage of a window of this size", sizes.astype(float), leaks),
              Trace(f"target ε = {eps:g}", sizes.astype(float), np.full(sizes.size, eps), dash="dash", width=1.5,
                    markers=False)]
-    figure, notes = line_figure(lines, "entries withheld (window size, the entry included)",
+    figure, notes = line_figure(lines, "window size (entries withheld)",
                                 "leakage about the entry (nats)", y_name="leakage", x_name="size", integer_x=True,
                                 height=340)
     if length > CHART_SIZES:
