@@ -112,12 +112,13 @@ def secrets_section(prior: PriorChoice, eps: float | None = None) -> SecretsChoi
     _start_widgets(form_of(current.secrets, current.grid, labels))
     with st.expander(NAME, icon=":material/lock:"):  # one label: a changing one would close it on every edit
         form = _controls(labels)
-        try:
-            chosen, grid = build(form, labels, length)
-        except ValueError as exc:
-            st.error(f"{NAME}: {exc}. Nothing below is computed until it is fixed.", icon=":material/error:")
-            inputs.run_state()["invalid"][KEY] = NAME
-            return None
+    try:
+        chosen, grid = build(form, labels, length)
+    except ValueError as exc:  # said under the expander, so that it is seen with the expander closed too
+        st.error(f"{NAME}: {exc}. Nothing below is computed until it is fixed (open *{NAME}* above).",
+                 icon=":material/error:")
+        inputs.run_state()["invalid"][KEY] = NAME
+        return None
     inputs.run_state()["invalid"].pop(KEY, None)
     state.put(SECRETS, chosen)
     state.put(GRID, grid)
