@@ -44,9 +44,13 @@ def _key(name: str) -> str:
 
 
 def _start_widgets(form: Form) -> None:
-    """Give every control that has no value yet the value of the settings (a link, another page)."""
+    """Give every control that has no value yet the value of the settings (a link), and keep the values of the
+    others: written back through the session state, they survive a change of page (Streamlit would otherwise
+    start another page's control of the same key from its default)."""
     for name, value in form.__dict__.items():
-        st.session_state.setdefault(_key(name), list(value) if isinstance(value, tuple) else value)
+        key = _key(name)
+        st.session_state[key] = st.session_state[key] if key in st.session_state else (
+            list(value) if isinstance(value, tuple) else value)
 
 
 def _multiselect(container: Any, label: str, name: str, labels: tuple[str, ...], **kwargs: Any) -> list[str]:

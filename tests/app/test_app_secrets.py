@@ -218,3 +218,26 @@ def test_the_exported_secrets_cases_run(name: str, tmp_path: Path) -> None:
         script = page_script(page, fitted | SECRETS_CASES[name])
         assert "SECRETS = Secrets(" in script and "secrets=SECRETS" in script
         assert _run(script, tmp_path).strip()
+
+
+def test_the_robust_theta_takes_the_secrets_too(exports: dict[str, object], tmp_path: Path) -> None:
+    """Prior uncertainty (docs/math.md §12) and chosen secrets: the curve of Θ for the secrets, and its script."""
+    from puffer_core import Secrets, calibrate, influence_curve, load_sequences, prior_spread
+
+    at = open_page(CURVES)
+    at.radio(key="w_kind").set_value("matrix").run()
+    at.selectbox(key="w_preset").set_value("Fitted from data").run()
+    at.button(key="w_load_preset").click().run()
+    at.radio(key="w_sec_where").set_value("entries").run()
+    at.text_input(key="w_sec_entries").input("1-3").run()
+    at.switch_page(CALIBRATE).run()
+    at.toggle(key="w_cal_unc_on").set_value(True).run()
+    at.number_input(key="w_cal_unc_draws").set_value(4).run()
+    assert not problems(at) and not errors(at)
+    data = load_sequences(ROOT / "assets" / "checkins.csv", user="user", time="time", state="state", group="country")
+    spread = prior_spread(data, draws=4, seed=0)
+    chosen = influence_curve(list(spread.priors), secrets=Secrets(positions=(0, 1, 2)))
+    assert metric(at, "Per-entry ε_DP") == fmt(calibrate(chosen, 1.0).eps_dp)
+    assert calibrate(chosen, 1.0).eps_dp >= calibrate(spread.robust, 1.0).eps_dp  # fewer secrets: never less budget
+    printed = dict(line.split(" = ", 1) for line in _run(str(exports["script"]), tmp_path).splitlines())
+    assert printed["Per-entry ε_DP"] == metric(at, "Per-entry ε_DP")
