@@ -20,6 +20,7 @@ from app_ui.gaussian.settings import GAUSSIAN_GROUP
 from app_ui.optimal.settings import OPTIMAL_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
+from app_ui.secrets.settings import SECRETS_GROUP
 from app_ui.streams.settings import STREAM_GROUP
 from app_ui.synthesize.settings import SYNTH_GROUP
 
@@ -28,6 +29,7 @@ st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
 state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, SYNTH_GROUP, GAUSSIAN_GROUP, OPTIMAL_GROUP)
+state.register(SECRETS_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

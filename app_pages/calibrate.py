@@ -33,6 +33,9 @@ from app_ui.prior.current import (
     uncertainty,
     uncertainty_controls,
 )
+from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.controls import secrets_section
+from app_ui.secrets.page import page_curve, protected, report_part
 from puffer_core.priors.kinds import GAUSSIAN
 
 st.title("Calibrate")
@@ -49,6 +52,7 @@ state.share_button()
 current = prior_summary()
 
 if current is not None:
+    secrets_section(PriorChoice.from_session())  # what is secret (docs/math.md §16)
     spread: Uncertainty | None = None
     data = fitted_data()
     if data is not None:
@@ -61,7 +65,7 @@ if current is not None:
                     st.error(f"The prior uncertainty cannot be computed: {exc}")
             if spread is not None:
                 st.caption(f"{spread.description()}: the numbers below use the curve of Θ.")
-    curve = spread.spread.robust if spread is not None else current.curve
+    everything = spread.spread.robust if spread is not None else current.curve
 
     state.radio(st, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_cal_b_axis", help=state.B_AXIS_HELP)
 
@@ -88,8 +92,10 @@ if current is not None:
     inputs.stop_if_invalid()  # a value out of range: no result for another one
     settings = CalibrateSettings.from_session()  # as the controls above left them
     prior = settings.prior
+    curve = page_curve(settings.secrets, prior, everything, spread)  # for the chosen secrets
     chains = list(spread.spread.priors) if spread is not None else chains_of(prior.kind, prior.params)
     prior_key = spread.key if spread is not None else (prior.kind, prior.params)
+    prior_key = (*prior_key, *settings.secrets.link_key)
     view = calibration_view(curve, settings.eps_puffer, settings.eps_dp, settings.b_axis)
     n = view.numbers
     table = view.table.frame
@@ -105,6 +111,7 @@ if current is not None:
             help=f"Group DP over the whole sequence allows ε_DP = ε_puffer / T = {fmt(n.group.eps_dp)}.",
         )
         (st.info if n.cal.group_dp else st.success)(forward_text(n))
+        protected(settings.secrets, prior, settings.eps_puffer, everything, curve)
         show_figure(view.forward, view.forward_notes, key="calibrate_chart")
         csv_download(table.iloc[:, :3], "calibration.csv", "Download this curve (CSV)", key="w_download_cal")
 
@@ -130,7 +137,7 @@ if current is not None:
 
     fit: Numbers | None = None
     if spread is not None:
-        fit = numbers(current.curve, settings.eps_puffer, settings.eps_dp)
+        fit = numbers(page_curve(settings.secrets, prior, current.curve), settings.eps_puffer, settings.eps_dp)
         st.markdown("**Robust Θ against the fitted chain alone**: what allowing for the estimation error costs.")
         numbers_right = {c: st.column_config.TextColumn(c, alignment="right") for c in ("fitted chain", "robust Θ")}
         show_table(comparison(fit, n), key="cal_comparison", width="stretch", column_config=numbers_right)
@@ -146,7 +153,9 @@ if current is not None:
     shown = report_settings(settings, description, spread) | (gaussian_settings(gauss) if gauss else {})
     sections = [*prior_sections(prior.kind, prior.params), *([gaussian_report(gauss)] if gauss else [])]
     offer_exports(
-        report_builder(view, shown, spread, fit, sections, chosen_accuracy),
+        report_builder(view, shown, spread, fit,
+                       [*sections, report_part(settings.secrets, prior, settings.eps_puffer, everything, curve)],
+                       chosen_accuracy),
         lambda: script(settings, description, spread, chosen_accuracy, gaussian_block(gauss) if gauss else None),
         "calibrate",
         key="w_cal_exports",

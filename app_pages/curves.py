@@ -12,6 +12,8 @@ from app_ui.curves.views import BAND, curve_view
 from app_ui.prior.controls import prior_controls
 from app_ui.prior.current import CurrentCurve, Uncertainty, current_curve, fitted_data, uncertainty
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.controls import secrets_section
+from app_ui.secrets.page import curves_part
 from puffer_core.priors.kinds import PRIOR_KINDS
 
 MAX_PINNED = 8
@@ -57,6 +59,7 @@ with controls:
     kinds = {name: kind.label for name, kind in PRIOR_KINDS.items()}
     chosen = state.radio(st, state.KIND.label, state.KIND, kinds, key="w_kind")
     prior_controls(PRIOR_KINDS[chosen], below)  # drawn from the kind's record
+    secrets_section(PriorChoice.from_session())  # what is secret (docs/math.md §16)
 
 inputs.stop_if_invalid()
 prior = PriorChoice.from_session()  # as the controls above left it
@@ -150,6 +153,7 @@ with view:
         csv_download(shown.long, "influence_curves.csv", "Download these curves (CSV)", key="w_download_curves")
         if spread is not None:
             _spread_section(spread, current)
+        curves_part(settings.secrets, settings.prior, curve)  # the chosen secrets' curve, the redaction planner
         st.caption("**Share these settings** (top of the page) gives a link to them; pinned curves are not in it.")
 
 state.share(CurvesSettings.from_session().link())

@@ -25,6 +25,9 @@ from app_ui.plan.ledger import (
 from app_ui.plan.settings import PlanSettings
 from app_ui.prior.current import prior_summary
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.controls import secrets_section
+from app_ui.secrets.page import page_curve
+from app_ui.secrets.settings import SecretsChoice
 
 UPLOAD_KEY = "w_ledger_upload"
 # the results table as shown: the running totals first (what a narrow screen shows), short headers (the CSV
@@ -93,8 +96,10 @@ def _load_ledger() -> None:
 
 
 if current is not None:
-    curve = current.curve
     prior = PriorChoice.from_session()
+    secrets_section(prior)  # what is secret (docs/math.md §16)
+    inputs.stop_if_invalid()
+    curve = page_curve(SecretsChoice.from_session(), prior, current.curve)
     n_states = default_states(prior.kind, prior.params)
     ledger_tab, planner_tab, renyi_tab = st.tabs(
         ["Ledger of planned releases", "Planner: split a total budget", "Gaussian releases (Rényi)"]

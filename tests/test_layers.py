@@ -168,7 +168,7 @@ def test_the_package_check_finds_a_cycle() -> None:
 
 
 # the app_ui rooms every page may use; the others belong to one page family (or the guided paths) each
-SHARED_APP_ROOMS = {"core", "prior", "data"}
+SHARED_APP_ROOMS = {"core", "prior", "data", "secrets"}
 
 
 def _app_imports(path: Path) -> set[str]:

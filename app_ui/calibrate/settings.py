@@ -8,6 +8,7 @@ from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
 from app_ui.gaussian.settings import GaussianChoice
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class CalibrateSettings(SettingsRecord):
     """What the Calibrate page computes from, and what its link, report and script carry."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)
     eps_puffer: float = setting(EPS_PUFFER)
     eps_dp: float = setting(EPS_DP)
     b_axis: str = setting(B_AXIS)

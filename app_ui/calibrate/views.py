@@ -25,6 +25,7 @@ from app_ui.core.state import B_AXES
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import fill
 from app_ui.prior.current import Uncertainty, prior_settings, prior_source
+from app_ui.secrets.page import script_secrets
 from puffer_core import (
     Calibration,
     InfluenceCurve,
@@ -273,10 +274,11 @@ def script(
     if gaussian is not None:  # Gaussian noise's block and names (app_ui.gaussian.views.gaussian_block)
         blocks["gaussian"] = gaussian[0]
         imports += gaussian[1]
+    secrets, secret_names = script_secrets(settings.secrets, prior)  # what is secret (docs/math.md §16)
     return fill(
         "calibrate",
         doc={"Prior": f"{spread.description() if spread is not None else description}."},
-        values={"EPS_PUFFER": settings.eps_puffer, "EPS_DP": settings.eps_dp},
+        values={"EPS_PUFFER": settings.eps_puffer, "EPS_DP": settings.eps_dp, "SECRETS": secrets},
         blocks=blocks,
-        imports=imports,
+        imports=[*imports, *secret_names],
     )

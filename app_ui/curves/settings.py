@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, LOG_Y, ParameterGroup
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import Parameter
 
 Pin = tuple[str, tuple[float, ...], tuple[float, ...]]  # (label, b, a) of a pinned curve
@@ -22,6 +23,7 @@ class CurvesSettings(SettingsRecord):
     """What the Influence curves page draws: the prior in use, a(b) on a log scale or not, the b axis, the pins."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)
     log_y: bool = setting(LOG_Y)
     b_axis: str = setting(B_AXIS)
     pinned: tuple[Pin, ...] = setting(PINNED)

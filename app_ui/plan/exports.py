@@ -34,6 +34,7 @@ from app_ui.gaussian.ledger import renyi_report
 from app_ui.plan.ledger import HISTOGRAM_MECHANISM, LABELS, LEDGER_QUERIES, Row, display_name
 from app_ui.plan.settings import PlanSettings
 from app_ui.prior.current import prior_sections, prior_settings, prior_source
+from app_ui.secrets.page import report_part, script_secrets
 from puffer_core import Accountant, Calibration, InfluenceCurve, calibrate, compose, group_dp, make_mechanism, plan
 from puffer_core.mechanisms import Mechanism, Output, mechanism_spec
 
@@ -224,6 +225,7 @@ def report(
     planner = planner_view(curve, total, releases)
     summary = planner.summary.replace("**", "")
     sections = [Section("Planner: split a total budget", summary, planner.figure, planner.table, planner.notes)]
+    sections.append(report_part(settings.secrets, settings.prior))  # what is secret (docs/math.md §16)
     if rows:
         ledger = ledger_view(curve, rows, k, n_states)
         fig, notes = ledger_chart(curve, rows, k, log_y)
@@ -256,6 +258,7 @@ def script(settings: PlanSettings, description: str) -> str:
     with ``puffer_core`` and prints them as the page shows them."""
     names, prior = prior_source(settings.prior.kind, settings.prior.params)
     rows = settings.ledger
+    secrets, secret_names = script_secrets(settings.secrets, settings.prior)  # what is secret (docs/math.md §16)
     ledger = "".join(
         f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
         for i, (name, mechanism, eps) in enumerate(rows)
@@ -268,7 +271,8 @@ def script(settings: PlanSettings, description: str) -> str:
             "K": settings.ledger_k,
             "TOTAL": settings.plan_total,
             "RELEASES": settings.plan_releases,
+            "SECRETS": secrets,
         },
         blocks={"prior": prior},
-        imports=names.split(", "),
+        imports=[*names.split(", "), *secret_names],
     )

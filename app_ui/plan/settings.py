@@ -9,6 +9,7 @@ from app_ui.core.state import PLAN_RELEASES, PLAN_TOTAL
 from app_ui.gaussian.settings import GaussianChoice
 from app_ui.plan.ledger import DEFAULT_LEDGER, LEDGER, LEDGER_K, Row
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import Parameter
 
 
@@ -17,6 +18,7 @@ class PlanSettings(SettingsRecord):
     """What the Plan & compose page computes from, and what its link, report and script carry."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)
     plan_total: float = setting(PLAN_TOTAL)
     plan_releases: int = setting(PLAN_RELEASES)
     ledger_k: int = setting(LEDGER_K)

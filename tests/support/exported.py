@@ -26,6 +26,13 @@ PAGES = {
 }
 # pages that compute only when asked
 RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run", "synthesize": "w_synth_run"}
+# what is secret (docs/math.md §16): the fitted chain's first state against the rest at its first six entries, and a
+# rule on the time column; the pages that take them rebuild the same Secrets in their scripts
+SECRETS_CASES = {
+    "secrets": {"sec": "p=sensitive;s=0;t=0-5"},
+    "night": {"sec": "p=all;r=h0-5.22-23,nnight-time", "sgrid": "2024-03-01 20:00|1h"},
+}
+SECRETS_PAGES = ("calibrate", "plan")
 
 
 def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -107,6 +114,9 @@ def export_scripts(folder: Path) -> list[Path]:
                 if ("gp" if kind == "gaussian" else "chain") in takes.split()
             }
         )
+        if page in SECRETS_PAGES:
+            fitted = link_query(*cases["fitted"])
+            runs |= {name: fitted | extra for name, extra in SECRETS_CASES.items()}
         for name, query in runs.items():
             path = folder / f"{page}_{name}.py"
             path.write_text(page_script(page, query), encoding="utf-8")

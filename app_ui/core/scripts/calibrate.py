@@ -9,7 +9,15 @@ or from the Pufferfish Lab repository's folder: python calibrate.py
 import sys
 
 try:
-    from puffer_core import MarkovChainPrior, calibrate, certify, group_dp, group_dp_cumulative, influence_curve
+    from puffer_core import (
+        ALL_SECRETS,
+        MarkovChainPrior,
+        calibrate,
+        certify,
+        group_dp,
+        group_dp_cumulative,
+        influence_curve,
+    )
     from puffer_core.display import fmt
 except ModuleNotFoundError:
     sys.exit(
@@ -21,10 +29,11 @@ except ModuleNotFoundError:
 p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1
 prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length=100)
 # </prior>
+SECRETS = ALL_SECRETS  # what is secret (docs/math.md §16): every pair of states at every entry
 EPS_PUFFER = 1.0  # the Pufferfish guarantee wanted
 EPS_DP = 0.1  # the per-entry ε_DP of a mechanism to certify
 
-curve = influence_curve(prior)  # exact a(b), b = 1..T (docs/math.md §2)
+curve = influence_curve(prior, secrets=SECRETS)  # exact a(b), b = 1..T (docs/math.md §2, §16)
 cal = calibrate(curve, EPS_PUFFER)  # ε_puffer → the largest per-entry ε_DP
 group = group_dp(curve, EPS_PUFFER)  # group DP over the whole sequence: ε_puffer / T
 cert = certify(curve, EPS_DP)  # ε_DP → the smallest guaranteed ε_puffer

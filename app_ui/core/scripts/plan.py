@@ -12,6 +12,7 @@ import sys
 
 try:
     from puffer_core import (
+        ALL_SECRETS,
         DEFAULT_MECHANISMS,
         Accountant,
         MarkovChainPrior,
@@ -34,13 +35,14 @@ except ModuleNotFoundError:
 p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1
 prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length=100)
 # </prior>
+SECRETS = ALL_SECRETS  # what is secret (docs/math.md §16): every pair of states at every entry
 # (release, mechanism, query, ε_puffer): each calibrated through the a(b) curve (docs/math.md §3)
 LEDGER = [(month, DEFAULT_MECHANISMS["topk"][0], "topk", 0.5) for month in ("Jan", "Feb", "Mar")]
 K = 3  # the k of the top-k rankings
 TOTAL = 6.0  # the planner: total budget ε_puffer for the series
 RELEASES = 12  # the planner: number of releases
 
-curve = influence_curve(prior)
+curve = influence_curve(prior, secrets=SECRETS)  # exact a(b) for the secrets (docs/math.md §2, §16)
 
 if LEDGER:
     mechanisms = [make_mechanism(name, eps, curve, [], query=query, k=K) for _, name, query, eps in LEDGER]

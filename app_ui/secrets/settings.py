@@ -1,0 +1,122 @@
+"""What is secret, as a shared settings record (:class:`SecretsChoice`) every page that computes a curve holds.
+
+Two settings: the secrets themselves (:data:`SECRETS`: a :class:`~puffer_core.secrets.Secrets` or an
+:class:`~puffer_core.secrets.EventSecrets`, written in a link as the library's own text,
+:meth:`~puffer_core.secrets.Secrets.to_text`, read back by :func:`~puffer_core.secrets.read_secrets`) and, for a
+rule on the time column, the time grid a prior's entries stand on (:data:`GRID`: the first entry's date and time
+and the step between entries), since a prior has positions 1..T but no clock (docs/math.md §16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from app_ui.core.records import SettingsRecord, setting
+from app_ui.core.state import ParameterGroup
+from puffer_core.priors.codecs import Parameter
+from puffer_core.secrets import ALL_SECRETS, EventSecrets, Secrets, read_secrets
+
+AnyChosen = Secrets | EventSecrets
+Grid = tuple[str, str]  # (the first entry's date and time, the step between entries)
+DEFAULT_GRID: Grid = ("2024-01-01 00:00", "1h")
+
+
+@dataclass(frozen=True)
+class SecretsText:
+    """The secrets as the library writes them ("" for every pair at every entry); population secrets are not
+    offered by the app (a link naming them is refused, said on the page)."""
+
+    def parse(self, text: str) -> AnyChosen:
+        value = read_secrets(text)
+        if not isinstance(value, (Secrets, EventSecrets)):
+            raise ValueError("whole-population secrets are not offered by the app yet (use puffer_core)")
+        return value
+
+    def encode(self, value: AnyChosen) -> str:
+        return value.to_text()
+
+
+@dataclass(frozen=True)
+class GridText:
+    """A time grid written ``<first entry>|<step>`` (``2024-01-01 00:00|1h``)."""
+
+    def parse(self, text: str) -> Grid:
+        start, bar, step = text.partition("|")
+        if not bar:
+            raise ValueError("<first entry's date and time>|<step>, e.g. 2024-01-01 00:00|1h")
+        return check_grid(start, step)
+
+    def encode(self, value: Grid) -> str:
+        return "|".join(value)
+
+
+def check_grid(start: str, step: str) -> Grid:
+    """(start, step) checked: a date and time, and a positive duration (ValueError saying which is wrong)."""
+    try:
+        pd.Timestamp(start.strip())
+    except (TypeError, ValueError):
+        raise ValueError(f"the first entry's time must be a date and time such as 2024-01-01 00:00; got {start!r}")\
+            from None
+    try:
+        delta = pd.Timedelta(step.strip())
+    except (TypeError, ValueError):
+        delta = None
+    if delta is None or delta <= pd.Timedelta(0):
+        raise ValueError(f"the step between entries must be a duration such as 1h, 30min or 1D; got {step!r}")
+    return start.strip(), step.strip()
+
+
+SECRETS = Parameter("secrets", ALL_SECRETS, "sec", SecretsText(), label="What is secret")
+GRID = Parameter("secret_grid", DEFAULT_GRID, "sgrid", GridText(), label="The entries' time grid")
+SECRETS_GROUP = ParameterGroup("secrets", (SECRETS, GRID))  # registered by streamlit_app.py
+
+
+@dataclass(frozen=True)
+class SecretsChoice(SettingsRecord):
+    """What the pages protect: the chosen secrets and the time grid a rule on the time column applies to."""
+
+    secrets: AnyChosen = setting(SECRETS)
+    grid: Grid = setting(GRID)
+
+    @property
+    def is_all(self) -> bool:
+        """Every pair of distinct states at every entry: today's curve, nothing to add to a page."""
+        return isinstance(self.secrets, Secrets) and self.secrets.is_all
+
+    @property
+    def link_key(self) -> tuple[str, ...]:
+        """What to add to a cache key of results computed from the curve: the secrets, unless every pair."""
+        return () if self.is_all else (self.secrets.to_text(), *self.grid)
+
+    def resolved(self, length: int) -> AnyChosen:
+        """The library's value for sequences of ``length`` entries: a rule applied to the time grid
+        (:meth:`~puffer_core.secrets.Secrets.on_grid`); ValueError when it matches no entry."""
+        value = self.secrets
+        if isinstance(value, Secrets) and not value.resolved:
+            return value.on_grid(self.grid[0], self.grid[1], length)
+        return value
+
+    def source(self, length: int) -> str:
+        """These secrets as Python for an exported script (a rule applied to the same grid)."""
+        value = self.secrets
+        if isinstance(value, Secrets) and not value.resolved:
+            return f"{value.source()}.on_grid({self.grid[0]!r}, {self.grid[1]!r}, {int(length)})"
+        return value.source()
+
+    def names(self) -> list[str]:
+        """The names a script building these secrets imports from puffer_core."""
+        value = self.secrets
+        if isinstance(value, EventSecrets):
+            return ["EventSecrets"]
+        if value.is_all:
+            return ["ALL_SECRETS"]
+        return ["Secrets", "TimeRule"] if value.rule is not None else ["Secrets"]
+
+    def link(self) -> tuple[Parameter, ...]:
+        """In a link only when chosen; the grid only with a rule on the time column."""
+        if self.is_all:
+            return ()
+        rule = isinstance(self.secrets, Secrets) and self.secrets.rule is not None
+        return (SECRETS, GRID) if rule else (SECRETS,)
