@@ -405,6 +405,9 @@ def _cost(name: str, needed: float, curve: InfluenceCurve, priors: list[MarkovCh
     eps = _eps_for(spec, needed, curve, priors, target, topk_laplace)
     if not math.isfinite(eps):
         raise ValueError("the target needs no noise at all")
+    if eps <= 0:  # W∞ = 0: the query's laws agree under every secret pair (docs/math.md §15, §17)
+        raise Refused("no_guarantee", f"{spec.label}: the query's laws are the same under every secret pair"
+                                      " (W∞ = 0), so no Rényi level is charged; it is not compared here")
     mechanism = _build(name, eps, curve, priors, target, topk_laplace)
     tries = 0
     while mechanism.noise_scale > needed * (1 + 1e-13) and tries < 30:  # rounding: move up until the noise fits
