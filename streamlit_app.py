@@ -16,6 +16,7 @@ from app_ui.attack.settings import ATTACK_GROUP
 from app_ui.core import inputs, state
 from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
+from app_ui.guided.settings import GUIDE_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
 from app_ui.streams.settings import STREAM_GROUP
@@ -24,7 +25,7 @@ st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
-state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP)
+state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, GUIDE_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

@@ -32,6 +32,7 @@ from .data.stats import SequenceStats
 from .mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
 from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .secrets.codec import read_secrets
+from .simulation.metrics import informative_k, trivial_topk
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 from .synthesis.cli import add_synth_command, run_synth
 from .tightness.cli import add_ladder_command, run_ladder
@@ -82,12 +83,18 @@ def _parser() -> argparse.ArgumentParser:
         help="read the rows into memory (default), or only aggregate them with DuckDB (any size, same results)",
     )
     query = sim.add_argument_group("query and mechanisms")
-    query.add_argument("--query", choices=QUERIES, default="topk", help="top-k states per group, or all counts")
+    query.add_argument(
+        "--query",
+        choices=QUERIES,
+        default=None,
+        help="top-k states per group (default), or all counts (the default on one-state data)",
+    )
     query.add_argument(
         "--k",
         type=int,
         default=None,
-        help=f"how many top states (default: {DEFAULT_K}, or the number of states in the data if it has fewer)",
+        help=f"how many top states (default: {DEFAULT_K}, lowered below the number of states in the data: with k at"
+        " least the number of states every mechanism scores 1)",
     )
     query.add_argument(
         "--mechanisms",
@@ -170,17 +177,34 @@ def _progress(fraction: float, message: str) -> None:
     print(f"[{fraction:5.0%}] {message}", file=sys.stderr)
 
 
-def _default_k(n_states: int, query: str, quiet: bool) -> int:
-    """--k left out: 3, capped at the number of states (as the app does), saying so when capped."""
-    if n_states >= DEFAULT_K:
-        return DEFAULT_K
-    if query == "topk" and not quiet:
-        print(
-            f"note: the data has only {n_states} state{'' if n_states == 1 else 's'}, so top-k uses k = {n_states}"
-            f" instead of the default {DEFAULT_K} (give --k to choose)",
-            file=sys.stderr,
-        )
-    return n_states
+def _query_and_k(args: argparse.Namespace, n_states: int) -> tuple[str, int]:
+    """The query and k: never one that cannot fail by default (docs/math.md §7), and a note when the user chose one.
+
+    --k left out: 3, lowered below the number of states (with k ≥ the states, every state is in the top k and
+    Hit Rate@k is 1 for every mechanism); --query left out on one-state data: the histogram.
+    """
+    query = args.query
+    if query is None:
+        query = "topk" if informative_k(n_states) is not None else "histogram"
+        if query == "histogram" and not args.quiet:
+            print("note: the data has only 1 state, so no top-k list can be wrong: publishing the histogram"
+                  " instead (give --query topk to choose it)", file=sys.stderr)
+    if query != "topk":
+        return query, DEFAULT_K if args.k is None else args.k
+    if args.k is None:
+        k = informative_k(n_states) or 1
+        if k != DEFAULT_K and not args.quiet:
+            print(
+                f"note: the data has only {n_states} state{'' if n_states == 1 else 's'}, so top-k uses k = {k}"
+                f" instead of the default {DEFAULT_K}: with k = {min(DEFAULT_K, n_states)} every state would be in"
+                " the top k and every mechanism would score 1 (give --k to choose)",
+                file=sys.stderr,
+            )
+        return query, k
+    why = trivial_topk(args.k, n_states)
+    if why and not args.quiet:
+        print(f"warning: {why}", file=sys.stderr)
+    return query, args.k
 
 
 def _columns(args: argparse.Namespace) -> dict[str, object]:
@@ -204,10 +228,10 @@ def _run_simulate(args: argparse.Namespace) -> int:
         )
     else:
         data = load_sequences(args.data, **_columns(args))
-    k = _default_k(data.n_states, args.query, args.quiet) if args.k is None else args.k
+    query, k = _query_and_k(args, data.n_states)
     result = simulate(
         data,
-        query=args.query,
+        query=query,
         k=k,
         mechanisms=args.mechanisms,
         eps_grid=args.eps,
@@ -234,7 +258,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if not args.quiet:
         if args.secrets:
             print(f"protecting {result.settings['protects']}")
-        metric = f"HitRate@{k}" if args.query == "topk" else "L1"
+        metric = f"HitRate@{k}" if query == "topk" else "L1"
         print(f"{metric} (mean over {args.trials} trials), release 1:")
         print(result.table(metric).round(4).to_string())
         extra = f" and the ledger to {args.ledger}" if args.ledger else ""
