@@ -19,13 +19,14 @@ from app_ui.data.picker import LoadedData
 from app_ui.guided.settings import GUIDE_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
+from app_ui.simulate.link import SIMULATE_GROUP
 from app_ui.streams.settings import STREAM_GROUP
 
 st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
-state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, GUIDE_GROUP)
+state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, GUIDE_GROUP, SIMULATE_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_ui import page_path
-from app_ui.core import long_work
+from app_ui.core import long_work, state
 from app_ui.core.charts import Style, series_styles, show_figure
 from app_ui.core.memo import session_memo
 from app_ui.core.report import Section, html_report, offer_exports
@@ -18,6 +18,7 @@ from app_ui.core.tables import csv_download, right_aligned, static_table
 from app_ui.data.picker import LoadedData, dataset_picker, simulation_report
 from app_ui.prior.current import keep_uncertainty, use_prior
 from app_ui.prior.smoothing import fitted_chain, smoothing_control, smoothing_effect_view
+from app_ui.simulate import link as sim_link
 from app_ui.simulate import views as views
 from app_ui.simulate import words as words
 from app_ui.simulate.baselines import show_baselines
@@ -40,6 +41,8 @@ st.markdown(
     " (docs/math.md §7). Nothing you upload is written to disk."
 )
 
+sim_link.open_link()  # a shared link's data and form, once
+state.share_button()
 st.subheader("1. Data")
 data = dataset_picker("sim")
 
@@ -357,6 +360,7 @@ if data is not None:
     chosen = simulation_settings(data.stats, can_postprocess=data.holds_sequences)
     if chosen is not None:
         chosen = replace(chosen, smoothing=smoothing)
+        sim_link.remember(data, chosen)
         signature = (data.name, tuple(data.columns.items()), data.fingerprint, chosen)
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             ran = _run(data, chosen)
@@ -369,3 +373,4 @@ if data is not None:
             _results(data, stored[1], compare[1] if compare[0] == signature else None, chosen, signature)
         elif stored is not None:
             st.info("The settings or the data changed since the last run: run the simulation again to see results.")
+sim_link.share()
