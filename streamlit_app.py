@@ -13,6 +13,7 @@ import streamlit as st
 
 from app_ui import ASSETS, PAGES, page_path
 from app_ui.attack.settings import ATTACK_GROUP
+from app_ui.calibrate.accuracy_link import ACCURACY_GROUP
 from app_ui.core import inputs, state
 from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
@@ -26,7 +27,7 @@ st.set_page_config(page_title="Pufferfish Lab", page_icon="🐡", layout="wide")
 st.logo(str(ASSETS / "logo.svg"), size="large")
 inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
-state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, GUIDE_GROUP, SIMULATE_GROUP)
+state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, GUIDE_GROUP, SIMULATE_GROUP, ACCURACY_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import page_path
+from app_ui.calibrate.accuracy_link import open_from_guide
 from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure, transition_heatmap
 from app_ui.core.docs import show_math
@@ -131,9 +132,12 @@ elif step == 2 and (data := _chosen_data()) is not None:
     with right, st.container(border=True):
         st.markdown("**I know how accurate it must be**")
         st.markdown(
-            "The Calibrate page turns the error you can accept into the ε_puffer it allows; come back here with it."
+            "The Calibrate page turns the error you can accept into the ε_puffer it needs; *Use this ε_puffer*"
+            " there makes it the target here, exactly, and brings you back."
         )
-        st.page_link(page_path("calibrate"), label="Calibrate: from the accuracy", icon=":material/tune:")
+        if st.button("Calibrate: from the accuracy", icon=":material/tune:", key="w_guide_to_accuracy"):
+            open_from_guide()
+            st.switch_page(page_path("calibrate"))
     inputs.stop_if_invalid()
     settings = AnalystSettings.from_session()
     curve = _curve(data, settings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app_ui.calibrate.accuracy_link import AccuracyTargetChoice
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
 from app_ui.prior.settings import PriorChoice
@@ -17,3 +18,4 @@ class CalibrateSettings(SettingsRecord):
     eps_puffer: float = setting(EPS_PUFFER)
     eps_dp: float = setting(EPS_DP)
     b_axis: str = setting(B_AXIS)
+    accuracy: AccuracyTargetChoice = holds(AccuracyTargetChoice)  # the accuracy-first tab's target
