@@ -83,3 +83,25 @@ def test_from_the_accuracy_and_back_with_the_exact_eps() -> None:
     assert at.number_input(key="w_guide_eps").value == cost.eps_puffer
     shown = "\n".join(m.value for m in at.markdown)
     assert f"**ε_DP = {fmt(calibrate(curve, cost.eps_puffer).eps_dp)}**" in shown
+
+
+def test_each_report_table_uses_its_own_tab_s_eps(monkeypatch) -> None:  # noqa: ANN001 - pytest's monkeypatch
+    import app_ui.core.report as report
+
+    captured: list[str] = []
+    original = report.offer_exports
+
+    def capture(html: object, script: object, stem: str, key: str) -> None:
+        captured.append(html() if callable(html) else str(html))
+        original(html, script, stem, key)
+
+    monkeypatch.setattr(report, "offer_exports", capture)
+    at = open_page(CALIBRATE)
+    at.number_input(key="w_eps").set_value(2.0).run()
+    at.number_input(key="w_eps_dp").set_value(0.05).run()
+    assert not problems(at) and not errors(at)
+    html = captured[-1]
+    forward = html[html.index("<h2>ε_puffer → ε_DP") : html.index("<h2>ε_DP → ε_puffer")]
+    reverse = html[html.index("<h2>ε_DP → ε_puffer") :]
+    assert "ε_DP allowed" in forward and "b·ε_DP + a(b)</th>" not in forward and "at ε_DP" not in forward
+    assert "b·ε_DP + a(b) at ε_DP = 0.05" in reverse
