@@ -118,7 +118,9 @@ elif step == 1 and (data := _chosen_data()) is not None:
             "**Is the data enough to know these links?** A state seen rarely has links we only guess at. Allow"
             " for that and every later step protects against the whole range of beliefs the data allows."
         )
-        uncertainty_controls(st, "w_guide_unc", "Allow for the fit being an estimate (prior uncertainty)")
+        if uncertainty_controls(st, "w_guide_unc", "Allow for the fit being an estimate (prior uncertainty)"):
+            inputs.stop_if_invalid()
+            st.markdown(path.uncertainty_words(uncertainty(data), current_curve().curve))
     inputs.stop_if_invalid()
     show_math(6, 12)
     step_buttons(PATH, step, last)

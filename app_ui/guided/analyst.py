@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from app_ui.core.charts import Trace, ledger_figure
 from app_ui.core.report import Section, html_report
 from app_ui.data.picker import LoadedData
+from app_ui.prior.current import Uncertainty
 from puffer_core import (
     MECHANISMS,
     Accountant,
@@ -94,6 +95,16 @@ def target_words(curve: InfluenceCurve, cal: Calibration) -> str:
         f" times what protecting whole sequences would allow ({fmt(group.eps_dp)}), so {gain:.3g} times less"
         f" noise. It hides a window of b = {cal.b} entries around each one; what leaks through the rest of the"
         f" sequence is a(b) = {fmt(cal.a)}."
+    )
+
+
+def uncertainty_words(spread: Uncertainty, fit: InfluenceCurve) -> str:
+    """What allowing for the fit's uncertainty changes, at step 2: Θ in words and a(1) of the fit against Θ's."""
+    robust = spread.spread.robust
+    return (
+        f"{spread.description()}. Every later step protects against all of them at once (docs/math.md §12): the"
+        f" leak of one entry, a(1), is **{fmt(float(robust.a[0]))}** over Θ against {fmt(float(fit.a[0]))} for"
+        " the fit alone."
     )
 
 

@@ -236,3 +236,19 @@ def test_a_top_k_list_that_cannot_fail_is_never_the_default_and_is_explained_whe
     assert not at.warning
     at.number_input(key="w_guide_k").set_value(3).run()
     assert any("Hit Rate@3 is 1 for every mechanism" in w.value for w in at.warning)
+
+
+def test_prior_uncertainty_at_step_2_is_shown_there_and_named_in_the_sidebar(reference: dict[str, object]) -> None:
+    from puffer_core import prior_spread
+
+    at = open_page(ANALYST)
+    _next(at)
+    at.toggle(key="w_guide_unc_on").set_value(True).run()
+    at.number_input(key="w_guide_unc_draws").set_value(2).run()
+    assert not problems(at) and not errors(at)
+    fit = reference["fit"]
+    spread = prior_spread(reference["stats"], draws=2, seed=0, length=fit.length, smoothing=DEFAULT_SMOOTHING)
+    shown = "\n".join(m.value for m in at.markdown)
+    robust, alone = fmt(float(spread.robust.a[0])), fmt(float(reference["curve"].a[0]))
+    assert f"a(1), is **{robust}** over Θ against {alone} for the fit alone" in shown
+    assert any("with its prior uncertainty (Θ: the fit and 2 posterior draws)" in c.value for c in at.sidebar.caption)
