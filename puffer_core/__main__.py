@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,12 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         help="read the rows into memory (default), or only aggregate them with DuckDB (any size, same results)",
     )
     query = sim.add_argument_group("query and mechanisms")
-    query.add_argument(
-        "--query",
-        choices=QUERIES,
-        default=None,
-        help="top-k states per group (default), or all counts (the default on one-state data)",
-    )
+    query.add_argument("--query", choices=QUERIES, default="topk", help="top-k states per group, or all counts")
     query.add_argument(
         "--k",
         type=int,
@@ -178,19 +174,11 @@ def _progress(fraction: float, message: str) -> None:
 
 
 def _query_and_k(args: argparse.Namespace, n_states: int) -> tuple[str, int]:
-    """The query and k: never one that cannot fail by default (docs/math.md §7), and a note when the user chose one.
-
-    --k left out: 3, lowered below the number of states (with k ≥ the states, every state is in the top k and
-    Hit Rate@k is 1 for every mechanism); --query left out on one-state data: the histogram.
-    """
-    query = args.query
-    if query is None:
-        query = "topk" if informative_k(n_states) is not None else "histogram"
-        if query == "histogram" and not args.quiet:
-            print("note: the data has only 1 state, so no top-k list can be wrong: publishing the histogram"
-                  " instead (give --query topk to choose it)", file=sys.stderr)
-    if query != "topk":
-        return query, DEFAULT_K if args.k is None else args.k
+    """The query and k: never a top-k list that cannot fail by default (docs/math.md §7), and a warning when the
+    user chose one: with k ≥ the number of states every state is in the top k and Hit Rate@k is 1 for every
+    mechanism.  --k left out: 3, lowered below the number of states (the data has at least 2)."""
+    if args.query != "topk":
+        return args.query, DEFAULT_K if args.k is None else args.k
     if args.k is None:
         k = informative_k(n_states) or 1
         if k != DEFAULT_K and not args.quiet:
@@ -200,11 +188,11 @@ def _query_and_k(args: argparse.Namespace, n_states: int) -> tuple[str, int]:
                 " the top k and every mechanism would score 1 (give --k to choose)",
                 file=sys.stderr,
             )
-        return query, k
+        return args.query, k
     why = trivial_topk(args.k, n_states)
     if why and not args.quiet:
         print(f"warning: {why}", file=sys.stderr)
-    return query, args.k
+    return args.query, args.k
 
 
 def _columns(args: argparse.Namespace) -> dict[str, object]:
@@ -331,8 +319,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_synth(args)
         return run_ladder(args) if args.command == "ladder" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {in_cli_words(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+# the library's keywords in its messages, and the options that set them here
+_KEYWORDS = re.compile(r"\b(user|time|state|group|time_format)=(…|'[^']*')")
+
+
+def in_cli_words(message: str) -> str:
+    """A library message in this command's words: ``user=…`` is ``--user …``, ``time_format='%d/%m/%Y'`` is
+    ``--time-format '%d/%m/%Y'``."""
+    return _KEYWORDS.sub(
+        lambda m: f"--{m.group(1).replace('_', '-')}" + ("" if m.group(2) == "…" else f" {m.group(2)}"), message
+    ).replace("Pick the right columns,", "Pick the right columns with --user, --time, --state (and --group),")
 
 
 if __name__ == "__main__":

@@ -17,14 +17,12 @@ from puffer_core import informative_k, trivial_topk
 
 
 def _start_informative(n_states: int) -> None:
-    """Before the controls are first drawn: lower a default k that cannot fail on these data, or start from the
-    histogram when no top-k list can fail (one state).  A value the user typed (or a link gave) is kept."""
+    """Before the controls are first drawn: lower a default k that cannot fail on these data (which have at least
+    2 states).  A value the user typed (or a link gave) is kept."""
     if "w_guide_k" in st.session_state:
         return
-    k = informative_k(n_states)
-    if k is None and "w_guide_query" not in st.session_state and state.get(GUIDE_QUERY) == GUIDE_QUERY.default:
-        state.put(GUIDE_QUERY, "histogram")
-    elif k is not None and state.get(GUIDE_K) == GUIDE_K.default and k != GUIDE_K.default:
+    k = informative_k(n_states) or 1
+    if state.get(GUIDE_K) == GUIDE_K.default and k != GUIDE_K.default:
         state.put(GUIDE_K, k)
 
 

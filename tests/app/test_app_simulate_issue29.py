@@ -1,4 +1,4 @@
-"""Simulate's "Share these settings" (issue 29): its link reopens the same data and form, and a run then gives the
+"""Simulate (issue 29): "Share these settings" reopens the same data and form, and a run then gives the
 same numbers, bit for bit (the same seed); the numbers are those of puffer_core's simulate called here."""
 
 from __future__ import annotations
@@ -51,3 +51,18 @@ def test_the_link_reopens_the_data_and_the_form_and_the_same_run() -> None:
     hit = ref.metrics[ref.metrics["metric"] == "HitRate@2"]
     shown = second[second["metric"] == "HitRate@2"]
     assert np.allclose(hit["mean"].to_numpy(), shown["mean"].to_numpy(), rtol=1e-12, atol=0)
+
+
+THREE_STATES = b"user,time,state\n" + b"".join(
+    f"u{u},{t},{'abc'[(u * 7 + t * t) % 3]}\n".encode() for u in range(30) for t in range(8)
+)
+
+
+def test_with_three_states_k_starts_below_3_and_a_k_that_cannot_fail_is_explained() -> None:
+    at = open_page(SIMULATE)
+    at.radio(key="sim_source").set_value("Upload a CSV or Parquet file").run()
+    at.file_uploader(key="sim_upload").set_value(("three.csv", THREE_STATES, "text/csv")).run()
+    assert not problems(at) and not errors(at)
+    assert at.number_input(key="w_sim_k").value == 2 and not at.warning
+    at.number_input(key="w_sim_k").set_value(3).run()
+    assert any("Hit Rate@3 is 1 for every mechanism" in w.value for w in at.warning)
