@@ -43,3 +43,12 @@ def test_a_chosen_k_that_cannot_fail_is_explained(tmp_path: Path, capsys) -> Non
     assert _run(tmp_path, THREE, "--k", "3") == 0
     err = capsys.readouterr().err
     assert "warning: with k = 3 and 3 states" in err and "Hit Rate@3 is 1 for every mechanism" in err
+
+
+def test_a_row_off_by_less_than_six_digits_show_says_by_how_much() -> None:
+    from puffer_core.validation import PROBABILITY_TOLERANCE, row_problems
+
+    (problem,) = row_problems([[0.5, 0.5 + 2e-9], [0.25, 0.75]], ["a", "b"])
+    assert problem.startswith("row 'a' sums to 1.000000002 (1 + 2e-09")  # not "sums to 1; rows must sum to 1"
+    assert f"the tolerance is {PROBABILITY_TOLERANCE:g}" in problem
+    assert row_problems([[0.5, 0.45]]) == ["row 1 sums to 0.95; rows must sum to 1"]

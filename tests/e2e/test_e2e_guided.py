@@ -57,7 +57,7 @@ def test_the_analyst_path_from_upload_to_report(page: Any, app_url: str, screens
 
     _next(page, "3. Your target")
     _number(page, "ε_puffer of one release", "2")
-    assert main.get_by_role("link", name="Calibrate: from the accuracy").is_visible()  # the other route
+    assert main.get_by_role("button", name="Calibrate: from the accuracy").is_visible()  # the other route
     data = load_sequences(DEMO_CSV, user="user", time="time", state="state")
     curve = influence_curve(fit_markov_chain(data, smoothing=DEFAULT_SMOOTHING))
     each = calibrate(curve, 2.0)
@@ -79,7 +79,9 @@ def test_the_analyst_path_from_upload_to_report(page: Any, app_url: str, screens
     snap_widths(page, screenshot_dir, "guided-5-trial")
 
     _next(page, "6. Your report")
-    report = download(page, "Download the report (HTML)").read_text(encoding="utf-8")
+    report = download(page, "Download report (HTML)").read_text(encoding="utf-8")
+    script = download(page, "Download script (Python)").read_text(encoding="utf-8")
+    assert "EPS = 2.0" in script and "RELEASES = 6" in script and "TRIALS = 30" in script
     words = re.sub(r"<script.*?</script>", "", report, flags=re.S)
     for text in (
         "checkins.csv",
@@ -92,6 +94,11 @@ def test_the_analyst_path_from_upload_to_report(page: Any, app_url: str, screens
         assert text in words, text
     assert "**" not in words
     snap_widths(page, screenshot_dir, "guided-6-report")
+    page.get_by_role("button", name="Share these settings").click()
+    link = page.locator('[data-testid="stCode"]').first
+    link.wait_for()
+    assert "gstep=5" in link.inner_text() and "eps=2" in link.inner_text()
+    snap_widths(page, screenshot_dir, "guided-6-share")
 
 
 def test_the_lesson_path(page: Any, app_url: str, screenshot_dir: Path) -> None:
