@@ -130,7 +130,9 @@ elif step == 2 and (data := _chosen_data()) is not None:
     left, right = st.columns(2, gap="large")
     with left, st.container(border=True):
         st.markdown("**I know how private each release must be**")
-        state.number_input(st, "ε_puffer of one release", state.EPS_PUFFER, key="w_guide_eps")
+        eps = state.number_input(st, "ε_puffer of one release", state.EPS_PUFFER, key="w_guide_eps")
+        if float(f"{eps:.2f}") != eps:  # the box shows two decimals; the target is kept to every digit
+            st.caption(f"Exactly ε_puffer = {eps!r}.")
     with right, st.container(border=True):
         st.markdown("**I know how accurate it must be**")
         st.markdown(

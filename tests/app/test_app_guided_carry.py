@@ -93,6 +93,8 @@ def test_the_guided_plan_opens_in_plan_and_compose_and_its_script_recomputes_it(
     at.button(key="w_guide_to_plan").click().run()
     assert not problems(at) and not errors(at)
     assert at.title[0].value == "Plan & compose"
+    assert any(f"From the guided path: the ledger of {RELEASES} releases at ε_puffer = 1 each" in s.value
+               for s in at.success)  # fmt: skip
     page = "\n".join(m.value for m in at.markdown)
     assert f"After all {RELEASES} releases: **ε_puffer = {fmt(composed)}** by Theorem 6.2" in page
     ledger = next(t for t in tables(at) if "cumulative (Thm 6.2)" in t.columns)
