@@ -13,14 +13,17 @@ import streamlit as st
 
 from app_ui import ASSETS, PAGES, page_path
 from app_ui.attack.settings import ATTACK_GROUP
+from app_ui.calibrate.accuracy_link import ACCURACY_GROUP
 from app_ui.core import inputs, state
 from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
 from app_ui.gaussian.settings import GAUSSIAN_GROUP
+from app_ui.guided.settings import GUIDE_GROUP
 from app_ui.optimal.settings import OPTIMAL_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
 from app_ui.secrets.settings import SECRETS_GROUP
+from app_ui.simulate.link import SIMULATE_GROUP
 from app_ui.streams.settings import STREAM_GROUP
 from app_ui.synthesize.settings import SYNTH_GROUP
 
@@ -30,6 +33,7 @@ inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
 state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, SYNTH_GROUP, GAUSSIAN_GROUP, OPTIMAL_GROUP)
 state.register(SECRETS_GROUP)
+state.register(GUIDE_GROUP, SIMULATE_GROUP, ACCURACY_GROUP)
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

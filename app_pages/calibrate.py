@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_ui.accuracy.risk import risk_section
 from app_ui.accuracy.views import accuracy_section, chains_of
+from app_ui.calibrate import accuracy_link
 from app_ui.calibrate.settings import CalibrateSettings
 from app_ui.calibrate.views import (
     Numbers,
@@ -69,8 +70,11 @@ if current is not None:
 
     state.radio(st, "b axis", state.B_AXIS, state.B_AXES, horizontal=True, key="w_cal_b_axis", help=state.B_AXIS_HELP)
 
+    accuracy_link.open_link()  # a link's accuracy target, once
     forward, reverse, accuracy, risk, gaussian = st.tabs(
-        ["ε_puffer → ε_DP", "ε_DP → ε_puffer", "Accuracy → ε", "ε as attacker risk", "Gaussian noise (Rényi)"]
+        ["ε_puffer → ε_DP", "ε_DP → ε_puffer", accuracy_link.ACCURACY_TAB, "ε as attacker risk",
+         "Gaussian noise (Rényi)"],
+        default=accuracy_link.opened_tab(),
     )
     with forward:
         state.number_input(
@@ -130,6 +134,8 @@ if current is not None:
         chosen_accuracy = accuracy_section(prior_key, curve, chains, settings.eps_puffer)
         if chosen_accuracy is not None:  # the Rényi mechanisms, in their own table (app_ui/gaussian)
             renyi_accuracy(prior_key, chosen_accuracy[0], curve, chains)
+        accuracy_link.remember()
+        accuracy_link.carry_back(None if chosen_accuracy is None else chosen_accuracy[1])
     with risk:
         risk_section(prior_key, chains, settings.eps_puffer)
     with gaussian:

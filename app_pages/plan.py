@@ -71,6 +71,8 @@ st.markdown(
 )
 state.show_ignored_link_settings()
 state.share_button()
+if carried := st.session_state.pop("plan_carried", None):  # the guided path's plan, opened here
+    st.success(f"From the guided path: {carried}. Change them below; the report and the script follow.")
 current = prior_summary()
 
 

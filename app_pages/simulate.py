@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_ui import page_path
-from app_ui.core import long_work
+from app_ui.core import long_work, state
 from app_ui.core.charts import Style, series_styles, show_figure
 from app_ui.core.memo import session_memo
 from app_ui.core.report import Section, html_report, offer_exports
@@ -19,6 +19,7 @@ from app_ui.data.picker import LoadedData, dataset_picker, simulation_report
 from app_ui.gaussian.ledger import renyi_caption
 from app_ui.prior.current import keep_uncertainty, use_prior
 from app_ui.prior.smoothing import fitted_chain, smoothing_control, smoothing_effect_view
+from app_ui.simulate import link as sim_link
 from app_ui.simulate import views as views
 from app_ui.simulate import words as words
 from app_ui.simulate.baselines import show_baselines
@@ -41,6 +42,8 @@ st.markdown(
     " (docs/math.md §7). Nothing you upload is written to disk."
 )
 
+sim_link.open_link()  # a shared link's data and form, once
+state.share_button()
 st.subheader("1. Data")
 data = dataset_picker("sim")
 
@@ -361,6 +364,7 @@ if data is not None:
         renyi = renyi_caption(chosen.mechanisms, chosen.eps_grid)  # Gaussian noise: a Rényi ε (app_ui/gaussian)
         if renyi is not None:
             st.caption(renyi)
+        sim_link.remember(data, chosen)
         signature = (data.name, tuple(data.columns.items()), data.fingerprint, chosen)
         if st.button("Run the simulation", type="primary", key="w_sim_run", icon=":material/play_arrow:"):
             ran = _run(data, chosen)
@@ -373,3 +377,4 @@ if data is not None:
             _results(data, stored[1], compare[1] if compare[0] == signature else None, chosen, signature)
         elif stored is not None:
             st.info("The settings or the data changed since the last run: run the simulation again to see results.")
+sim_link.share()

@@ -43,7 +43,7 @@ from .priors.robust import fit_prior_set
 from .secrets import ALL_SECRETS, EventSecrets, PopulationSecrets, Secrets, TimeRule, read_secrets
 from .simulation.explain import Explanation, Finding, Winner, explain_simulation
 from .simulation.fitted import dirichlet_alternative, posterior_mean_chain, smoothing_effect
-from .simulation.metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
+from .simulation.metrics import acc_at_k, hit_rate_at_k, informative_k, l1_count_error, ndcg_at_k, trivial_topk
 from .simulation.run import SimulationResult, simulate
 from .stream.bounds import TranslationBound, translation_bound
 from .stream.fronts import leakage_function
@@ -148,6 +148,7 @@ __all__ = [
     "influence_curve",
     "influence_drivers",
     "influence_estimate",
+    "informative_k",
     "l1_count_error",
     "leakage_function",
     "leakage_supremum",
@@ -191,5 +192,6 @@ __all__ = [
     "tradeoff_curve",
     "transition_counts",
     "translation_bound",
+    "trivial_topk",
     *mechanisms.__all__,
 ]

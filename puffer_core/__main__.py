@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from .priors.fitting import DEFAULT_SMOOTHING, fit_markov_chain
 from .secrets.codec import read_secrets
 from .secrets.events import EventSecrets
 from .secrets.values import Secrets
+from .simulation.metrics import informative_k, trivial_topk
 from .simulation.run import DEFAULT_EPS_GRID, RELEASE_MODES, simulate
 from .synthesis.cli import add_synth_command, run_synth
 from .tightness.cli import add_ladder_command, run_ladder
@@ -89,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
         "--k",
         type=int,
         default=None,
-        help=f"how many top states (default: {DEFAULT_K}, or the number of states in the data if it has fewer)",
+        help=f"how many top states (default: {DEFAULT_K}, lowered below the number of states in the data: with k at"
+        " least the number of states every mechanism scores 1)",
     )
     query.add_argument(
         "--mechanisms",
@@ -172,17 +175,26 @@ def _progress(fraction: float, message: str) -> None:
     print(f"[{fraction:5.0%}] {message}", file=sys.stderr)
 
 
-def _default_k(n_states: int, query: str, quiet: bool) -> int:
-    """--k left out: 3, capped at the number of states (as the app does), saying so when capped."""
-    if n_states >= DEFAULT_K:
-        return DEFAULT_K
-    if query == "topk" and not quiet:
-        print(
-            f"note: the data has only {n_states} state{'' if n_states == 1 else 's'}, so top-k uses k = {n_states}"
-            f" instead of the default {DEFAULT_K} (give --k to choose)",
-            file=sys.stderr,
-        )
-    return n_states
+def _query_and_k(args: argparse.Namespace, n_states: int) -> tuple[str, int]:
+    """The query and k: never a top-k list that cannot fail by default (docs/math.md §7), and a warning when the
+    user chose one: with k ≥ the number of states every state is in the top k and Hit Rate@k is 1 for every
+    mechanism.  --k left out: 3, lowered below the number of states (the data has at least 2)."""
+    if args.query != "topk":
+        return args.query, DEFAULT_K if args.k is None else args.k
+    if args.k is None:
+        k = informative_k(n_states) or 1
+        if k != DEFAULT_K and not args.quiet:
+            print(
+                f"note: the data has only {n_states} state{'' if n_states == 1 else 's'}, so top-k uses k = {k}"
+                f" instead of the default {DEFAULT_K}: with k = {min(DEFAULT_K, n_states)} every state would be in"
+                " the top k and every mechanism would score 1 (give --k to choose)",
+                file=sys.stderr,
+            )
+        return args.query, k
+    why = trivial_topk(args.k, n_states)
+    if why and not args.quiet:
+        print(f"warning: {why}", file=sys.stderr)
+    return args.query, args.k
 
 
 def _columns(args: argparse.Namespace) -> dict[str, object]:
@@ -217,10 +229,10 @@ def _run_simulate(args: argparse.Namespace) -> int:
         )
     else:
         data = load_sequences(args.data, **_columns(args))
-    k = _default_k(data.n_states, args.query, args.quiet) if args.k is None else args.k
+    query, k = _query_and_k(args, data.n_states)
     result = simulate(
         data,
-        query=args.query,
+        query=query,
         k=k,
         mechanisms=args.mechanisms,
         eps_grid=args.eps,
@@ -247,7 +259,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if not args.quiet:
         if args.secrets:
             print(f"protecting {result.settings['protects']}")
-        metric = f"HitRate@{k}" if args.query == "topk" else "L1"
+        metric = f"HitRate@{k}" if query == "topk" else "L1"
         print(f"{metric} (mean over {args.trials} trials), release 1:")
         print(result.table(metric).round(4).to_string())
         extra = f" and the ledger to {args.ledger}" if args.ledger else ""
@@ -320,8 +332,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_synth(args)
         return run_ladder(args) if args.command == "ladder" else _run_simulate(args)
     except ValueError as exc:  # includes DataError
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {in_cli_words(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+# the library's keywords in its messages, and the options that set them here
+_KEYWORDS = re.compile(r"\b(user|time|state|group|time_format)=(…|'[^']*')")
+
+
+def in_cli_words(message: str) -> str:
+    """A library message in this command's words: ``user=…`` is ``--user …``, ``time_format='%d/%m/%Y'`` is
+    ``--time-format '%d/%m/%Y'``."""
+    return _KEYWORDS.sub(
+        lambda m: f"--{m.group(1).replace('_', '-')}" + ("" if m.group(2) == "…" else f" {m.group(2)}"), message
+    ).replace("Pick the right columns,", "Pick the right columns with --user, --time, --state (and --group),")
 
 
 if __name__ == "__main__":

@@ -242,7 +242,7 @@ def check_distribution(values: object, what: str, tolerance: float = PROBABILITY
         raise ValueError(f"{what} contains a negative probability ({array.min():g})")
     total = float(math.fsum(array.ravel()))
     if abs(total - 1.0) > tolerance:
-        raise ValueError(f"{what} sums to {total:.6g}; probabilities must sum to 1")
+        raise ValueError(f"{what} sums to {_sum_text(total, tolerance)}; probabilities must sum to 1")
     return array
 
 
@@ -282,8 +282,17 @@ def row_problems(
         except OverflowError:
             total = math.inf
         if abs(total - 1.0) > PROBABILITY_TOLERANCE:
-            problems.append(f"{name} sums to {total:.6g}; rows must sum to 1")
+            problems.append(f"{name} sums to {_sum_text(total)}; rows must sum to 1")
     return problems
+
+
+def _sum_text(total: float, tolerance: float = PROBABILITY_TOLERANCE) -> str:
+    """A sum that should be 1, with the digits that show it is not: "0.95", or "1.000000002 (1 + 2e-09; the
+    tolerance is 1e-09)" when six digits would print 1."""
+    short = f"{total:.6g}"
+    if not math.isfinite(total) or float(short) != 1.0:
+        return short
+    return f"{total:.12g} (1 {'+' if total > 1 else '−'} {abs(total - 1.0):.2g}; the tolerance is {tolerance:g})"
 
 
 def _columns(positions: list[int], labels: Sequence[object] | None) -> str:

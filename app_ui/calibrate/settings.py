@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app_ui.calibrate.accuracy_link import AccuracyTargetChoice
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
 from app_ui.gaussian.settings import GaussianChoice
@@ -21,3 +22,4 @@ class CalibrateSettings(SettingsRecord):
     eps_dp: float = setting(EPS_DP)
     b_axis: str = setting(B_AXIS)
     gaussian: GaussianChoice = holds(GaussianChoice)  # Gaussian noise (Rényi Pufferfish), when shown
+    accuracy: AccuracyTargetChoice = holds(AccuracyTargetChoice)  # the accuracy-first tab's target

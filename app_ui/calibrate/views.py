@@ -213,9 +213,15 @@ def report_builder(
         cut = []
         if len(table) > REPORT_ROWS:
             cut.append(f"The table shows the first {REPORT_ROWS} of {len(table)} values of b.")
+        # each section's table holds its own tab's columns: the allowed ε_DP at the target ε_puffer, and the
+        # ε_puffer guaranteed through each b by the ε_DP to certify (not the other tab's)
+        forward_rows = rows[["b", "a(b)", "ε_DP allowed"]]
+        reverse_rows = rows[["b", "a(b)", "b·ε_DP + a(b)"]].rename(
+            columns={"b·ε_DP + a(b)": f"b·ε_DP + a(b) at ε_DP = {n.eps_dp:g}"}
+        )
         sections = [
-            Section("ε_puffer → ε_DP", forward_text(n), view.forward, rows, [*view.forward_notes, *cut]),
-            Section("ε_DP → ε_puffer", reverse_text(n), view.reverse, notes=view.reverse_notes),
+            Section("ε_puffer → ε_DP", forward_text(n), view.forward, forward_rows, [*view.forward_notes, *cut]),
+            Section("ε_DP → ε_puffer", reverse_text(n), view.reverse, reverse_rows, [*view.reverse_notes, *cut]),
             *prior,
         ]
         if spread is not None and fit is not None:

@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import threading
 import tomllib
 from dataclasses import dataclass
@@ -482,9 +483,7 @@ def _upload(prefix: str) -> LoadedData | None:
             time_format=DATE_ORDERS[time_format],
         )
     except DataError as exc:
-        st.error(f"This file cannot be used: {exc}")
-        if "ambiguous" in str(exc):
-            st.info("Choose how dates such as 01/05/2024 are written, above the error.")
+        st.error(f"This file cannot be used: {in_page_words(str(exc))}")
         _repair_hint(table, mapping, drop_missing, drop_duplicates)
         _failed(upload.name)
         return None
@@ -492,6 +491,19 @@ def _upload(prefix: str) -> LoadedData | None:
     signature = f"{fingerprint}:{int(drop_missing)}{int(drop_duplicates)}:{DATE_ORDERS[time_format]}"
     mapping = {**mapping, "time_format": DATE_ORDERS[time_format]} if DATE_ORDERS[time_format] else mapping
     return _keep(LoadedData(upload.name, stats, mapping, signature, repair=repair, upload=table))
+
+
+def in_page_words(message: str) -> str:
+    """A loader's message in this page's words: the date order is chosen with the control above, not with the
+    library's ``time_format='…'``; the columns with the four boxes above, not ``user=…``."""
+    message = re.sub(
+        r"Choose the order: time_format='[^']*' \(day first\) or time_format='[^']*' \(month first\)",
+        "Choose the order above: 'Dates such as 01/05/2024 are' day/month/year or month/day/year",
+        message,
+    )
+    return message.replace(
+        "Choose the columns with user=…, time=…, state=… (and group=…)", "Choose the columns in the boxes above"
+    )
 
 
 def _preview(table: ParsedTable, file_name: str) -> None:

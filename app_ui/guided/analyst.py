@@ -11,6 +11,7 @@ Calibrate, Plan and Simulate pages then show the same decision in full.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,6 +19,7 @@ import plotly.graph_objects as go
 from app_ui.core.charts import Trace, ledger_figure
 from app_ui.core.report import Section, html_report
 from app_ui.data.picker import LoadedData
+from app_ui.prior.current import Uncertainty
 from puffer_core import (
     MECHANISMS,
     Accountant,
@@ -96,6 +98,16 @@ def target_words(curve: InfluenceCurve, cal: Calibration) -> str:
     )
 
 
+def uncertainty_words(spread: Uncertainty, fit: InfluenceCurve) -> str:
+    """What allowing for the fit's uncertainty changes, at step 2: Θ in words and a(1) of the fit against Θ's."""
+    robust = spread.spread.robust
+    return (
+        f"{spread.description()}. Every later step protects against all of them at once (docs/math.md §12): the"
+        f" leak of one entry, a(1), is **{fmt(float(robust.a[0]))}** over Θ against {fmt(float(fit.a[0]))} for"
+        " the fit alone."
+    )
+
+
 @dataclass(frozen=True)
 class PlanNumbers:
     """What a series of releases at one ε_puffer each spends together, three ways."""
@@ -107,11 +119,11 @@ class PlanNumbers:
     group: float  # group DP accounting: T · Σ ε_DP
 
 
-def plan_ledger(curve: InfluenceCurve, eps: float, releases: int) -> tuple[Calibration, Ledger]:
-    """``releases`` releases calibrated at ``eps`` each, composed by the accountant (docs/math.md §4): Theorem 6.2,
-    the naive sum and group DP after each release."""
+def plan_ledger(curve: InfluenceCurve, eps: float, releases: int, query: str = "topk") -> tuple[Calibration, Ledger]:
+    """``releases`` releases of the trial's mechanism for ``query``, calibrated at ``eps`` each, composed by the
+    accountant (docs/math.md §4): Theorem 6.2, the naive sum and group DP after each release."""
     each = calibrate(curve, eps)
-    event = CurveEvent(TRIAL_MECHANISMS["topk"][0], each)
+    event = CurveEvent(TRIAL_MECHANISMS[query][0], each)
     return each, Accountant(curve.length).ledger([event] * releases)
 
 
@@ -144,19 +156,25 @@ def plan_figure(curve: InfluenceCurve, plan: PlanNumbers) -> tuple[go.Figure, li
 
 
 def trial_run(
-    data: LoadedData, prior: MarkovChainPrior | list[MarkovChainPrior], query: str, eps: float, trials: int
+    data: LoadedData,
+    prior: MarkovChainPrior | list[MarkovChainPrior],
+    query: str,
+    eps: float,
+    trials: int,
+    k: int = 3,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """The release simulated on the data (seed 0): one row per mechanism with its accuracy and 95% interval."""
-    k = min(3, data.stats.n_states)
+    """The release simulated on the data (noise seed ``seed``): one row per mechanism with its accuracy and 95%
+    interval, as the page and the path's script show it."""
     result = simulate(
         data.stats,
         prior=prior,
         query=query,
-        k=k,
+        k=int(k),
         mechanisms=list(TRIAL_MECHANISMS[query]),
         eps_grid=[float(eps)],
         trials=int(trials),
-        rng=0,
+        rng=int(seed),
     )
     metric = f"HitRate@{k}" if query == "topk" else "L1"
     rows = result.metrics[(result.metrics["metric"] == metric) & (result.metrics["release"] == 1)]
@@ -193,6 +211,7 @@ class PathReport:
     plan_notes: list[str]
     eps: float
     releases: int
+    settings: dict[str, Any]  # every setting the path used (app_ui/guided/exports.py: report_settings)
     trial: pd.DataFrame | None = None
     trial_words: str = ""
 
@@ -207,14 +226,8 @@ def report(facts: PathReport) -> str:
     ]
     if facts.trial is not None:
         sections.append(Section("A trial run", facts.trial_words, table=facts.trial))
-    settings = {
-        "data": facts.data_name,
-        "prior": facts.prior,
-        "target ε_puffer per release": facts.eps,
-        "releases planned": facts.releases,
-    }
     summary = (
         f"A plan to publish {facts.releases} releases from {facts.data_name} at ε_puffer = {facts.eps:g}"
         f" each, against an attacker who knows how its entries are linked (the chain fitted to the data)."
     )
-    return html_report("Pufferfish Lab — your release, step by step", summary, settings, sections)
+    return html_report("Pufferfish Lab — your release, step by step", summary, facts.settings, sections)

@@ -15,17 +15,33 @@ from typing import Any, Self
 import streamlit as st
 
 from app_ui.core.records import SettingsRecord, holds, setting
-from app_ui.core.state import EPS_PUFFER, PLAN_RELEASES
+from app_ui.core.state import EPS_PUFFER, PLAN_RELEASES, ParameterGroup
 from app_ui.prior.settings import PriorChoice
+from puffer_core.priors.codecs import Choice, Number, Parameter
+
+# the trial run's settings (step 5) and the step the path is at: in the path's link, so that it reopens as it was
+TRIAL_QUERIES = ("topk", "histogram")
+GUIDE_QUERY = Parameter("guide_query", "topk", "gq", Choice(TRIAL_QUERIES), label="What you publish")
+GUIDE_K = Parameter("guide_k", 3, "gk", Number(1, 50, whole=True), label="k (top states per group)", step=1)
+GUIDE_TRIALS = Parameter("guide_trials", 100, "gtrials", Number(10, 2000, whole=True), label="Trials", step=50)
+GUIDE_SEED = Parameter("guide_seed", 0, "gseed", Number(0, 2**31 - 1, whole=True), label="Seed", step=1)
+GUIDE_STEP = Parameter("guide_step", 0, "gstep", Number(0, 20, whole=True), label="The guided path's step")
+GUIDE_GROUP = ParameterGroup("guided", (GUIDE_QUERY, GUIDE_K, GUIDE_TRIALS, GUIDE_SEED, GUIDE_STEP))
 
 
 @dataclass(frozen=True)
 class AnalystSettings(SettingsRecord):
-    """What the analyst's path computes from: the prior in use, the target ε_puffer, the releases planned."""
+    """What the analyst's path computes from and its link, report and script carry: the prior in use, the
+    target ε_puffer, the releases planned, the trial run's query, k, trials and seed, and the step shown."""
 
     prior: PriorChoice = holds(PriorChoice)
     eps_puffer: float = setting(EPS_PUFFER)
     plan_releases: int = setting(PLAN_RELEASES)
+    query: str = setting(GUIDE_QUERY)
+    k: int = setting(GUIDE_K)
+    trials: int = setting(GUIDE_TRIALS)
+    seed: int = setting(GUIDE_SEED)
+    step: int = setting(GUIDE_STEP)
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,13 @@ def overlay_curve(source: str, parameters: Params) -> InfluenceCurve:
 
 
 def describe_prior() -> str:
-    """One line naming the prior in the settings, with the data it was fitted to while it is still the fit."""
-    return PriorChoice.from_session().description
+    """One line naming the prior in the settings, with the data it was fitted to while it is still the fit, and its
+    prior uncertainty when it is switched on (the pages then calibrate against Θ)."""
+    prior = PriorChoice.from_session()
+    chosen = prior.uncertainty
+    if prior.as_fitted and chosen.on:
+        return f"{prior.description}, with its prior uncertainty (Θ: the fit and {chosen.draws} posterior draws)"
+    return prior.description
 
 
 def current_curve() -> CurrentCurve:

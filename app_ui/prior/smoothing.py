@@ -114,6 +114,7 @@ def _drivers_numbers(drivers: InfluenceDrivers, tau: float) -> dict[str, Any]:
             }
             for t in d.terms
         ],
+        "marginal": d.marginal,
         "unseen": sorted({d.name(t) for t in d.unseen}),
         "unseen_share": d.unseen_share,
         "smoothing": tau,
@@ -257,7 +258,15 @@ def drivers_sentence(n: dict[str, Any]) -> str:
             f" {den['name']} ({_seen(den)}, probability {fmt(den['probability'], 3)}), log ratio"
             f" {fmt(term['value'], 3)}"
         )
+    marginal = float(n["marginal"])
+    if marginal != 0.0:  # the left term's log p_t(x') − log p_t(x) (docs/math.md §2.1): the parts add up to a(1)
+        parts.append(
+            f"how likely {other} is against {secret} at that entry, log π({other})/π({secret}) {fmt(marginal, 3)}"
+        )
     detail = "; ".join(parts)
+    total = sum(float(term["value"]) for term in n["terms"]) + marginal
+    if len(parts) > 1:
+        detail += f" — together {fmt(total, 3)}"
     if n["unseen"]:
         tau = n.get("smoothing")
         held = f"the smoothing τ = {tau:g} the fit gives them" if tau else "the small value the fit gives them"

@@ -21,6 +21,7 @@ from puffer_core.data.stats import SequenceStats
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, QUERIES, TOPK_LAPLACE, mechanisms_for
 from puffer_core.priors.codecs import Number
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
+from puffer_core.simulation.metrics import informative_k, trivial_topk
 from puffer_core.simulation.run import DEFAULT_EPS_GRID, MAX_RELEASES, RELEASE_MODES
 
 MAX_TRIALS_UI = 5000
@@ -76,14 +77,18 @@ def simulation_settings(seqs: Sequences | SequenceStats, can_postprocess: bool =
     )
     k = 3
     if query == "topk":
+        start = informative_k(seqs.n_states) or 1  # below the number of states: a list that can be wrong
         kept = st.session_state.get("w_sim_k")
-        if kept is not None and kept > seqs.n_states:  # a k chosen for other data: this one has fewer states
-            st.session_state["w_sim_k"] = min(3, seqs.n_states)
-            c2.caption(
-                f"k was {int(kept)}; these data have {seqs.n_states} states, so k starts again from"
-                f" {min(3, seqs.n_states)}."
-            )
-        k = _box(c2, "k (how many top states per group)", 1, seqs.n_states, min(3, seqs.n_states), "w_sim_k")
+        other_data = st.session_state.get("sim_k_states", seqs.n_states) != seqs.n_states
+        if kept is not None and (kept > seqs.n_states or other_data and kept >= seqs.n_states):
+            # a k set for other data, which these data's few states make impossible or trivially right
+            st.session_state["w_sim_k"] = start
+            c2.caption(f"k was {int(kept)}; these data have {seqs.n_states} states, so k starts again from {start}.")
+        st.session_state["sim_k_states"] = seqs.n_states
+        k = _box(c2, "k (how many top states per group)", 1, seqs.n_states, start, "w_sim_k")
+        why = trivial_topk(k, seqs.n_states)
+        if why:
+            st.warning(f"This comparison cannot tell the mechanisms apart: {why}.", icon=":material/warning:")
     mechanisms = st.multiselect(
         "Mechanisms",
         list(mechanisms_for(query)),

@@ -14,7 +14,7 @@ from .fitted import (
     posterior_mean_chain,
     smoothing_effect,
 )
-from .metrics import acc_at_k, hit_rate_at_k, l1_count_error, ndcg_at_k
+from .metrics import acc_at_k, hit_rate_at_k, informative_k, l1_count_error, ndcg_at_k, trivial_topk
 from .run import DEFAULT_EPS_GRID, RELEASE_MODES, SimulationResult, simulate
 
 __all__ = [
@@ -30,9 +30,11 @@ __all__ = [
     "dirichlet_alternative",
     "explain_simulation",
     "hit_rate_at_k",
+    "informative_k",
     "l1_count_error",
     "ndcg_at_k",
     "posterior_mean_chain",
     "simulate",
     "smoothing_effect",
+    "trivial_topk",
 ]

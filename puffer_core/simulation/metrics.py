@@ -27,6 +27,30 @@ import numpy as np
 
 from ..validation import as_numbers, check_whole
 
+DEFAULT_TOPK = 3  # the k a top-k query starts from, when the data allow it (:func:`informative_k`)
+
+
+def informative_k(n_states: int, k: int = DEFAULT_TOPK) -> int | None:
+    """The k a top-k query should start from on data with ``n_states`` states: ``k``, lowered below ``n_states``.
+
+    With k ≥ n_states every state is in the true top k and in the released one, so Hit Rate@k is 1 whatever
+    the noise: a query that cannot fail compares nothing.  None when no k can fail (one state): ask for the
+    histogram instead.
+    """
+    n_states = check_whole("n_states", n_states, minimum=1)
+    return min(check_whole("k", k, minimum=1), n_states - 1) if n_states >= 2 else None
+
+
+def trivial_topk(k: int, n_states: int) -> str:
+    """Why a top-``k`` query on ``n_states`` states cannot fail, in a sentence ("" when it can)."""
+    if k < n_states:
+        return ""
+    return (
+        f"with k = {k} and {n_states} state{'' if n_states == 1 else 's'}, every state is in the top {k}: the"
+        f" released list always holds the true one, so Hit Rate@{k} is 1 for every mechanism whatever the noise"
+        + (f"; choose k below {n_states} to compare the mechanisms" if n_states >= 2 else "; publish the histogram")
+    )
+
 
 def true_ranking(counts: np.ndarray) -> np.ndarray:
     """States by true count descending, ties broken by lower state index first (docs/math.md §7).

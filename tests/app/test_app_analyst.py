@@ -172,7 +172,7 @@ def test_step_6_sums_up_and_the_other_pages_use_the_same_settings(
     assert f"**Target:** ε_puffer = {EPS:g} per release → per-entry ε_DP = {fmt(eps_dp)}" in text
     assert f"**Plan:** {RELEASES} releases → ε_puffer = {fmt(a + RELEASES * (EPS - a))} together" in text
     assert "**Trial run:** included" in text
-    assert "Download the report (HTML)" in downloads and "analyst_next" not in buttons
+    assert downloads == ["Download report (HTML)", "Download script (Python)"] and "analyst_next" not in buttons
     assert walked["calibrate"] == (fmt(eps_dp), EPS)
     assert walked["plan page"] == RELEASES
 

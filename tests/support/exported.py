@@ -23,6 +23,7 @@ PAGES = {
     "simulate": "",
     "synthesize": "",
     "optimal": "chain",
+    "analyst": "guided",
 }
 # pages that compute only when asked
 RUN_BUTTONS = {"attack": "w_attack_run", "simulate": "w_sim_run", "synthesize": "w_synth_run"}
@@ -48,6 +49,25 @@ def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:
             "gaussian",
             {"kernel": "squared_exponential", "length_scale": 2.0, "n": 12, "gamma": 3.0, "delta": 0.2},
         ),
+    }
+
+
+def guided_query() -> dict[str, str]:
+    """The guided path's share link at its report step: the chain fitted to the built-in check-ins (the link names
+    the data, so the page loads it), a target, a plan and a trial of 20 trials."""
+    from puffer_core import fit_markov_chain, load_dataset
+
+    fitted = fit_markov_chain(load_dataset("checkins"))
+    matrix = tuple(tuple(float(v) for v in row) for row in fitted.transition)
+    values = {"matrix": matrix, "labels": tuple(str(s) for s in fitted.labels), "length": fitted.length}
+    return {
+        **link_query("matrix", values),
+        "data": "builtin:checkins:user",
+        "eps": "0.8",
+        "releases": "6",
+        "gtrials": "20",
+        "gseed": "3",
+        "gstep": "5",
     }
 
 
@@ -108,6 +128,8 @@ def export_scripts(folder: Path) -> list[Path]:
         runs = (
             {"default": {}}
             if not takes
+            else {"default": guided_query()}
+            if takes == "guided"
             else {
                 name: link_query(kind, values)
                 for name, (kind, values) in cases.items()
