@@ -439,11 +439,6 @@ def _extreme(side: _Side, r: np.ndarray, bound: np.ndarray, attained: np.ndarray
     return np.maximum(result, attained)
 
 
-def centre_coordinate(n: int) -> int:
-    """The 0-based index of [C] Theorem 5's centre coordinate i* = ⌈n/2⌉ (1-based)."""
-    return (n + 1) // 2 - 1
-
-
 def _orders(n: int, centre: int | None = None) -> list[np.ndarray]:
     """Coordinates by distance from ``centre`` (0-based; default [C]'s i* = ⌈n/2⌉), ties lower-first and
     higher-first.
