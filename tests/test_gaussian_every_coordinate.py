@@ -143,13 +143,12 @@ def test_the_estimate_counts_every_coordinate_and_refuses_honestly():
         gaussian_estimate(GaussianProcessPrior(9, 1.0), None, [9])
 
 
-def test_more_undominated_laws_than_estimated_are_estimated_again_and_refused_when_out_of_reach():
+def test_more_undominated_laws_than_estimated_are_estimated_again_and_refused_when_out_of_reach(monkeypatch):
     """The up-front estimate models a few undominated laws per b; more are re-estimated before the spreads."""
-    from puffer_core.engine.gaussian import _checked_spread
-
-    estimate = gaussian_estimate(GaussianProcessPrior(200, 3.0))
-    assert _checked_spread(estimate, 10, 199) is estimate
-    again = _checked_spread(estimate, 20_000, 199)
-    assert again.fits and again.total_units > estimate.total_units
-    with pytest.raises(ValueError, match="undominated laws"):
-        _checked_spread(estimate, 10**8, 199)
+    prior = GaussianProcessPrior(30, 3.0)
+    want = influence_curve(prior).a
+    monkeypatch.setattr("puffer_core.engine.gaussian._FRONT", 0)  # every law is now more than modelled
+    assert np.array_equal(influence_curve(prior).a, want)
+    monkeypatch.setattr("puffer_core.engine.gaussian._SPREAD_FLOPS", 1e12)
+    with pytest.raises(ValueError, match="out of reach.*undominated laws"):
+        influence_curve(prior)
