@@ -8,6 +8,7 @@ consecutive positions, 0-based and inclusive, like :class:`~puffer_core.secrets.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -20,9 +21,10 @@ from .values import MAX_INDEX
 def _whole(name: str, value: object) -> int:
     if not is_whole(value):
         raise InvalidParameter(f"{name} must be a whole number ≥ 0; got {value!r}")
-    if not 0 <= int(value) <= MAX_INDEX:
+    number = operator.index(value)  # type: ignore[arg-type]  # is_whole: an integer of some kind
+    if not 0 <= number <= MAX_INDEX:
         raise ValueError(f"{name} must be a whole number 0..{MAX_INDEX:,}; got {value!r}")
-    return int(value)
+    return number
 
 
 @dataclass(frozen=True)

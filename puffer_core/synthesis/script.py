@@ -50,8 +50,6 @@ def synthesis_source(
     for label, variable in (("data", data), ("prior", prior), ("name", name)):
         if not isinstance(variable, str) or not variable.isidentifier() or keyword.iskeyword(variable):
             raise InvalidParameter(f"{label} must name a Python variable of the script (e.g. 'data'); got {variable!r}")
-    if eps_puffer is not None:
-        eps_puffer = check_eps("ε_puffer", eps_puffer)
     if out is not None and not isinstance(out, str):
         raise InvalidParameter(f"out must be a file path (a string) or None; got {type(out).__name__}")
     imports = ["synthesize"]
@@ -60,7 +58,7 @@ def synthesis_source(
         target = (f"accuracy=CountAccuracy(alpha={float(accuracy.alpha)!r}, beta={float(accuracy.beta)!r},"
                   f" joint={accuracy.joint!r})")
     else:
-        target = f"{float(eps_puffer)!r}"
+        target = repr(check_eps("ε_puffer", eps_puffer))
     where = "the table stays in memory" if out is None else f"streamed to {out!r}"
     how = (f"seed {int(seed)}: the same noise and the same table every time (reproducible, not for publishing)"
            if seed is not None else "no seed: a real release, drawn by OpenDP, different every time")
