@@ -122,3 +122,16 @@ def test_exported_synthesis_scripts_refuse_values_they_would_print():
         synthesis_source(eps_puffer=1.0, data="1x; import os")
     imports, code = synthesis_source(eps_puffer=1.0, seed=3)
     assert "synthesize" in imports and "1.0" in code
+
+
+def test_compare_with_floor_reads_a_b_about_the_chosen_secrets():
+    """The Laplace row via a(b) uses the curve about the same secrets as the floor (it used every secret)."""
+    from puffer_core.mechanisms.laplace import pufferfish_laplace
+
+    prior = pc.MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=4)
+    chosen = Secrets(positions=(0,))
+    rows = {r.name: r for r in compare_with_floor(prior, 1.0, states=[1], secrets=chosen).rows}
+    every = {r.name: r for r in compare_with_floor(prior, 1.0, states=[1]).rows}
+    want = pufferfish_laplace(pc.influence_curve(prior, secrets=chosen), 1.0, sensitivity=1.0).scale
+    assert rows["pufferfish_laplace"].error == pytest.approx(want)
+    assert rows["pufferfish_laplace"].error <= every["pufferfish_laplace"].error

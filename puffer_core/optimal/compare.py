@@ -99,7 +99,10 @@ def compare_with_floor(
     """The floor and every shipped mechanism's exact expected error at ε (module docstring, docs/math.md §18).
 
     ``states``: the count of these states (None: the whole histogram, small K only).  ``optimal``: a
-    programme already solved at this ε for the same query (else it is solved here).
+    programme already solved at this ε for the same query (else it is solved here).  ``secrets``: the floor,
+    the Laplace mechanism via a(b), the Wasserstein and the Gaussian mechanisms protect these; MQM, MQMApprox
+    and the influence matrix protect every pair at every entry (they take no secrets, so their error can only
+    be larger than with them).
     """
     priors = as_theta(prior_or_priors, "the comparison with the best possible mechanism")
     eps = check_eps("ε_puffer", eps_puffer)
@@ -118,7 +121,7 @@ def compare_with_floor(
                    else optimal_count_mechanism(priors, states, eps, secrets))
     counts = priors.n_states if histogram else 1
     sens = HISTOGRAM_SENSITIVITY if histogram else 1.0
-    curve = influence_curve(priors)
+    curve = influence_curve(priors, secrets=secrets)  # a(b) about the chosen secrets, like the floor's
     cal = calibrate(curve, eps)
     route = "group DP over the whole sequence" if cal.group_dp else f"b = {cal.b}, a(b) = {cal.a:.3g}"
     rows = [
