@@ -60,9 +60,17 @@ def _level(name: str, value: object) -> float:
     return check_eps(name, value, allow_zero=True)
 
 
+def _order(alpha: object) -> float:
+    """A Rényi order α > 1 (finite; the formulas need no upper limit, unlike the exact search's check_order)."""
+    value = check_number("α (the Rényi order)", alpha)
+    if value <= 1.0:
+        raise ValueError(f"α (the Rényi order) must be above 1; got {value:g}")
+    return value
+
+
 def gwm_sigma(w: float, alpha: float, eps: float) -> float:
     """σ_GWM = W∞·√(α/(2ε)): the General Wasserstein Mechanism's noise (module docstring); ε = ∞ needs none."""
-    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), check_order(alpha)
+    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), _order(alpha)
     if _level("ε", eps) == math.inf:
         return 0.0
     eps = check_positive("ε", eps)  # no finite Gaussian noise gives ε = 0
@@ -71,7 +79,7 @@ def gwm_sigma(w: float, alpha: float, eps: float) -> float:
 
 def gwm_eps(w: float, alpha: float, sigma: float) -> float:
     """The GWM's bound α·W∞²/(2σ²) on D_α at noise σ (inf at σ = 0 unless W∞ = 0)."""
-    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), check_order(alpha)
+    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), _order(alpha)
     sigma = _level("σ", sigma)
     if w == 0:
         return 0.0
