@@ -74,7 +74,11 @@ def gwm_sigma(w: float, alpha: float, eps: float) -> float:
     if _level("ε", eps) == math.inf:
         return 0.0
     eps = check_positive("ε", eps)  # no finite Gaussian noise gives ε = 0
-    return 0.0 if w == 0 else w * math.sqrt(alpha / 2.0) / math.sqrt(eps)
+    if w == 0:
+        return 0.0
+    if eps > 1e307:  # 2ε would overflow (to σ = 0); the exact search needs the formula below, rounding included
+        return w * math.sqrt(alpha / 2.0) / math.sqrt(eps)
+    return w * math.sqrt(alpha / (2.0 * eps))
 
 
 def gwm_eps(w: float, alpha: float, sigma: float) -> float:
