@@ -94,7 +94,6 @@ def _mp_spread(prior, b: int, points: int = 201) -> float:
 @pytest.mark.parametrize("ell,delta,b", [(2.0, 1e-14, 3), (0.5, 1e-12, 1), (1.0, 1e-12, 2), (2.0, 1e-13, 1)])
 def test_gaussian_curve_with_tiny_delta_is_not_below_a_60_digit_computation(ell, delta, b):
     from puffer_core import GaussianProcessPrior
-
     from puffer_core.secrets import Secrets
 
     prior = GaussianProcessPrior(9, ell, delta=delta)
