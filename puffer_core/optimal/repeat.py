@@ -82,7 +82,8 @@ def repeated_leakage(optimal: OptimalMechanism, k: int, curve: InfluenceCurve | 
     where = {int(law): n for n, law in enumerate(used)}
     i = np.array([where[int(a)] for a in prog.pairs[:, 0]], dtype=int)
     j = np.array([where[int(b)] for b in prog.pairs[:, 1]], dtype=int)
-    best, best_pair, best_tuple = -math.inf, -1, ()
+    best, best_pair = -math.inf, -1
+    best_tuple: tuple[int, ...] = ()
     chunk = max(1, _BLOCK // max(1, n_values * used.size))
     tuples = itertools.combinations_with_replacement(range(n_out), k)
     while True:
