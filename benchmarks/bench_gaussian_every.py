@@ -56,6 +56,10 @@ def main() -> None:
             centre = influence_curve(prior, secrets=Secrets(positions=((size + 1) // 2 - 1,))).a
             centre_s = _cpu() - clock
             estimate = gp.gaussian_estimate(prior)
+            if not estimate.fits:
+                print(f"{size:>5} {kernel:>20} {float(ell):>4g} {centre_s:>9.2f}  refused up front:"
+                      f" {estimate.describe()} (use n ≤ {estimate.largest['n']:,})")
+                continue
             counted[0] = 0
             clock = _cpu()
             every = influence_curve(prior).a
