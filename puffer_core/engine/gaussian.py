@@ -518,7 +518,7 @@ def _work(n: int, m: int, count: int, second: int, weak: bool) -> tuple[dict[str
     size = float(n)
     # multiply-adds of the linear algebra (BLAS), per coordinate: the first order's factor, inverse and residual
     # product (and two full products when λ is weak); a second order (ties both ways) reuses the factor
-    extra = 2.0 if weak else 0.0
+    extra = 3.0 if weak else 0.0  # two products, and the spread of badly conditioned laws (measured: n = 603, ℓ = 20)
     products = count * size**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + second * size**3 * (1 / 2 + extra)
     rows = min((count + 0.5 * second) * m, _FRONT * m)  # laws evaluated: the undominated ones (_undominated)
     units = {
