@@ -231,11 +231,11 @@ def test_redaction_window_matches_the_closed_form_of_the_symmetric_chain(q, eps)
 
 def test_gaussian_positions_are_coordinates_and_more_of_them_never_lower_the_curve():
     prior = GaussianProcessPrior(15, 2.0)
-    centre = influence_curve(prior).a
-    assert np.array_equal(influence_curve(prior, secrets=Secrets(positions=(7,))).a, centre)
+    centre = influence_curve(prior, secrets=Secrets(positions=(7,))).a
     assert np.array_equal(influence_curve(prior, secrets=Secrets(positions=(7, 7))).a, centre)
     edge = influence_curve(prior, secrets=Secrets(positions=(0, 14))).a
     every = influence_curve(prior, secrets=Secrets(positions=tuple(range(15)))).a
+    assert np.array_equal(influence_curve(prior).a, every)  # the default protects every coordinate
     assert np.all(edge <= every) and np.all(centre <= every)
     assert edge[0] < centre[0]  # the first coordinate has one neighbour side only
     with pytest.raises(ValueError, match="intervals of one coordinate"):

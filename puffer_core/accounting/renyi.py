@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from ..secrets.values import ALL_SECRETS
-from ..validation import check_number, check_positive, check_probability
+from ..validation import InvalidParameter, as_double, check_number, check_positive, check_probability, is_number
 from .events import Composition, secrets_text
 
 DIFFERENT_QUERIES = (
@@ -78,7 +78,10 @@ def check_renyi_order(alpha: object) -> float:
 def renyi_to_approx(alpha: float, eps: float, delta: float) -> float:
     """ε_δ = ε + log(1/δ)/(α − 1): (α, ε)-Rényi Pufferfish ⇒ (ε_δ, δ)-Pufferfish (module docstring)."""
     alpha = check_renyi_order(alpha)
-    if not (isinstance(eps, (int, float)) and eps >= 0) or math.isnan(eps):
+    if not is_number(eps):
+        raise InvalidParameter(f"ε (the Rényi level) must be a number ≥ 0; got {eps!r}")
+    eps = as_double("ε (the Rényi level)", eps)
+    if not eps >= 0:
         raise ValueError(f"ε (the Rényi level) must be a number ≥ 0; got {eps!r}")
     delta = check_probability("δ (the probability allowed to go unprotected)", delta, open_interval=True)
     return float(eps) + math.log(1.0 / delta) / (alpha - 1.0)
@@ -176,10 +179,13 @@ class RenyiEvent:
 
 
 def _events(events: Iterable[RenyiEvent]) -> list[RenyiEvent]:
+    if isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+        raise InvalidParameter(f"a Rényi ledger takes a list of RenyiEvents; got {type(events).__name__}")
     items = list(events)
     for e in items:
         if not isinstance(e, RenyiEvent):
-            raise ValueError(f"a Rényi ledger composes RenyiEvents (a Gaussian mechanism's .accounting); got {e!r}")
+            raise InvalidParameter(
+                f"a Rényi ledger composes RenyiEvents (a Gaussian mechanism's .accounting); got {e!r}")
     if len({e.query for e in items}) > 1:
         raise ValueError(DIFFERENT_QUERIES)
     if len({e.w for e in items}) > 1:
@@ -189,6 +195,8 @@ def _events(events: Iterable[RenyiEvent]) -> list[RenyiEvent]:
 
 def combined_sigma(sigmas: Iterable[float]) -> float:
     """(Σ σ_l^−2)^(−1/2): the one release equivalent to independent Gaussian releases of one count."""
+    if isinstance(sigmas, (str, bytes)) or not isinstance(sigmas, Iterable):
+        raise InvalidParameter(f"sigmas must be a list of noise scales σ; got {type(sigmas).__name__}")
     values = [check_positive("σ", s) for s in sigmas]
     if not values:
         raise ValueError("no releases")
@@ -202,8 +210,8 @@ class RenyiLedger:
     ``sigma``: the one release they equal; ``eps``: its certified D_α (exact when the releases carry an
     account, else the GWM's bound); ``eps_gwm``: the GWM's bound (the sum of the releases' bounds);
     ``naive_sum``: the sum of the releases' own ε — what Rényi DP's rule would say, **not** a guarantee here;
-    ``eps_delta``: ε of the (ε, δ)-Pufferfish guarantee from ``eps`` (when a δ was given); ``eps_puffer``: the
-    pure ε-Pufferfish level of the combined release (+inf: none, ``pure_note`` says why).
+    ``eps_delta``: ε of the (ε, δ)-Pufferfish guarantee from ``eps`` (+inf when no δ was given: δ = 0);
+    ``eps_puffer``: the pure ε-Pufferfish level of the combined release (+inf: none, ``pure_note`` says why).
     """
 
     alpha: float
@@ -282,7 +290,7 @@ def renyi_ledger(events: Iterable[RenyiEvent], delta: float | None = None, alpha
     approx = (
         np.array([renyi_to_approx(order, v, delta) if math.isfinite(v) else math.inf for v in eps])
         if delta is not None
-        else np.full(len(items), np.nan)
+        else np.full(len(items), np.inf)  # δ = 0: log(1/δ) = ∞, no finite ε_δ (never NaN)
     )
     return RenyiLedger(
         order, items[0].query, np.array(sigma), eps_arr, np.array(gwm), np.array(naive), np.array(pure), delta,

@@ -1,9 +1,11 @@
 """a(b) for a Gaussian-process prior (docs/math.md §2.3, [C] Example 4, Theorem 5).
 
-One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n.  The worst coordinate is the centre
-i* = ⌈n/2⌉; for each b, L = the n − b coordinates farthest from i* (when two coordinates are
-equally far, both choices are evaluated and the smaller value kept: the definition takes the
-min over H).  With x_i* | x_L ~ N(μ, σ²), μ = w·x_L ∈ [−M, M], M = γ‖w‖₁ and
+One record x ∈ R^n ~ N(0, Σ) truncated to [−γ, γ]^n.  [C] Theorem 5 evaluates the centre ⌈n/2⌉ only,
+but it is not the worst coordinate (docs/math.md §16 gives cases where others leak far more), so every
+coordinate i* is evaluated (one of each mirror pair i, n − 1 − i) and the maximum taken; for each b,
+L = the n − b coordinates farthest from i* (when two coordinates are equally far, both choices are
+evaluated and the smaller value kept: the definition takes the min over H).  With
+x_i* | x_L ~ N(μ, σ²), μ = w·x_L ∈ [−M, M], M = γ‖w‖₁ and
 
     f(r, μ) = log Pr(x ∈ [r, r+δ] | N(μ, σ²)) − log Pr(x ∈ [r, r+δ] | N(0, 1))
     a(b)    = max_{|μ| ≤ M} [ max_r f(r, μ) − min_r f(r, μ) ],   r ∈ [−γ, γ − δ].
@@ -38,6 +40,10 @@ app states).  Every reported value is an upper bound on this quantity for the *e
   rigorous bounds for max_r f and min_r f; cells whose bound could still matter are
   subdivided until the bound is within ``R_TOL`` of an attained value.
 
+- **Every coordinate.** The spread is non-decreasing in M and non-increasing in σ, so at each b only
+  the undominated laws (M, σ) over the coordinates are evaluated (:func:`_undominated`): the same
+  maximum at a fraction of the cost.
+
 Interval probabilities are computed in log space (tails from ``scipy.special.erfcx``, narrow
 intervals by quadrature of the hazard, intervals around 0 from erf), never clipped and without
 cancellation, so values of hundreds of nats and widths δ down to 1e-200 are kept.  a(b) is made
@@ -47,7 +53,7 @@ non-increasing by a running minimum over b (|H| ≤ b allows smaller H).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky
@@ -62,13 +68,13 @@ from ..work import (
     GAUSSIAN,
     MEMORY_LIMIT_BYTES,
     PRODUCT,
-    SECONDS_PER_UNIT,
     UNIT_KINDS,
     Progress,
     ProgressCallback,
     WorkCounter,
     WorkEstimate,
     one_blas_thread,
+    unit_seconds,
 )
 from .curve import InfluenceCurve
 
@@ -433,11 +439,6 @@ def _extreme(side: _Side, r: np.ndarray, bound: np.ndarray, attained: np.ndarray
     return np.maximum(result, attained)
 
 
-def centre_coordinate(n: int) -> int:
-    """The 0-based index of [C] Theorem 5's centre coordinate i* = ⌈n/2⌉ (1-based)."""
-    return (n + 1) // 2 - 1
-
-
 def _orders(n: int, centre: int | None = None) -> list[np.ndarray]:
     """Coordinates by distance from ``centre`` (0-based; default [C]'s i* = ⌈n/2⌉), ties lower-first and
     higher-first.
@@ -456,11 +457,19 @@ def _orders(n: int, centre: int | None = None) -> list[np.ndarray]:
 
 
 _SPREAD_FLOPS = 800.0  # floating-point operations per (b, r) point of the spread bounds, refinement included
+# Undominated laws per b, as estimated up front (n = 50..724, both kernels, ℓ = 0.5..20: 1.0–1.1 of them); when
+# more are found the work is estimated again with their number before the spreads (_checked_spread)
+_FRONT = 4
 
 
-def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None, coordinates: int = 1) -> WorkEstimate:
-    """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`); ``coordinates``:
-    how many coordinates' curves are computed (chosen positions, docs/math.md §16)."""
+def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None,
+                      coordinates: int | Sequence[int] | None = None) -> WorkEstimate:
+    """What :func:`gaussian_influence_curve` will cost, before doing it (a :class:`WorkEstimate`).
+
+    ``coordinates``: the coordinates whose curves are computed (0-based, see :func:`protected_coordinates`), or
+    how many (each counted with both orders of ties); ``None``: every coordinate, the default curve's
+    ⌈n/2⌉ (docs/math.md §2.3, §16).  The spread part counts every law, as if none were pruned (an upper estimate).
+    """
     if not isinstance(prior, GaussianProcessPrior):
         raise ValueError(
             f"gaussian_estimate takes a GaussianProcessPrior (for a Markov chain use influence_estimate);"
@@ -468,35 +477,56 @@ def gaussian_estimate(prior: GaussianProcessPrior, max_b: int | None = None, coo
         )
     if max_b is not None:
         check_whole("max_b", max_b)
-    n = float(prior.n)
-    orders = len(_orders(prior.n)) if coordinates == 1 else 2  # off the centre, ties come both ways
+    if coordinates is None:
+        coordinates = protected_coordinates(prior.n, None)
+    if isinstance(coordinates, (int, np.integer)) and not isinstance(coordinates, bool):
+        check_whole("coordinates", int(coordinates))
+        count, second = int(coordinates), int(coordinates)
+    elif isinstance(coordinates, Sequence) and coordinates and all(
+            isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < prior.n for c in coordinates):
+        count, second = len(coordinates), sum(len(_orders(prior.n, int(c))) - 1 for c in coordinates)
+    else:
+        raise ValueError(
+            f"coordinates must be a whole number ≥ 1 or a non-empty list of coordinates in 0..{prior.n - 1};"
+            f" got {coordinates!r}"
+        )
     m = min(prior.n if max_b is None else int(max_b), prior.n - 1)
     weak = symbol_minimum(prior) < 1e-6  # the factor's own bound needs two more products
-    # multiply-adds of the linear algebra (BLAS): the first order's factor, inverse and residual product (and
-    # two full products when λ is weak); a second order (even n) reuses the factor (see _swapped)
-    extra = 2.0 if weak else 0.0
-    products = n**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + (orders - 1) * n**3 * (1 / 2 + extra)
-    rows = m * (1 + 0.5 * (orders - 1))
-    units = {
-        "product": coordinates * products,
-        "gaussian": coordinates * ((40 + 60 * (orders - 1)) * n * n + rows * R_POINTS * _SPREAD_FLOPS),
-        "overhead": 6000.0 + coordinates * 60.0 * rows,  # the interpreter's share (µs; a small call takes 3–8 ms)
-    }
-    nbytes = 8.0 * n * n * (9 if weak else 6)
-    seconds = coordinates * products * SECONDS_PER_UNIT["product"]
-    fits = int(prior.n * min(1.0, (WORK_LIMIT_SECONDS / max(seconds, 1e-9)) ** (1 / 3),
-                             (MEMORY_LIMIT_BYTES / nbytes) ** 0.5))
-    several = f" for each of {coordinates} protected coordinates" if coordinates > 1 else ""
+    units, nbytes = _work(prior.n, m, count, second, weak)
+    fits = prior.n
+    if unit_seconds(units) > WORK_LIMIT_SECONDS or nbytes > MEMORY_LIMIT_BYTES:  # the largest n that fits
+        low, high = 2, prior.n
+        while high - low > 1:
+            mid = (low + high) // 2
+            share = min(1.0, (mid + 1) // 2 / count)  # the default's ⌈n/2⌉, or as many of the chosen ones
+            u, b = _work(mid, min(m, mid - 1), max(1, round(count * share)), round(second * share), weak)
+            low, high = (mid, high) if unit_seconds(u) <= WORK_LIMIT_SECONDS and b <= MEMORY_LIMIT_BYTES else (
+                low, mid)
+        fits = low
+    several = f" for each of {count:,} coordinates (one of each mirror pair)" if count > 1 else ""
     return WorkEstimate(
         f"a Gaussian-process curve with n = {prior.n:,} coordinates", units, nbytes,
-        f"a Cholesky factorisation of {prior.n - 1}×{prior.n - 1}"
-        f"{' (and its reordering for the second order of ties)' if orders > 1 else ''} with certified residuals"
-        f"{several}",
-        f"use n ≤ {max(2, int(fits * 0.9)):,} (the curve only depends on the coordinates within the correlation"
-        " range of the centre, so a shorter record with the same ℓ shows the same shape)"
-        + (", or protect fewer coordinates" if coordinates > 1 else ""),
+        f"a Cholesky factorisation of {prior.n - 1}×{prior.n - 1} with certified residuals{several}",
+        f"use n ≤ {max(2, int(fits * 0.9)):,}"
+        + (", or protect fewer coordinates (Secrets(positions=…): each costs one factorisation)" if count > 1 else ""),
         {"n": max(2, int(fits * 0.9))},
     )
+
+
+def _work(n: int, m: int, count: int, second: int, weak: bool) -> tuple[dict[str, float], float]:
+    """(units, peak bytes) of ``count`` coordinates' curves, ``second`` of them with a second order of ties."""
+    size = float(n)
+    # multiply-adds of the linear algebra (BLAS), per coordinate: the first order's factor, inverse and residual
+    # product (and two full products when λ is weak); a second order (ties both ways) reuses the factor
+    extra = 3.0 if weak else 0.0  # two products, and the spread of badly conditioned laws (measured: n = 603, ℓ = 20)
+    products = count * size**3 * (1 / 6 + 1 / 6 + 1 / 2 + extra) + second * size**3 * (1 / 2 + extra)
+    rows = min((count + 0.5 * second) * m, _FRONT * m)  # laws evaluated: the undominated ones (_undominated)
+    units = {
+        "product": products,
+        "gaussian": (40 * count + 60 * second) * size * size + rows * R_POINTS * _SPREAD_FLOPS,
+        "overhead": 6000.0 + 60.0 * rows + 40.0 * count * m,  # the interpreter's share (µs)
+    }
+    return units, 8.0 * size * size * (9 if weak else 6) + 8.0 * 4 * count * max(m, 0)
 
 
 def gaussian_influence_curve(
@@ -509,10 +539,10 @@ def gaussian_influence_curve(
 ) -> InfluenceCurve:
     """The a(b) curve of a Gaussian-process prior (docs/math.md §2.3); see the module docstring.
 
-    ``secrets``: the interval secrets of every coordinate, evaluated at [C] Theorem 5's centre (``None``,
-    :data:`ALL_SECRETS`); or the interval secrets of the protected coordinates of a
-    :class:`~puffer_core.secrets.Secrets` with positions, each evaluated with L = the n − b coordinates
-    farthest from it and the maximum taken (docs/math.md §16).
+    ``secrets``: the interval secrets of every coordinate (``None``, :data:`ALL_SECRETS`), or of the
+    protected coordinates of a :class:`~puffer_core.secrets.Secrets` with positions.  Each coordinate i is
+    evaluated with L = the n − b coordinates farthest from it, and the curve is the maximum over the
+    coordinates (docs/math.md §2.3, §16): no single coordinate is the worst for every kernel and b.
 
     Refused at once (ValueError with the estimate) when :func:`gaussian_estimate` is beyond the
     limits; ``progress`` and ``work`` as in :func:`puffer_core.influence.influence_curve`.
@@ -527,7 +557,7 @@ def gaussian_influence_curve(
         )
     n_b = n if max_b is None else int(max_b)
     coordinates = protected_coordinates(n, secrets)
-    estimate = gaussian_estimate(prior, max_b, len(coordinates))
+    estimate = gaussian_estimate(prior, max_b, coordinates)
     estimate.check()
     report = Progress(progress, estimate.total_units)
     lam = symbol_minimum(prior)
@@ -536,11 +566,12 @@ def gaussian_influence_curve(
     with one_blas_thread():
         if m >= 1:
             report.report(f"conditional laws of coordinate {coordinates[0] + 1}", force=True)
-            worst = np.zeros(m)
-            for centre in coordinates:
-                worst = np.maximum(worst, _coordinate_curve(prior, centre, m, lam, report, estimate,
-                                                            len(coordinates)))
-            a[:m] = worst
+            share = estimate.units["product"] / len(coordinates)
+            laws = [_coordinate_laws(prior, c, m, lam, report, share) for c in coordinates]
+            out, wanted, all_mu, all_var = _undominated(np.stack([mu for mu, _ in laws]),
+                                                        np.stack([v for _, v in laws]))
+            estimate = _checked_spread(estimate, all_mu.size, m)
+            a[:m] = _worst_spread(prior, out, wanted, all_mu, all_var, report)
     if work is not None:
         for kind in (PRODUCT, GAUSSIAN):  # counted from the sizes, not measured: the estimate's own numbers
             work.add(kind, estimate.units[UNIT_KINDS[kind]])
@@ -555,34 +586,113 @@ def gaussian_influence_curve(
 
 
 def protected_coordinates(n: int, secrets: Secrets | None) -> list[int]:
-    """The coordinates whose curves are computed (0-based): [C]'s centre for every position (``None`` or
-    :data:`ALL_SECRETS`), else the protected coordinates, one of each pair j, n − 1 − j (a reflection
-    leaves Σ and the orders' sets L unchanged, so both give the same values)."""
-    if secrets is None or secrets.positions is None:
-        return [centre_coordinate(n)]
-    inside = [p for p in secrets.positions if p < n]
-    return sorted({min(p, n - 1 - p) for p in inside})
+    """The coordinates whose curves are computed (0-based): every coordinate (``None`` or :data:`ALL_SECRETS`),
+    else the protected ones; one of each pair j, n − 1 − j (the reflection leaves the Toeplitz Σ unchanged and
+    swaps the two orders of ties, so both give the same values)."""
+    positions = range(n) if secrets is None or secrets.positions is None else secrets.positions
+    return sorted({min(p, n - 1 - p) for p in positions if p < n})
 
 
-def _coordinate_curve(prior: GaussianProcessPrior, centre: int, m: int, lam: float, report: Progress,
-                      estimate: WorkEstimate, count: int) -> np.ndarray:
-    """Upper bounds on a*_i(b), b = 1..m, for the secret at coordinate ``centre`` with L the n − b coordinates
-    farthest from it (the smaller value of the two orders of ties; docs/math.md §2.3, §16)."""
+def _coordinate_laws(prior: GaussianProcessPrior, centre: int, m: int, lam: float, report: Progress,
+                     share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(bound on M = γ‖w‖₁, bound on σ²), shape (2, m), of the secret at coordinate ``centre`` given L = the n − b
+    coordinates farthest from it, for the two orders of ties (one order: the row repeated; docs/math.md §2.3)."""
     orders = _orders(prior.n, centre)
-    per_order = (estimate.total_units / count - m * R_POINTS * _SPREAD_FLOPS) / len(orders)  # progress only
-    values: list[np.ndarray] = []
+    mus, variances = np.empty((2, m)), np.empty((2, m))
     for i, (mu, var) in enumerate(_conditionals(prior, orders, lam)):
-        report.advance(f"conditional laws of coordinate {centre + 1}, order {i + 1} of {len(orders)}", per_order)
-        mu, var = mu[:m], var[:m]
-        out = np.full(m, np.inf)
-        ok = var > 0
-        if i == 1:  # odd b: the same L as the first order (see _orders)
-            ok &= np.arange(1, m + 1) % 2 == 0
-            out[np.arange(1, m + 1) % 2 == 1] = values[0][np.arange(1, m + 1) % 2 == 1]
-        rows = np.flatnonzero(ok)
-        for s in range(0, rows.size, 256):
-            part = rows[s : s + 256]
-            out[part] = _spread_upper(mu[part], np.sqrt(var[part]), prior)
-            report.advance("spread of the interval log-ratios", part.size * R_POINTS * _SPREAD_FLOPS)
-        values.append(out)
-    return np.maximum(np.min(values, axis=0), 0.0)
+        report.advance(f"conditional laws of coordinate {centre + 1}, order {i + 1} of {len(orders)}",
+                       share / len(orders))
+        mus[i], variances[i] = mu[:m], var[:m]
+    if len(orders) == 1:
+        mus[1], variances[1] = mus[0], variances[0]
+    else:  # odd b: both orders hold the same set L (see _orders)
+        odd = np.arange(1, m + 1) % 2 == 1
+        mus[1, odd], variances[1, odd] = mus[0, odd], variances[0, odd]
+    return mus, variances
+
+
+def _above(mu_p: np.ndarray, var_p: np.ndarray, mu_q: np.ndarray, var_q: np.ndarray) -> np.ndarray:
+    """Whether the spread of (μ_p, σ_p) is at least that of (μ_q, σ_q): μ_p ≥ μ_q and σ_p ≤ σ_q (module docstring)."""
+    return (mu_p >= mu_q) & (var_p <= var_q)
+
+
+def _checked_spread(estimate: WorkEstimate, laws: int, m: int) -> WorkEstimate:
+    """The estimate with the number of laws actually left to evaluate (when above the up-front model of
+    ``_FRONT`` per b), checked again: refused before the spreads when it no longer fits."""
+    if laws <= _FRONT * m:
+        return estimate
+    extra = (laws - _FRONT * m) * R_POINTS * _SPREAD_FLOPS
+    units = dict(estimate.units)
+    units["gaussian"] += extra
+    units["overhead"] += 60.0 * (laws - _FRONT * m)
+    again = WorkEstimate(estimate.task, units, estimate.nbytes,
+                         f"{estimate.dominant}, and the spreads of {laws:,} undominated laws",
+                         estimate.advice, estimate.largest)
+    again.check()
+    return again
+
+
+def _undominated(mus: np.ndarray, variances: np.ndarray
+                 ) -> tuple[np.ndarray, list[tuple[int, np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
+    """The laws whose spreads decide max over coordinates of min over the two orders, for b = 1..m; ``mus``,
+    ``variances``: (coordinates, 2, m) from :func:`_coordinate_laws`.
+
+    The spread is non-decreasing in μ and non-increasing in σ (module docstring), so only undominated laws are
+    needed: per b, a coordinate whose one order's law lies below the other's keeps that one (it is the
+    minimum); of the coordinates left with one law, only the Pareto front in (μ up, σ down); a coordinate with
+    two incomparable laws only when neither lies below a law of that front.  A σ² not certified positive lies
+    above everything (+inf).  Returns (a(b) where already decided: +inf, else 0; per b its front's and pairs'
+    indices into the laws; the laws' μ and σ²).
+    """
+    m = mus.shape[2]
+    top = ~(variances > 0) | np.isnan(mus)
+    mus, variances = np.where(top, np.inf, mus), np.where(top, -np.inf, variances)
+    out = np.zeros(m)
+    wanted: list[tuple[int, np.ndarray, np.ndarray]] = []  # (b − 1, front laws, incomparable pairs of laws)
+    req_mu: list[np.ndarray] = []
+    req_var: list[np.ndarray] = []
+    count = 0
+    for j in range(m):
+        mu, var = mus[:, :, j], variances[:, :, j]
+        first_above = _above(mu[:, 0], var[:, 0], mu[:, 1], var[:, 1])
+        single = first_above | _above(mu[:, 1], var[:, 1], mu[:, 0], var[:, 0])
+        pick = np.where(first_above, 1, 0)[single]
+        s_mu, s_var = mu[single, pick], var[single, pick]
+        if np.any(np.isinf(s_mu)):
+            out[j] = np.inf
+            continue
+        order = np.lexsort((s_var, -s_mu))  # μ descending, ties σ ascending
+        s_mu, s_var = s_mu[order], s_var[order]
+        lowest = np.minimum.accumulate(np.concatenate(([np.inf], s_var)))[:-1]
+        front = s_var < lowest
+        f_mu, f_var = s_mu[front], s_var[front]
+        d_mu, d_var = mu[~single], var[~single]  # (k, 2): two incomparable laws each
+        below = np.zeros(d_mu.shape[0], dtype=bool)
+        for o in (0, 1):
+            below |= np.any(_above(f_mu[None, :], f_var[None, :], d_mu[:, o, None], d_var[:, o, None]), axis=1)
+        d_mu, d_var = d_mu[~below].ravel(), d_var[~below].ravel()
+        req_mu += [f_mu, d_mu]
+        req_var += [f_var, d_var]
+        f_idx = np.arange(count, count + f_mu.size)
+        d_idx = np.arange(count + f_mu.size, count + f_mu.size + d_mu.size).reshape(-1, 2)
+        count += f_mu.size + d_mu.size
+        wanted.append((j, f_idx, d_idx))
+    all_mu = np.concatenate(req_mu) if req_mu else np.empty(0)
+    all_var = np.concatenate(req_var) if req_var else np.empty(0)
+    return out, wanted, all_mu, all_var
+
+
+def _worst_spread(prior: GaussianProcessPrior, out: np.ndarray, wanted: list[tuple[int, np.ndarray, np.ndarray]],
+                  all_mu: np.ndarray, all_var: np.ndarray, report: Progress) -> np.ndarray:
+    """a(b), b = 1..m: the spreads of the laws :func:`_undominated` left, the max over the front and over the
+    incomparable pairs' minima."""
+    spread = np.empty(all_mu.size)
+    for s in range(0, all_mu.size, 256):
+        part = slice(s, s + 256)
+        spread[part] = _spread_upper(all_mu[part], np.sqrt(all_var[part]), prior)
+        report.advance("spread of the interval log-ratios", spread[part].size * R_POINTS * _SPREAD_FLOPS)
+    out = out.copy()
+    for j, f_idx, d_idx in wanted:
+        values = np.concatenate((spread[f_idx], spread[d_idx].min(axis=1) if d_idx.size else np.empty(0)))
+        out[j] = max(float(values.max(initial=0.0)), 0.0)
+    return out

@@ -312,7 +312,7 @@ def influence_estimate(prior_or_priors: object, max_b: int | None = None,
     priors = _check(prior_or_priors, max_b)
     chosen = _check_secrets(secrets, priors)  # chosen pairs and positions never cost more than every pair
     if isinstance(priors[0], GaussianProcessPrior):
-        coordinates = len(protected_coordinates(priors[0].n, chosen if isinstance(chosen, Secrets) else None))
+        coordinates = protected_coordinates(priors[0].n, chosen if isinstance(chosen, Secrets) else None)
         return gaussian_estimate(priors[0], max_b, coordinates)
     if isinstance(chosen, EventSecrets):
         from .events import event_work

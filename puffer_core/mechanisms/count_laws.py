@@ -38,7 +38,7 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.values import Secrets, as_secrets
-from ..validation import is_whole
+from ..validation import InvalidParameter, check_whole, is_whole
 from ..work import WorkCounter, WorkEstimate
 
 _UNIT = 2.0**-53  # double precision's unit roundoff
@@ -95,9 +95,12 @@ class CountLaws:
 def check_count_states(states: object, n_states: int) -> tuple[int, ...]:
     """The states counted: a non-empty list of distinct state indices 0..K−1 (not all K: that count is T)."""
     if isinstance(states, (str, bytes)) or not isinstance(states, (Sequence, np.ndarray, set, frozenset)):
-        raise ValueError(f"states (the states counted) must be a list of state indices; got {states!r}")
+        raise InvalidParameter(f"states (the states counted) must be a list of state indices; got {states!r}")
     values = list(states)
-    if not values or not all(is_whole(s) and 0 <= int(s) < n_states for s in values):
+    if not all(is_whole(s) for s in values):
+        raise InvalidParameter(
+            f"states (the states counted) must be a list of state indices 0..{n_states - 1}; got {states!r}")
+    if not values or not all(0 <= int(s) < n_states for s in values):
         raise ValueError(
             f"states (the states counted) must be a non-empty list of state indices 0..{n_states - 1}; got {states!r}"
         )
@@ -112,7 +115,8 @@ def check_count_states(states: object, n_states: int) -> tuple[int, ...]:
 def count_laws_estimate(n_states: int, length: int, n_priors: int = 1) -> WorkEstimate:
     """The work of :func:`count_laws`: T steps of a K×K log-sum-exp over T+1 counts, forward and backward, and
     one convolution of T+1 counts per position and state ("forward-backward" units)."""
-    k, T = int(n_states), int(length)
+    k, T = check_whole("n_states", n_states), check_whole("length", length)
+    n_priors = check_whole("n_priors", n_priors)
     size = T + 1
     units = n_priors * (2.0 * T * size * k * k + T * k * size * size)
     nbytes = 8.0 * (2 * T * size * k + T * k * size + k * size * size) * 2
@@ -202,6 +206,7 @@ def count_laws(
     counted_states = check_count_states(states, k)
     chosen = as_secrets(secrets)
     t_max = priors.max_length
+    chosen.check_within(t_max)
     if t_max > MAX_COUNT_LENGTH:
         raise ValueError(
             f"the count's laws are built for sequences of at most {MAX_COUNT_LENGTH:,} entries; got T = {t_max:,}"

@@ -31,7 +31,7 @@ import numpy as np
 from ..accounting.renyi import RenyiEvent
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.values import Secrets, as_secrets
-from ..validation import as_numbers, check_eps, check_probability, check_rng, check_whole
+from ..validation import as_numbers, check_eps, check_flag, check_probability, check_rng, check_whole
 from .base import Refused, check_counts, check_trials, opendp_prelude, top_k_indices
 from .gaussian_calibration import (
     Divergences,
@@ -240,6 +240,7 @@ def gaussian_histogram(
     """
     priors = as_theta(prior_or_priors, "the Gaussian mechanism")
     alpha, eps = check_order(alpha), check_eps("ε (the Rényi Pufferfish level)", eps)
+    exact = check_flag("exact", exact)
     key = query_key(priors, "histogram", secrets)
     if priors.n_states == 2:
         cal, div = calibrate_gaussian_count(priors, [1], eps, alpha, secrets, exact)

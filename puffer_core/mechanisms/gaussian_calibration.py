@@ -27,7 +27,7 @@ import numpy as np
 
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.values import Secrets
-from ..validation import check_eps, check_number
+from ..validation import as_double, check_eps, check_flag, check_number, check_positive, check_whole, is_number
 from ..work import WorkCounter, WorkEstimate, combine, one_blas_thread
 from .count_laws import CountLaws, CountScale, count_laws, count_laws_estimate, count_wasserstein
 from .mixtures import Bracket, Grid, count_grid, profile, ratio_bracket, renyi_bracket, split_cells, widen
@@ -38,6 +38,8 @@ _ROUNDS = 40  # refinements of one bracket at most
 _MOST_CELLS = 400_000  # cells of one bracket's grid at most
 _FOLLOWED = 6  # pairs followed by the bisection between full checks
 _SPAN = 7.0  # the grid reaches this many σ beyond the counts' range at first
+
+MIN_SIGMA = 1e-100  # below it σ² nears the subnormal range: refused (ε ≈ 1e200 for W∞ = 1)
 
 
 def check_order(alpha: object) -> float:
@@ -51,16 +53,42 @@ def check_order(alpha: object) -> float:
     return value
 
 
+def _level(name: str, value: object) -> float:
+    """A level ≥ 0 that may be +inf (ε, σ): refused when NaN, negative or not a number."""
+    if is_number(value) and as_double(name, value) == math.inf:
+        return math.inf
+    return check_eps(name, value, allow_zero=True)
+
+
+def _order(alpha: object) -> float:
+    """A Rényi order α > 1 (finite; the formulas need no upper limit, unlike the exact search's check_order)."""
+    value = check_number("α (the Rényi order)", alpha)
+    if value <= 1.0:
+        raise ValueError(f"α (the Rényi order) must be above 1; got {value:g}")
+    return value
+
+
 def gwm_sigma(w: float, alpha: float, eps: float) -> float:
-    """σ_GWM = W∞·√(α/(2ε)): the General Wasserstein Mechanism's noise (module docstring)."""
-    return float(w) * math.sqrt(alpha / (2.0 * eps))
+    """σ_GWM = W∞·√(α/(2ε)): the General Wasserstein Mechanism's noise (module docstring); ε = ∞ needs none."""
+    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), _order(alpha)
+    if _level("ε", eps) == math.inf:
+        return 0.0
+    eps = check_positive("ε", eps)  # no finite Gaussian noise gives ε = 0
+    if w == 0:
+        return 0.0
+    if eps > 1e307:  # 2ε would overflow (to σ = 0); the exact search needs the formula below, rounding included
+        return w * math.sqrt(alpha / 2.0) / math.sqrt(eps)
+    return w * math.sqrt(alpha / (2.0 * eps))
 
 
 def gwm_eps(w: float, alpha: float, sigma: float) -> float:
     """The GWM's bound α·W∞²/(2σ²) on D_α at noise σ (inf at σ = 0 unless W∞ = 0)."""
+    w, alpha = check_eps("W∞ (the query's sensitivity)", w, allow_zero=True), _order(alpha)
+    sigma = _level("σ", sigma)
     if w == 0:
         return 0.0
-    return math.inf if sigma == 0 else alpha * float(w) ** 2 / (2.0 * sigma**2)
+    square = sigma * sigma  # products, not **: a float product overflows to inf, a power raises
+    return math.inf if square == 0 else alpha * (w * w) / (2.0 * square)
 
 
 @dataclass(frozen=True)
@@ -314,7 +342,10 @@ def gaussian_count_estimate(
     T·K·|Θ| laws of T + 1 counts and about 15 units per pair and point, at the smallest σ the search reaches
     (σ_GWM/2 with W∞ = ``w``, or 1 when not yet known) — refined 4× on a few pairs; measured at load 10–14.
     """
-    k, T = int(n_states), int(length)
+    k, T = check_whole("n_states", n_states), check_whole("length", length)
+    n_priors = check_whole("n_priors", n_priors)
+    if w is not None:
+        w = check_whole("w", w, minimum=0)
     alpha, eps = check_order(alpha), check_eps("ε", eps)
     sigma = max(gwm_sigma(1 if w is None else max(1, w), alpha, eps) / 2.0, 1e-3)
     reach = _SPAN + 2.0 * math.sqrt(alpha)
@@ -352,11 +383,18 @@ def calibrate_gaussian_count(
     """
     priors = as_theta(prior_or_priors, "the Gaussian mechanism")
     alpha, eps = check_order(alpha), check_eps("ε (the Rényi Pufferfish level)", eps)
+    exact = check_flag("exact", exact)
     gaussian_count_estimate(priors.n_states, priors.max_length, alpha, eps, len(priors)).check()
     laws = count_laws(priors, states, secrets, work)
     scale: CountScale = count_wasserstein(laws, priors)
     div = Divergences(laws, scale.w)
     sigma_gwm = gwm_sigma(scale.w, alpha, eps)
+    if scale.w > 0 and sigma_gwm < MIN_SIGMA:
+        raise ValueError(
+            f"ε = {eps:g} is too large: its noise σ_GWM = {sigma_gwm:.3g} is below {MIN_SIGMA:g}, where σ² leaves"
+            " double precision's normal range and the divergences cannot be certified; such noise reveals the"
+            " count exactly anyway — use a smaller ε"
+        )
     with one_blas_thread():
         if exact:
             gaussian_count_estimate(priors.n_states, priors.max_length, alpha, eps, len(priors), scale.w).check()

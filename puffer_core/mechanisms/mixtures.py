@@ -36,7 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
+from ..validation import check_eps, check_number, check_positive
+
 _UNIT = 2.0**-53
+MAX_CELLS = 10_000_000  # cells of one grid at most (80 MB of edges)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,11 @@ class Grid:
 
 def make_grid(sigma: float, low: float, high: float, step: float) -> Grid:
     """Cells of width about ``step`` covering [low, high]."""
+    sigma, low, high = check_eps("σ", sigma, allow_zero=True), check_number("low", low), check_number("high", high)
+    step = check_positive("step", step)
+    if high < low or (high - low) / step > MAX_CELLS:
+        raise ValueError(
+            f"a grid needs low ≤ high and at most {MAX_CELLS:,} cells; got [{low:g}, {high:g}] by {step:g}")
     n = max(1, int(math.ceil((high - low) / step)))
     return Grid(sigma, np.linspace(low, high, n + 1))
 
@@ -68,6 +76,9 @@ def make_grid(sigma: float, low: float, high: float, step: float) -> Grid:
 def count_grid(sigma: float, low: float, high: float) -> Grid:
     """A first grid for mixtures on the integers: cells of σ/2, or for σ < ½ cells of ½ centred on the integers
     (there each mixture is one Gaussian bump per count, and log A is nearly linear within ¼ of a count)."""
+    sigma, low, high = check_eps("σ", sigma, allow_zero=True), check_number("low", low), check_number("high", high)
+    if high < low or (high - low) / max(sigma / 2.0, 0.5) > MAX_CELLS:
+        raise ValueError(f"a grid needs low ≤ high and at most {MAX_CELLS:,} cells; got [{low:g}, {high:g}]")
     if sigma >= 0.5:
         return make_grid(sigma, low, high, sigma / 2.0)
     first, last = math.floor(low) - 0.25, math.ceil(high) + 0.25

@@ -299,6 +299,7 @@ def wasserstein_scale(prior_or_priors: MarkovChainPrior | Sequence[MarkovChainPr
     """
     priors = as_theta(prior_or_priors, "the Wasserstein mechanism")
     chosen = as_secrets(secrets)
+    chosen.check_within(priors.max_length)
     pairs = chosen.pair_matrix(priors.n_states)
     pairs = pairs | pairs.T
     refusal = wasserstein_refusal(priors.n_states, priors.max_length, len(priors))

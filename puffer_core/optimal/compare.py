@@ -30,14 +30,14 @@ from ..engine.influence import influence_curve
 from ..mechanisms.base import HISTOGRAM_SENSITIVITY, Refused
 from ..mechanisms.count_laws import count_laws, count_wasserstein
 from ..mechanisms.gaussian import gaussian_count, gaussian_histogram
-from ..mechanisms.gaussian_calibration import Divergences, gwm_sigma, pure_sigma
+from ..mechanisms.gaussian_calibration import Divergences, check_order, gwm_sigma, pure_sigma
 from ..mechanisms.influence_matrix import influence_laplace
 from ..mechanisms.laplace import group_dp_laplace, mqm_laplace, pufferfish_laplace
 from ..mechanisms.mqm_approx import mqm_approx_laplace
 from ..mechanisms.wasserstein import wasserstein_scale
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.values import Secrets
-from ..validation import check_eps
+from ..validation import InvalidParameter, check_eps
 from .lp import OptimalMechanism, optimal_count_mechanism, optimal_histogram_mechanism
 
 _HALF_GAUSS = math.sqrt(2.0 / math.pi)  # E|Z| / σ for Z ~ N(0, σ²)
@@ -99,17 +99,29 @@ def compare_with_floor(
     """The floor and every shipped mechanism's exact expected error at ε (module docstring, docs/math.md §18).
 
     ``states``: the count of these states (None: the whole histogram, small K only).  ``optimal``: a
-    programme already solved at this ε for the same query (else it is solved here).
+    programme already solved at this ε for the same query (else it is solved here).  ``secrets``: the floor,
+    the Laplace mechanism via a(b), the Wasserstein and the Gaussian mechanisms protect these; MQM, MQMApprox
+    and the influence matrix protect every pair at every entry (they take no secrets, so their error can only
+    be larger than with them).
     """
     priors = as_theta(prior_or_priors, "the comparison with the best possible mechanism")
     eps = check_eps("ε_puffer", eps_puffer)
+    alpha = check_order(alpha)
     histogram = states is None
+    if optimal is not None and not isinstance(optimal, OptimalMechanism):
+        raise InvalidParameter(f"optimal must be an OptimalMechanism solved for this query, or None; got"
+                               f" {type(optimal).__name__}")
+    if optimal is not None and (optimal.eps != eps or (optimal.programme.what == "histogram") != histogram):
+        raise ValueError(
+            f"optimal was solved for a {optimal.programme.what} at ε = {optimal.eps:g}; this comparison is of a"
+            f" {'histogram' if histogram else 'count'} at ε = {eps:g} (give optimal=None to solve it here)"
+        )
     if optimal is None:
         optimal = (optimal_histogram_mechanism(priors, eps, secrets) if histogram
                    else optimal_count_mechanism(priors, states, eps, secrets))
     counts = priors.n_states if histogram else 1
     sens = HISTOGRAM_SENSITIVITY if histogram else 1.0
-    curve = influence_curve(priors)
+    curve = influence_curve(priors, secrets=secrets)  # a(b) about the chosen secrets, like the floor's
     cal = calibrate(curve, eps)
     route = "group DP over the whole sequence" if cal.group_dp else f"b = {cal.b}, a(b) = {cal.a:.3g}"
     rows = [

@@ -41,13 +41,14 @@ from ..mechanisms.count_laws import CountLaws, count_laws
 from ..mechanisms.wasserstein import count_vector_laws
 from ..priors.models import MarkovChainPrior, as_theta
 from ..secrets.values import Secrets, as_secrets
-from ..validation import check_eps
+from ..validation import check_eps, check_whole
 from ..work import WorkEstimate
 
 _CLEAN = 1e-13  # table entries below this are set to 0 (the solver's noise)
 _SECONDS_PER_NONZERO = 3e-7  # per nonzero of the whole constraint matrix (built, checked, a share solved)
 _SECONDS_PER_VARIABLE = 2.5e-4  # per variable q(y | v): HiGHS's rounds (measured at load 8–10, with margin)
 LP_LIMIT_SECONDS = 30.0  # the programme is refused beyond this estimate
+MAX_EPS = 700.0  # e^ε is finite in double precision up to about 709.78
 MAX_GRID = 200_000  # outputs × input values of one programme at most
 
 
@@ -90,6 +91,7 @@ def histogram_programme(
     priors = as_theta(prior_or_priors, "the optimal histogram mechanism")
     k, t_max = priors.n_states, priors.max_length
     chosen = as_secrets(secrets)
+    chosen.check_within(t_max)
     vectors = [v for v in itertools.product(range(t_max + 1), repeat=k) if sum(v) in set(priors.lengths)]
     index = {v: i for i, v in enumerate(vectors)}
     rows: list = []
@@ -131,6 +133,10 @@ def programme_estimate(n_values: int, n_outputs: int, n_pairs: int, nonzeros: fl
     """The work of one programme, before it is built: an upper model of HiGHS with constraint generation,
     measured on every family of chains (benchmarks/bench_optimal.py) — the constraint matrix's nonzeros (built
     and checked for every pair) and the variables (what the solver's rounds cost)."""
+    n_values, n_outputs = check_whole("n_values", n_values), check_whole("n_outputs", n_outputs)
+    n_pairs = check_whole("n_pairs", n_pairs, minimum=0)
+    if nonzeros is not None:
+        nonzeros = check_eps("nonzeros", nonzeros, allow_zero=True)
     nnz = nonzeros if nonzeros is not None else float(n_pairs) * n_outputs * n_values
     columns = float(n_values) * n_outputs
     seconds = _SECONDS_PER_NONZERO * nnz + _SECONDS_PER_VARIABLE * columns
@@ -292,6 +298,11 @@ def solve(prog: Programme, eps: float) -> OptimalMechanism:
     the pairs left out) bound the whole programme's optimum from below.
     """
     eps = check_eps("ε_puffer", eps)
+    if eps > MAX_EPS:
+        raise ValueError(
+            f"ε_puffer = {eps:g} is too large: e^ε overflows double precision above {MAX_EPS:g}, where the"
+            " privacy constraints no longer bind (the error is already below 1e-300); use ε_puffer ≤ 700"
+        )
     n_values, n_out = prog.values.shape[0], prog.outputs.shape[0]
     if n_values * n_out > MAX_GRID:
         raise ValueError(

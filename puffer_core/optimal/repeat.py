@@ -24,7 +24,7 @@ import numpy as np
 from ..accounting.calibration import calibrate
 from ..accounting.composition import compose
 from ..engine.curve import InfluenceCurve
-from ..validation import check_whole
+from ..validation import InvalidParameter, check_whole
 from ..work import WorkEstimate
 from .lp import OptimalMechanism
 
@@ -33,6 +33,8 @@ _BLOCK = 4_000_000  # law × tuple × value cells per block
 
 def repeated_estimate(n_outputs: int, k: int, n_values: int, n_laws: int) -> WorkEstimate:
     """The work of :func:`repeated_leakage`: C(Y + k − 1, k) output multisets × V values × (laws + k) cells."""
+    n_outputs, k = check_whole("n_outputs", n_outputs), check_whole("k", k)
+    n_values, n_laws = check_whole("n_values", n_values), check_whole("n_laws", n_laws)
     tuples = math.comb(n_outputs + k - 1, k)
     cells = float(tuples) * n_values * (n_laws + k)
     return WorkEstimate(
@@ -65,6 +67,11 @@ class RepeatedLeakage:
 def repeated_leakage(optimal: OptimalMechanism, k: int, curve: InfluenceCurve | None = None) -> RepeatedLeakage:
     """The exact leakage of k independent runs of ``optimal`` (module docstring)."""
     k = check_whole("k (how many runs)", k)
+    if not isinstance(optimal, OptimalMechanism):
+        raise InvalidParameter(f"optimal must be an OptimalMechanism (optimal_count_mechanism, "
+                               f"optimal_histogram_mechanism); got {type(optimal).__name__}")
+    if curve is not None and not isinstance(curve, InfluenceCurve):
+        raise InvalidParameter(f"curve must be an InfluenceCurve or None; got {type(curve).__name__}")
     prog = optimal.programme
     n_values, n_out = optimal.table.shape
     used = np.unique(prog.pairs.reshape(-1))

@@ -507,7 +507,9 @@ JITTER_NOTE = (
     "Gaussian prior: as in [C] Example 4, a(b) ignores how the truncation to [−γ, γ] reshapes the"
     " conditional distribution (docs/math.md §2.3).  Each a(b) is an upper bound for the exact kernel:"
     " the solver's nugget is certified away, r is bounded between grid points, and a(b) is ∞"
-    " where double precision cannot certify the conditional variance (very long length scales)."
+    " where double precision cannot certify the conditional variance (very long length scales).  Every"
+    " coordinate is evaluated and the largest a(b) kept: [C]'s centre coordinate alone can leak less than"
+    " coordinates off the centre."
 )
 
 BINARY = PriorKind(

@@ -36,10 +36,12 @@ def read_secrets(text: str) -> Secrets | EventSecrets | PopulationSecrets:
             pairs = tuple((_read_prior(a), _read_prior(b)) for a, b in data["pairs"])
             return PopulationSecrets(pairs, tuple(tuple(n) for n in data["names"]))
         if text.startswith("e:"):
-            fields = _fields(text[2:])
+            fields = _fields(text[2:], "sw")
             windows = tuple(tuple(int(v) for v in w.split("-")) for w in fields["w"].split(".") if w)
             return EventSecrets(tuple(parse_runs(fields["s"], ".")), windows)  # type: ignore[arg-type]
-        fields = _fields(text)
+        fields = _fields(text, "psglotr")
+        if fields.get("o", "1") not in ("0", "1"):
+            raise ValueError(f"the part 'o={fields['o']}' must be o=1 (ordered) or o=0")
         kwargs: dict[str, object] = {"pairs": fields.get("p", "all")}
         if "s" in fields:
             kwargs["states"] = tuple(parse_runs(fields["s"], "."))
@@ -58,7 +60,9 @@ def read_secrets(text: str) -> Secrets | EventSecrets | PopulationSecrets:
         raise ValueError(f"cannot read the secrets {text[:80]!r}: {exc}") from None
 
 
-def _fields(text: str) -> dict[str, str]:
+def _fields(text: str, keys: str) -> dict[str, str]:
+    """The parts key=value of ``text``; a key not in ``keys`` (a typo would silently change the secrets) or a
+    repeated one is refused."""
     out = {}
     for part in text.split(";"):
         if not part:
@@ -66,6 +70,10 @@ def _fields(text: str) -> dict[str, str]:
         key, eq, value = part.partition("=")
         if not eq:
             raise ValueError(f"the part {part!r} has no '='")
+        if len(key) != 1 or key not in keys:
+            raise ValueError(f"unknown part {key!r}= (the parts are {', '.join(k + '=' for k in keys)})")
+        if key in out:
+            raise ValueError(f"the part {key}= is given twice")
         out[key] = value
     return out
 

@@ -8,18 +8,23 @@ consecutive positions, 0-based and inclusive, like :class:`~puffer_core.secrets.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import is_whole
+from ..validation import InvalidParameter, is_whole
+from .values import MAX_INDEX
 
 
 def _whole(name: str, value: object) -> int:
-    if not is_whole(value) or int(value) < 0:
-        raise ValueError(f"{name} must be a whole number ≥ 0; got {value!r}")
-    return int(value)
+    if not is_whole(value):
+        raise InvalidParameter(f"{name} must be a whole number ≥ 0; got {value!r}")
+    number = operator.index(value)  # is_whole: an integer of some kind
+    if not 0 <= number <= MAX_INDEX:
+        raise ValueError(f"{name} must be a whole number 0..{MAX_INDEX:,}; got {value!r}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,7 @@ class EventSecrets:
     windows: tuple[tuple[int, int], ...]
 
     def __post_init__(self) -> None:
-        if isinstance(self.states, (str, bytes)) or not isinstance(self.states, Iterable):
+        if isinstance(self.states, (str, bytes, Mapping)) or not isinstance(self.states, Iterable):
             raise TypeError(f"states must be a list of state indices (the set A); got {self.states!r}")
         states = tuple(sorted({_whole("each state of A", s) for s in self.states}))
         if not states:
@@ -44,7 +49,9 @@ class EventSecrets:
             raise TypeError(f"windows must be a list of (first, last) positions; got {self.windows!r}")
         windows = []
         for w in self.windows:
-            if isinstance(w, (str, bytes)) or not isinstance(w, Iterable) or len(tuple(w)) != 2:
+            if isinstance(w, (str, bytes)) or not isinstance(w, Iterable):
+                raise InvalidParameter(f"each window must be a pair (first, last) of 0-based positions; got {w!r}")
+            if len(tuple(w)) != 2:
                 raise ValueError(f"each window must be a pair (first, last) of 0-based positions; got {w!r}")
             first, last = (_whole("a window's first position", w[0]), _whole("a window's last position", w[1]))
             if last < first:

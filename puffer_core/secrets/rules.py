@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..validation import is_whole
+from ..priors.models import MAX_LENGTH
+from ..validation import InvalidParameter, is_whole
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -28,7 +29,9 @@ def _whole_set(name: str, values: object, low: int, high: int) -> tuple[int, ...
         raise TypeError(f"{name} must be a list of whole numbers {low}..{high}; got {values!r}")
     out = set()
     for v in values:
-        if not is_whole(v) or not low <= int(v) <= high:
+        if not is_whole(v):
+            raise InvalidParameter(f"{name} must hold whole numbers {low}..{high}; got {v!r}")
+        if not low <= int(v) <= high:
             raise ValueError(f"{name} must hold whole numbers {low}..{high}; got {v!r}")
         out.add(int(v))
     return tuple(sorted(out))
@@ -227,6 +230,8 @@ def parse_runs(text: str, sep: str = ",") -> list[int]:
             raise ValueError(f"cannot read {part!r} as a whole number or a range a-b") from None
         if b < a:
             raise ValueError(f"the range {part!r} ends before it starts")
+        if b >= MAX_LENGTH or b - a + 1 + len(out) > MAX_LENGTH:
+            raise ValueError(f"the range {part!r} is outside 0..{MAX_LENGTH - 1:,} (no sequence is longer)")
         out.extend(range(a, b + 1))
     return out
 

@@ -12,26 +12,31 @@ prior's state indices.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from ..validation import check_choice, check_flag, is_whole
+from ..validation import InvalidParameter, check_choice, check_flag, is_whole
 from .rules import TimeRule
 
 PAIR_KINDS = ("all", "sensitive", "groups", "list")
 
 
+MAX_INDEX = 1_000_000  # no prior has more states, no sequence more entries (priors.models.MAX_LENGTH)
+
+
 def _states(name: str, values: object) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(f"{name} must be a list of state indices; got {values!r}")
     out = []
     for v in values:
-        if not is_whole(v) or int(v) < 0:
-            raise ValueError(f"{name} must hold state indices (whole numbers ≥ 0); got {v!r}")
+        if not is_whole(v):
+            raise InvalidParameter(f"{name} must hold state indices (whole numbers ≥ 0); got {v!r}")
+        if not 0 <= int(v) <= MAX_INDEX:
+            raise ValueError(f"{name} must hold indices 0..{MAX_INDEX:,} (whole numbers); got {v!r}")
         out.append(int(v))
     return tuple(out)
 
@@ -68,10 +73,12 @@ class Secrets:
         check_choice("pairs", self.pairs, PAIR_KINDS)
         object.__setattr__(self, "states", tuple(sorted(set(_states("states", self.states)))))
         groups = tuple(tuple(sorted(set(_states("each group", g)))) for g in self.groups) \
-            if not isinstance(self.groups, str) else None
+            if isinstance(self.groups, Iterable) and not isinstance(self.groups, (str, bytes)) else None
         if groups is None:
             raise TypeError(f"groups must be a list of lists of state indices; got {self.groups!r}")
         object.__setattr__(self, "groups", groups)
+        if isinstance(self.listed, (str, bytes)) or not isinstance(self.listed, Iterable):
+            raise TypeError(f"listed must be a list of pairs (x, y) of state indices; got {self.listed!r}")
         listed: list[tuple[int, ...]] = []
         for given in self.listed:
             pair = _states("each listed pair", given)
@@ -235,6 +242,13 @@ class Secrets:
     def pair_mask(self, n_states: int, length: int) -> np.ndarray:
         """A T×K×K boolean array: ``[t, x, x']`` True when (X_t = x, X_t = x') is a protected ordered pair."""
         return self.position_mask(length)[:, None, None] & self.pair_matrix(n_states)[None, :, :]
+
+    def check_within(self, length: int) -> None:
+        """Refuse positions that all lie beyond a sequence of ``length`` entries: nothing would be protected, and
+        a release calibrated to protect nothing would be reported as private."""
+        if self.positions is not None and not self.position_mask(length).any():
+            raise ValueError(f"every protected position ({self.positions[0] + 1}…, 1-based) lies beyond the"
+                             f" sequences' {int(length)} entries: nothing would be protected")
 
 
 ALL_SECRETS = Secrets()

@@ -9,7 +9,9 @@ release) it makes a new release, and says so.
 
 from __future__ import annotations
 
-from ..validation import check_choice, is_whole
+import keyword
+
+from ..validation import InvalidParameter, check_choice, check_eps, check_whole
 from .fidelity import QUERIES
 from .model import METHODS
 from .privacy import GUARANTEES, CountAccuracy
@@ -43,15 +45,20 @@ def synthesis_source(
     check_choice("guarantee", guarantee, GUARANTEES)
     check_choice("method", method, METHODS)
     check_choice("query", query, QUERIES)
-    if seed is not None and not (is_whole(seed) and seed >= 0):
-        raise ValueError(f"seed must be None or a whole number ≥ 0; got {seed!r}")
+    if seed is not None:
+        seed = check_whole("seed", seed, minimum=0)
+    for label, variable in (("data", data), ("prior", prior), ("name", name)):
+        if not isinstance(variable, str) or not variable.isidentifier() or keyword.iskeyword(variable):
+            raise InvalidParameter(f"{label} must name a Python variable of the script (e.g. 'data'); got {variable!r}")
+    if out is not None and not isinstance(out, str):
+        raise InvalidParameter(f"out must be a file path (a string) or None; got {type(out).__name__}")
     imports = ["synthesize"]
     if accuracy is not None:
         imports.append("CountAccuracy")
         target = (f"accuracy=CountAccuracy(alpha={float(accuracy.alpha)!r}, beta={float(accuracy.beta)!r},"
                   f" joint={accuracy.joint!r})")
-    elif eps_puffer is not None:
-        target = f"{float(eps_puffer)!r}"
+    else:
+        target = repr(check_eps("ε_puffer", eps_puffer))
     where = "the table stays in memory" if out is None else f"streamed to {out!r}"
     how = (f"seed {int(seed)}: the same noise and the same table every time (reproducible, not for publishing)"
            if seed is not None else "no seed: a real release, drawn by OpenDP, different every time")

@@ -27,7 +27,7 @@ from ..errors import DataError
 from ..priors.fitting import DEFAULT_SMOOTHING, normalise_counts, smooth_transition
 from ..priors.models import MarkovChainPrior, Theta, as_theta, stationary_distribution
 from ..secrets.values import Secrets, as_secrets
-from ..validation import check_choice, check_whole, is_whole
+from ..validation import InvalidParameter, check_choice, check_flag, check_whole, is_whole
 from ..work import ProgressCallback
 from .counts import ChainCounts, chain_counts
 from .fidelity import Fidelity, fidelity
@@ -337,8 +337,9 @@ def plan_synthesis(
     """
     check_choice("guarantee", guarantee, GUARANTEES)
     check_choice("if_no_signal", if_no_signal, NO_SIGNAL)
-    if not is_whole(min_group_users) or min_group_users < 1:
-        raise ValueError(f"min_group_users must be a whole number ≥ 1; got {min_group_users!r}")
+    min_group_users = check_whole("min_group_users", min_group_users)
+    if by_group is not None:
+        by_group = check_flag("by_group", by_group)
     secrets = as_secrets(secrets)
     counts = _counts(data, by_group, columns)
     _check_groups(counts, int(min_group_users))
@@ -357,7 +358,7 @@ def _generator(rng: object) -> np.random.Generator | None:
         return rng
     if is_whole(rng) and rng >= 0:
         return np.random.default_rng(int(rng))
-    raise ValueError(
+    raise (ValueError if is_whole(rng) else InvalidParameter)(
         "rng must be None (a real release: OpenDP's noise), a whole-number seed or a numpy random Generator"
         f" (reproducible, for teaching and tests); got {rng!r}"
     )
