@@ -38,10 +38,10 @@ pytestmark = pytest.mark.e2e
 
 def test_home_page_renders(page: Any, app_url: str, screenshot_dir: Path) -> None:
     open_page(page, app_url)
-    assert page.get_by_role("heading", name="Pufferfish Lab").is_visible()
+    page.get_by_role("heading", name="Pufferfish Lab").wait_for(state="visible")
     main = page.locator('[data-testid="stMain"]')
     for title in ("Influence curves", "Calibrate", "Plan & compose", "Simulate", "Classroom"):
-        assert main.get_by_role("link", name=title).is_visible()
+        main.get_by_role("link", name=title).wait_for(state="visible")
     assert not page.locator(EXCEPTION).count()
     snap_widths(page, screenshot_dir, "home")
 
@@ -111,7 +111,7 @@ def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screensh
     assert not page.locator(EXCEPTION).count()
     assert not alerts(page)
     assert page.locator(".js-plotly-plot").count() >= 5  # heatmap, four metrics, the ledger
-    assert page.get_by_role("button", name="Download the results (CSV)").is_visible()
+    page.get_by_role("button", name="Download the results (CSV)").wait_for(state="visible")
     report = json.loads(download(page, "Download the report (JSON)").read_text())
     assert report["data_source"] == "checkins.csv"
     assert report["simulation"]["trials"] == 200
@@ -254,7 +254,7 @@ def test_prior_uncertainty_of_a_fitted_chain(page: Any, app_url: str, screenshot
     page.get_by_role("link", name="Calibrate").first.click()
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
-    assert page.get_by_text("Robust Θ against the fitted chain alone").is_visible()
+    page.get_by_text("Robust Θ against the fitted chain alone").wait_for(state="visible")
     snap_widths(page, screenshot_dir, "calibrate-uncertainty")
 
 

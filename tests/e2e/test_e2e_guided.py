@@ -57,7 +57,7 @@ def test_the_analyst_path_from_upload_to_report(page: Any, app_url: str, screens
 
     _next(page, "3. Your target")
     _number(page, "ε_puffer of one release", "2")
-    assert main.get_by_role("button", name="Calibrate: from the accuracy").is_visible()  # the other route
+    main.get_by_role("button", name="Calibrate: from the accuracy").wait_for(state="visible")  # the other route
     data = load_sequences(DEMO_CSV, user="user", time="time", state="state")
     curve = influence_curve(fit_markov_chain(data, smoothing=DEFAULT_SMOOTHING))
     each = calibrate(curve, 2.0)

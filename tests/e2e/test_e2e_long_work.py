@@ -99,7 +99,7 @@ def _cancel_and_resume(page: Any, base: str, pid: int, screenshot_dir: Path) -> 
     page.get_by_text("The a(b) curve of this prior took").wait_for(timeout=240_000)
     wait_idle(page)
     took = time.perf_counter() - started
-    assert page.locator('[data-testid="stMetric"]').filter(has_text="a(1)").is_visible()
+    page.locator('[data-testid="stMetric"]').filter(has_text="a(1)").wait_for(state="visible")
     assert not page.locator(EXCEPTION).count()
     print(f"server at {busy:.2f} CPU-s/s while computing; cancel said after {said_after:.1f} s; server at"
           f" {idle_rate:.2f} CPU-s/s after it; the curve in {took:.1f} s")

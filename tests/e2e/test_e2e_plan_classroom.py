@@ -31,7 +31,7 @@ def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_d
     open_page(page, app_url, "about")
     main = page.locator('[data-testid="stMain"]')
     for heading in ("About the math", "Glossary", "The mathematics", "References"):
-        assert main.get_by_role("heading", name=heading, exact=True).first.is_visible()
+        main.get_by_role("heading", name=heading, exact=True).first.wait_for(state="visible")
     hrefs = main.locator("a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     assert hrefs
     for href in hrefs:  # nothing points at a file the app cannot serve
@@ -43,7 +43,7 @@ def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_d
     assert heading is not None and 0 <= heading["y"] < 1000  # scrolled to it
     main.get_by_text("§4. Composition").click()
     time.sleep(0.5)
-    assert main.get_by_text("Theorem 6.2", exact=False).first.is_visible()
+    main.get_by_text("Theorem 6.2", exact=False).first.wait_for(state="visible")
     assert not page.locator('[data-testid="stException"]').count()
     snap_widths(page, screenshot_dir, "about")
 
@@ -55,7 +55,7 @@ def test_home_links_to_the_about_page(page: Any, app_url: str, screenshot_dir: P
     snap_widths(page, screenshot_dir, "home-about-link")
     main.get_by_role("link", name="About the math", exact=True).first.click()
     wait_idle(page)
-    assert page.get_by_role("heading", name="About the math").is_visible()
+    page.get_by_role("heading", name="About the math").wait_for(state="visible")
 
 
 NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could break
@@ -133,7 +133,7 @@ def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot
     snap_widths(page, screenshot_dir, "classroom-collapse")
     page.get_by_role("tab", name="Laplace on a two-node chain").click()
     wait_idle(page)
-    assert page.get_by_text("2 releases leak 0.0123 nats more than 2 × one release", exact=False).is_visible()
+    page.get_by_text("2 releases leak 0.0123 nats more than 2 × one release", exact=False).wait_for(state="visible")
     assert all(overflow <= 1 for overflow in grid_overflow(page))
     assert not sideways_at(page, 390)  # the table wraps on a phone
     snap_widths(page, screenshot_dir, "classroom-laplace")

@@ -53,7 +53,7 @@ def test_attack_ladder(page: Any, app_url: str, screenshot_dir: Path) -> None:
     lower = [float(v) for v in shown["attack (lower bound)"]]
     bound = [float(v) for v in shown["[C] bound"]]
     assert len(lower) == 6 and all(lo <= b * (1 + 1e-3) for lo, b in zip(lower, bound))
-    assert page.get_by_text("attack (seed 0)").first.is_visible()
+    page.get_by_text("attack (seed 0)").first.wait_for(state="visible")
     assert not sideways_at(page, 390)  # the ladder's table wraps on a phone
     snap_widths(page, screenshot_dir, "attack")
 
@@ -65,7 +65,7 @@ def test_the_optimal_schedule_beside_the_constant_one(page: Any, app_url: str, s
     assert not page.locator(EXCEPTION).count() and not alerts(page)
     tpl = [float(v) for v in traces(page)["TPL (temporal leakage)"]]
     assert len(tpl) == 100 and max(tpl) <= 2.0 and min(tpl) > 1.99  # the target at every step
-    assert page.get_by_text("three-value (Cao et al.)").first.is_visible()
+    page.get_by_text("three-value (Cao et al.)").first.wait_for(state="visible")
     snap_widths(page, screenshot_dir, "stream-optimal-schedule")
 
 
@@ -83,6 +83,6 @@ def test_the_classroom_s_correlation_preset(page: Any, app_url: str, screenshot_
     open_page(page, app_url, "classroom")
     page.get_by_role("tab", name="A tiny chain, audited exactly").click()
     wait_idle(page)
-    assert page.get_by_text("Correlation strength s").first.is_visible()
+    page.get_by_text("Correlation strength s").first.wait_for(state="visible")
     assert not page.locator(EXCEPTION).count() and not alerts(page)
     snap_widths(page, screenshot_dir, "classroom-correlation-preset")
