@@ -16,6 +16,7 @@ from .accounting.composition import (
     plan,
 )
 from .accounting.events import Composition, CurveEvent, MQMEvent
+from .accounting.renyi import RenyiEvent, RenyiLedger, renyi_ledger, renyi_to_approx
 from .accounting.risk import attacker_table, max_posterior, pair_table, tradeoff_curve
 from .attacks.attacker import Attack, attack_histogram, attack_stream, stream_attack_estimate
 from .audit.stream import StreamAudit, exact_histogram_leakage, exact_stream_estimate, exact_stream_leakage
@@ -37,6 +38,9 @@ from .inference.counts import CountSmoothing, count_moments, smooth_count_stream
 from .inference.posterior import SmoothingAccuracy, map_states, posterior_states, smoothing_accuracy
 from .inference.roc import TestPoints, likelihood_ratio_points
 from .mechanisms import *  # noqa: F403  the registry, the constructors and accuracy first (mechanisms.__all__)
+from .optimal.compare import FloorComparison, MechanismError, compare_with_floor
+from .optimal.lp import OptimalMechanism, optimal_count_mechanism, optimal_histogram_mechanism
+from .optimal.repeat import RepeatedLeakage, repeated_leakage
 from .priors.fitting import fit_markov_chain, split_by_time, split_by_users, transition_counts
 from .priors.models import GaussianProcessPrior, MarkovChainPrior, stationary_distribution
 from .priors.robust import fit_prior_set
@@ -83,13 +87,19 @@ __all__ = [
     "Explanation",
     "Fidelity",
     "Finding",
+    "FloorComparison",
     "GaussianProcessPrior",
     "InfluenceCurve",
     "InfluenceDrivers",
     "Ledger",
     "MQMEvent",
+    "MechanismError",
     "MarkovChainPrior",
+    "OptimalMechanism",
     "PriorSpread",
+    "RenyiEvent",
+    "RenyiLedger",
+    "RepeatedLeakage",
     "SequenceStats",
     "Sequences",
     "SimulationResult",
@@ -119,6 +129,7 @@ __all__ = [
     "certify",
     "certify_objective",
     "chain_counts",
+    "compare_with_floor",
     "compose",
     "count_moments",
     "cumulative",
@@ -163,6 +174,8 @@ __all__ = [
     "mqm_estimate",
     "mqm_noise_scale",
     "naive_sum",
+    "optimal_count_mechanism",
+    "optimal_histogram_mechanism",
     "optimal_schedule",
     "ndcg_at_k",
     "pair_table",
@@ -174,6 +187,9 @@ __all__ = [
     "prior_spread",
     "read_columns",
     "read_table",
+    "renyi_ledger",
+    "renyi_to_approx",
+    "repeated_leakage",
     "row_sensitivity",
     "simulate",
     "smooth_count_stream",
