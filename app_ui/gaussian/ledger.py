@@ -169,3 +169,38 @@ def renyi_report(prior: PriorChoice, choice: GaussianChoice) -> tuple[list[Secti
              "Gaussian releases: α": choice.alpha, "Gaussian releases: δ": choice.delta}
     return [Section("Gaussian releases of one count (Rényi Pufferfish)", text, table=rows,
                     notes=(f"Releases of different queries are not composed: {DIFFERENT_QUERIES}.",))], shown
+
+
+RENYI_HEADER = (  # the tab's columns (renyi_rows); the script fills in its δ
+    "release", "σ of each", "one release equal to all so far: σ", "Rényi ε, exact", "Rényi ε, GWM bound",
+    "ε_δ (δ = {GAUSS_DELTA:g})", "pure ε-Pufferfish", "sum of the releases' ε (not a guarantee)",
+)
+
+
+def renyi_block(prior: PriorChoice, choice: GaussianChoice, prior_name: str = "prior") -> tuple[str, list[str]] | None:
+    """The Plan script's block printing the same Rényi rows as the tab (:func:`renyi_rows`), CSV after
+    ``# renyi``, and the names it needs from puffer_core; None when the tab shows no rows (off, a Gaussian process,
+    a state the chain does not have)."""
+    chains = chains_of(prior.kind, prior.params)
+    if not choice.on or chains is None or choice.state >= chains[0].n_states:
+        return None
+    columns = ", ".join(f"f{h!r}" if "{" in h else repr(h) for h in RENYI_HEADER)
+    code = (
+        "# k releases of the same count with Gaussian noise: (α, ε)-Rényi Pufferfish (docs/math.md §17), kept apart\n"
+        "# from the ledger above; they equal one release at the combined σ (releases of different queries: no rule)\n"
+        f"GAUSS_STATE = {choice.state!r}  # the state counted (its index)\n"
+        f"GAUSS_EPS = {choice.eps!r}  # each release's Rényi ε\n"
+        f"GAUSS_RELEASES = {choice.releases!r}  # releases k of that count\n"
+        f"GAUSS_ALPHA = {choice.alpha!r}  # the Rényi order\n"
+        f"GAUSS_DELTA = {choice.delta!r}  # δ of the (ε, δ) conversion\n"
+        f"gauss = gaussian_count({prior_name}, [GAUSS_STATE], GAUSS_EPS, GAUSS_ALPHA)  # each release's exact σ*\n"
+        "renyi = renyi_ledger([gauss.accounting] * GAUSS_RELEASES, delta=GAUSS_DELTA)\n"
+        'print("# renyi")\n'
+        'out = csv.writer(sys.stdout, lineterminator="\\n")\n'
+        f"out.writerow([{columns}])\n"
+        "for n in range(GAUSS_RELEASES):\n"
+        "    numbers = (gauss.sigma, renyi.sigma[n], renyi.eps[n], renyi.eps_gwm[n], renyi.eps_delta[n],\n"
+        "               renyi.eps_puffer[n], renyi.naive_sum[n])\n"
+        "    out.writerow([n + 1, *(fmt(float(v)) for v in numbers)])\n"
+    )
+    return code, ["gaussian_count", "renyi_ledger"]

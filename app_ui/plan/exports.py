@@ -30,7 +30,7 @@ from app_ui.core.charts import Trace, ledger_figure, line_figure
 from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
-from app_ui.gaussian.ledger import renyi_report
+from app_ui.gaussian.ledger import renyi_block, renyi_report
 from app_ui.plan.ledger import HISTOGRAM_MECHANISM, LABELS, LEDGER_QUERIES, Row, display_name
 from app_ui.plan.settings import PlanSettings
 from app_ui.prior.current import prior_sections, prior_settings, prior_source
@@ -263,6 +263,12 @@ def script(settings: PlanSettings, description: str) -> str:
         f"    ({display_name(name, i)!r}, {mechanism!r}, {LEDGER_QUERIES[mechanism]!r}, {float(eps)!r}),\n"
         for i, (name, mechanism, eps) in enumerate(rows)
     )
+    blocks = {"prior": prior}
+    imports = [*names.split(", "), *secret_names]
+    gaussian = renyi_block(settings.prior, settings.gaussian)  # the Gaussian tab's Rényi rows (app_ui/gaussian)
+    if gaussian is not None:
+        blocks["gaussian"] = gaussian[0]
+        imports += gaussian[1]
     return fill(
         "plan",
         doc={"Prior": description},
@@ -273,6 +279,6 @@ def script(settings: PlanSettings, description: str) -> str:
             "RELEASES": settings.plan_releases,
             "SECRETS": secrets,
         },
-        blocks={"prior": prior},
-        imports=[*names.split(", "), *secret_names],
+        blocks=blocks,
+        imports=imports,
     )

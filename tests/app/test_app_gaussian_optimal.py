@@ -273,3 +273,44 @@ def test_accuracy_first_lists_gaussian_noise_apart() -> None:
     specs = [chart.proto.spec for chart in at.get("plotly_chart")]
     accuracy_chart = [spec for spec in specs if "the target costs" in spec]
     assert len(accuracy_chart) == 1 and "Rényi" not in accuracy_chart[0]  # no Rényi bar among the ε_puffer ones
+
+
+def test_plan_script_prints_the_gaussian_tabs_renyi_rows(tmp_path: Path) -> None:
+    """The downloaded Plan script prints the Gaussian tab's Rényi rows as the tab shows them, and they are
+    renyi_ledger's numbers for k releases of the count calibrated here (σ* at (α, ε))."""
+    import csv
+    import io
+
+    from puffer_core import gaussian_count, renyi_ledger
+    from puffer_core.display import fmt
+    from tests.support.exported import page_script
+
+    alpha, eps, k, delta = 2.5, 0.7, 3, 1e-6
+    query = {**TINY, "gauss": "1", "geps": str(eps), "grel": str(k), "galpha": str(alpha), "gdelta": str(delta),
+             "cstate": "1"}
+    at = open_page(PLAN, query)
+    assert not problems(at) and not errors(at)
+    tab = at.dataframe[-1].value
+    output = run_script(page_script("plan", query), tmp_path, "plan.py")
+    lines = output.splitlines()
+    rows = list(csv.reader(io.StringIO("\n".join(lines[lines.index("# renyi") + 1:]))))
+    assert rows[0] == [str(c) for c in tab.columns]
+    assert rows[1:] == [[str(v) for v in values] for values in tab.itertuples(index=False)]
+    # the numbers: the library called here on the same chain
+    mech = gaussian_count(MarkovChainPrior([[P, 1 - P], [1 - Q, Q]], length=T), [1], eps, alpha)
+    ledger = renyi_ledger([mech.accounting] * k, delta=delta)
+    columns = {name: [row[i] for row in rows[1:]] for i, name in enumerate(rows[0])}
+    assert columns["release"] == [str(n) for n in range(1, k + 1)]
+    assert columns["σ of each"] == [fmt(mech.sigma)] * k
+    for name, values in [("one release equal to all so far: σ", ledger.sigma), ("Rényi ε, exact", ledger.eps),
+                         ("Rényi ε, GWM bound", ledger.eps_gwm), ("ε_δ (δ = 1e-06)", ledger.eps_delta),
+                         ("pure ε-Pufferfish", ledger.eps_puffer),
+                         ("sum of the releases' ε (not a guarantee)", ledger.naive_sum)]:
+        assert columns[name] == [fmt(float(v)) for v in values], name
+
+
+def test_plan_script_without_gaussian_prints_no_renyi_rows(tmp_path: Path) -> None:
+    from tests.support.exported import page_script
+
+    output = run_script(page_script("plan", {**TINY, "gauss": "0"}), tmp_path, "plan.py")
+    assert "# renyi" not in output and "# planner" in output

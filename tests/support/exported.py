@@ -34,6 +34,10 @@ SECRETS_CASES = {
     "night": {"sec": "p=all;r=h0-5.22-23,nnight-time", "sgrid": "2024-03-01 20:00|1h"},
 }
 SECRETS_PAGES = ("calibrate", "plan")
+# Gaussian releases of one count (Rényi Pufferfish, docs/math.md §17) on Plan, over the set Θ: the script prints the
+# Gaussian tab's Rényi rows
+GAUSSIAN_CASES = {"renyi": {"gauss": "1", "geps": "0.7", "grel": "3", "galpha": "2.5", "cstate": "1"}}
+GAUSSIAN_PAGES = ("plan",)
 
 
 def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -139,6 +143,9 @@ def export_scripts(folder: Path) -> list[Path]:
         if page in SECRETS_PAGES:
             fitted = link_query(*cases["fitted"])
             runs |= {name: fitted | extra for name, extra in SECRETS_CASES.items()}
+        if page in GAUSSIAN_PAGES:
+            theta = link_query(*cases["theta"])
+            runs |= {name: theta | extra for name, extra in GAUSSIAN_CASES.items()}
         for name, query in runs.items():
             path = folder / f"{page}_{name}.py"
             path.write_text(page_script(page, query), encoding="utf-8")

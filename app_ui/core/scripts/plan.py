@@ -2,7 +2,8 @@
 
 Prior: binary chain p = 0.9, q = 0.8, T = 100.
 It prints the ledger as the page's table shows it (CSV, the page's columns), then the planner's numbers,
-one `label = value` per line, as the page prints them.
+one `label = value` per line, as the page prints them, and, when Gaussian releases of one count are planned,
+their Rényi rows as the page's Gaussian tab shows them (CSV, after `# renyi`).
 Run it anywhere once puffer_core is installed (python -m pip install <the Pufferfish Lab folder>),
 or from the Pufferfish Lab repository's folder: python plan.py
 """
@@ -72,3 +73,5 @@ shown = {  # the page's numbers, as it prints them (the objects above hold them 
 }
 for label, value in shown.items():
     print(f"{label} = {value}")
+# <gaussian>
+# </gaussian>
