@@ -377,3 +377,25 @@ def test_work_beyond_the_limits_is_refused_with_the_estimate() -> None:
         calibrate_gaussian_count(MarkovChainPrior(np.full((12, 12), 1 / 12), None, 1500), [0], 1.0)
     with pytest.raises(ValueError, match="every state"):
         count_laws(MarkovChainPrior(np.full((2, 2), 0.5), None, 3), [0, 1])
+
+
+def test_sigma_star_falls_back_to_gwm_when_nothing_can_be_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A certifier that never decides (every bracket [0, ∞)) cannot certify any σ, σ_GWM included: the search ends
+    (bounded loop) at σ_GWM, which the GWM's theorem makes sound, says so, and reports D_α ≤ α·W∞²/(2σ²_GWM) = ε."""
+    from puffer_core.mechanisms import gaussian_calibration as gc
+
+    chain = MarkovChainPrior([[0.9, 0.1], [0.3, 0.7]], length=5)
+    honest, _ = calibrate_gaussian_count(chain, [1], 0.5, 2.0)
+    assert honest.search_note == "" and honest.sigma < honest.sigma_gwm
+
+    def undecided(self, sigma, alpha, rows=None, tolerance=1e-6, threshold=None, rounds=40):  # noqa: ANN001, ANN202
+        rows = np.arange(self.laws.n_pairs) if rows is None else np.asarray(rows, dtype=int)
+        return gc.PairBrackets(sigma, rows, np.zeros(rows.size), np.full(rows.size, np.inf))
+
+    monkeypatch.setattr(gc.Divergences, "renyi", undecided)
+    cal, _ = calibrate_gaussian_count(chain, [1], 0.5, 2.0)
+    w = honest.w
+    assert cal.sigma == cal.sigma_gwm == pytest.approx(w * math.sqrt(2.0 / (2 * 0.5)), rel=1e-12)
+    assert cal.variance_saved == 0.0 and cal.floor <= cal.sigma
+    assert cal.divergence == pytest.approx(0.5, rel=1e-12)  # the GWM's bound, not the certifier's ∞
+    assert "σ* = σ_GWM" in cal.search_note and "theorem" in cal.search_note and cal.search_note in cal.describe()

@@ -15,6 +15,9 @@ For a count F of a chain prior (:mod:`.count_laws`), an order α > 1 and a targe
 decide (ε inside it) is refined (narrower cells, a wider range) up to a limit and otherwise counted as
 infeasible, so the σ\\* returned is always certified.  ``floor`` is a σ certified to be too small (some pair's
 lower bound is above ε): the smallest feasible σ lies in (floor, σ\\*].
+The search is bounded: when σ_GWM itself cannot be certified by the brackets (rounding can put α·W∞²/(2σ²_GWM) a
+hair above ε) or the full checks do not settle, σ\\* = σ_GWM — sound by the GWM's theorem — and
+``search_note`` says why.
 """
 
 from __future__ import annotations
@@ -229,6 +232,7 @@ class GaussianCalibration:
     near_tie: bool
     pairs: int
     units: float = field(default=0.0, compare=False)
+    search_note: str = ""  # non-empty when the exact search fell back to σ_GWM, and why (exact_sigma)
 
     @property
     def variance_saved(self) -> float:
@@ -239,7 +243,7 @@ class GaussianCalibration:
         return (
             f"(α = {self.alpha:g}, ε = {self.eps:g})-Rényi Pufferfish: W∞ = {self.w}, σ_GWM = {self.sigma_gwm:.4g},"
             f" exact σ* = {self.sigma:.4g} ({100 * self.variance_saved:.1f}% less variance); D_α(σ*) ≤"
-            f" {self.divergence:.6g}, worst at {self.worst}"
+            f" {self.divergence:.6g}, worst at {self.worst}" + (f" ({self.search_note})" if self.search_note else "")
         )
 
 
@@ -247,17 +251,39 @@ def _feasible(div: Divergences, sigma: float, alpha: float, eps: float, rows: np
     return div.renyi(sigma, alpha, rows, tolerance=1e-7, threshold=eps)
 
 
-def exact_sigma(div: Divergences, alpha: float, eps: float) -> tuple[float, float, PairBrackets]:
-    """(σ\\*, floor, brackets of every pair at σ\\*): the bisection of the module docstring."""
-    sigma_hi = gwm_sigma(div.w, alpha, eps)
+def _rounds(div: Divergences) -> int:
+    """Full checks of the search at most: a failed check usually follows at least one more pair, so n_pairs/6 + 1
+    is the usual need; the margin covers checks that add none (the search then falls back to σ_GWM)."""
+    return div.laws.n_pairs // _FOLLOWED + 1 + _ROUNDS
+
+
+def _at_gwm(div: Divergences, alpha: float, sigma_gwm: float, floor: float, check: PairBrackets,
+            why: str) -> tuple[float, float, PairBrackets, str]:
+    """σ\\* = σ_GWM when the search cannot certify anything smaller: the GWM's theorem bounds every pair's D_α at
+    σ_GWM by α·W∞²/(2σ²_GWM) = ε (docs/math.md §17), so the upper brackets are capped by it."""
+    cap = gwm_eps(div.w, alpha, sigma_gwm)
+    brackets = PairBrackets(sigma_gwm, check.pairs, np.minimum(check.low, cap), np.minimum(check.high, cap))
+    note = (f"σ* = σ_GWM: {why}; the GWM's bound α·W∞²/(2σ²) holds at σ_GWM by its theorem (docs/math.md §17),"
+            " so this σ is sound, but no variance is saved")
+    return sigma_gwm, min(floor, sigma_gwm), brackets, note
+
+
+def exact_sigma(div: Divergences, alpha: float, eps: float) -> tuple[float, float, PairBrackets, str]:
+    """(σ\\*, floor, brackets of every pair at σ\\*, a note): the bisection of the module docstring.
+
+    The note is empty unless the search fell back to σ_GWM (the divergence brackets stayed undecided at σ_GWM
+    itself, e.g. when rounding puts α·W∞²/(2σ²_GWM) a hair above ε, or the search did not settle in its rounds).
+    """
+    sigma_gwm = sigma_hi = gwm_sigma(div.w, alpha, eps)
     if div.w == 0 or div.laws.n_pairs == 0:
-        return 0.0, 0.0, div.renyi(0.0, alpha)
+        return 0.0, 0.0, div.renyi(0.0, alpha), ""
     everything = div.renyi(sigma_hi, alpha, tolerance=1e-3, rounds=1)
     followed = [int(r) for r in np.argsort(-everything.high)[:_FOLLOWED]]
     floor = 0.0  # the largest σ certified too small
     sigma_lo = 0.0
     probe = sigma_hi / 2.0
-    while True:
+    check = everything
+    for _ in range(_rounds(div)):
         while sigma_lo == 0.0:  # the lower end: halve until the followed pairs are no longer certified
             at = _feasible(div, probe, alpha, eps, np.array(followed))
             if np.all(at.high <= eps) and probe > sigma_hi * 1e-6:
@@ -279,11 +305,15 @@ def exact_sigma(div: Divergences, alpha: float, eps: float) -> tuple[float, floa
             check = _feasible(div, sigma_hi, alpha, eps, None)
         failing = [int(r) for r in np.flatnonzero(check.high > eps)]
         if not failing:
-            return sigma_hi, floor, check
+            return sigma_hi, floor, check, ""
+        if sigma_hi >= sigma_gwm:  # σ_GWM itself is not certified by the brackets: nothing smaller will be
+            return _at_gwm(div, alpha, sigma_gwm, floor, check, "the divergence brackets stay undecided at σ_GWM")
         floor = max(floor, sigma_hi if np.any(check.low > eps) else 0.0)
         worst_first = [r for r in sorted(failing, key=lambda r: -check.high[r]) if r not in followed]
         followed.extend(worst_first[:_FOLLOWED])
-        sigma_lo, sigma_hi = sigma_hi, gwm_sigma(div.w, alpha, eps)
+        sigma_lo, sigma_hi = sigma_hi, sigma_gwm
+    full = _feasible(div, sigma_gwm, alpha, eps, None)
+    return _at_gwm(div, alpha, sigma_gwm, floor, full, f"the search did not settle in {_rounds(div)} full checks")
 
 
 def pure_level(div: Divergences, sigma: float) -> tuple[float, str]:
@@ -398,9 +428,9 @@ def calibrate_gaussian_count(
     with one_blas_thread():
         if exact:
             gaussian_count_estimate(priors.n_states, priors.max_length, alpha, eps, len(priors), scale.w).check()
-            sigma, floor, at = exact_sigma(div, alpha, eps)
+            sigma, floor, at, search_note = exact_sigma(div, alpha, eps)
         else:
-            sigma, floor = sigma_gwm, 0.0
+            sigma, floor, search_note = sigma_gwm, 0.0, ""
             at = div.renyi(sigma, alpha, tolerance=1e-6)
         pure, note = pure_level(div, sigma)
     worst = "no protected pair" if at.pairs.size == 0 else laws.describe_pair(at.worst)
@@ -410,6 +440,6 @@ def calibrate_gaussian_count(
         alpha, eps, scale.w, sigma_gwm, sigma, floor,
         float(at.high.max()) if at.high.size else 0.0,
         float(at.low.max()) if at.low.size else 0.0,
-        worst, pure, note, scale.near_tie, laws.n_pairs, div.units,
+        worst, pure, note, scale.near_tie, laws.n_pairs, div.units, search_note,
     )
     return calibration, div
