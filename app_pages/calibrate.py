@@ -36,7 +36,7 @@ from app_ui.prior.current import (
 )
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.controls import secrets_section
-from app_ui.secrets.page import page_curve, protected, report_part
+from app_ui.secrets.page import page_curve, protected, report_part, value_secrets
 from puffer_core.priors.kinds import GAUSSIAN
 
 st.title("Calibrate")
@@ -139,7 +139,8 @@ if current is not None:
     with risk:
         risk_section(prior_key, chains, settings.eps_puffer)
     with gaussian:
-        gauss = gaussian_section(prior_key, chains, settings.eps_puffer)
+        gauss = gaussian_section(prior_key, chains, settings.eps_puffer,
+                                 *value_secrets(settings.secrets, prior, "Gaussian noise"))
 
     fit: Numbers | None = None
     if spread is not None:

@@ -12,6 +12,7 @@ from app_ui.core.charts import show_figure
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_table, static_table
 from app_ui.prior.current import kind_curve
+from app_ui.secrets.page import every_pair_note
 from app_ui.streams.accuracy import stream_accuracy_section
 from app_ui.streams.controls import (
     direction_controls,
@@ -61,6 +62,7 @@ st.markdown(
 )
 state.show_ignored_link_settings()
 state.share_button()
+every_pair_note("Every number on this page")  # what is secret (docs/math.md §16)
 
 
 def _shorten(length: int) -> None:

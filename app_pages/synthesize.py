@@ -12,6 +12,8 @@ from app_ui.core.charts import show_figure
 from app_ui.core.report import Section, html_report, offer_exports
 from app_ui.core.tables import show_table, static_table
 from app_ui.data.picker import LoadedData, dataset_picker
+from app_ui.secrets.controls import data_secrets_section
+from app_ui.secrets.views import report_section
 from app_ui.synthesize import views
 from app_ui.synthesize import work as synth
 from app_ui.synthesize.exports import data_name, report_settings, script
@@ -83,6 +85,7 @@ def _controls(loaded: LoadedData) -> SynthesizeSettings:
             state.number_input(st, "Seed", SYNTH_SEED, key="w_synth_seed")
         state.number_input(st, "Top-k states compared", SYNTH_TOP_K, key="w_synth_top_k")
         state.radio(st, "Downstream query compared", SYNTH_QUERY, dict(QUERY_WORDS), key="w_synth_query")
+    data_secrets_section(loaded.stats.states, synth.longest(loaded), state.get(state.EPS_PUFFER))  # docs/math.md §16
     inputs.stop_if_invalid()  # a value out of range: nothing computed with another one
     return SynthesizeSettings.from_session()
 
@@ -167,7 +170,8 @@ def _sweep(loaded: LoadedData, settings: SynthesizeSettings, chosen: SynthesisPl
     frame = views.sweep_frame(sweep, metric)
     fig = views.sweep_figure(frame, metric)
     note = (f"Everyone, the mean of {views.SWEEP_RUNS} releases per point (bars: lowest to highest), numpy noise"
-            f" from seed {settings.seed}: a what-if, not a release.")
+            f" from seed {settings.seed}: a what-if, not a release"
+            f"{'' if settings.secrets.is_all else ', calibrated for every pair at every entry'}.")
     show_figure(fig, [note], key="synth_sweep_chart")
     return [Section("How fidelity changes with ε_puffer", note, fig, frame)]
 
@@ -186,8 +190,9 @@ def _results(loaded: LoadedData, settings: SynthesizeSettings, drawn: synth.Draw
     summary = f"A synthetic release of {loaded.description}: {drawn.release.event.describe()}"
     offer_exports(
         lambda: html_report("Pufferfish Lab — Synthesize", summary, report_settings(loaded, settings),
-                            [*_plan_sections(drawn.plan), *sections]),
-        lambda: script(loaded, settings, grouped),
+                            [*_plan_sections(drawn.plan), *sections,
+                             report_section(settings.secrets, loaded.stats.states, settings.eps_puffer, None)]),
+        lambda: script(loaded, settings, grouped, synth.longest(loaded)),
         "synthesize",
         key="w_synth_exports",
     )

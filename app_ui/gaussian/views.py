@@ -24,6 +24,7 @@ from app_ui.gaussian.settings import COUNT_STATE, GAUSS_ALPHA, GAUSS_DELTA, GAUS
 from puffer_core import gaussian_count
 from puffer_core.accounting.renyi import approx_meaning
 from puffer_core.priors.models import MarkovChainPrior
+from puffer_core.secrets import Secrets
 
 NOTION = (
     "**(α, ε)-Rényi Pufferfish** (Pierquin, Bellet, Tommasi & Boussard, ICML 2024; docs/math.md §17): for every"
@@ -58,6 +59,7 @@ class GaussianNumbers:
     error: float
     interval_gwm: float
     interval: float
+    chosen: bool = False  # calibrated for the page's chosen value secrets (docs/math.md §16), not every pair
 
     def table(self) -> pd.DataFrame:
         """Both calibrations side by side, every number in full precision."""
@@ -86,7 +88,8 @@ class GaussianNumbers:
         """The numbers in one paragraph (the page's and the report's words)."""
         return (
             f"Gaussian noise on each user's count of state {self.state_label} is (α = {self.alpha:g}, ε ="
-            f" {self.eps:g})-Rényi Pufferfish with σ_GWM = {fmt(self.sigma_gwm)} (W∞ = {self.w:g}), and with the exact"
+            f" {self.eps:g})-Rényi Pufferfish{' for the chosen secrets' if self.chosen else ''} with"
+            f" σ_GWM = {fmt(self.sigma_gwm)} (W∞ = {self.w:g}), and with the exact"
             f" σ* = {fmt(self.sigma)}, which saves {100 * self.variance_saved:.1f}% of the variance (certified"
             f" D_α ≤ {self.divergence:.6g}, worst at {self.worst}). Converted: (ε_δ = {fmt(self.eps_delta)}, δ ="
             f" {self.delta:g})-Pufferfish at σ*."
@@ -100,12 +103,13 @@ def state_labels(chains: Sequence[MarkovChainPrior]) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def gaussian_numbers(key: Hashable, _chains: Sequence[MarkovChainPrior], eps: float, choice: GaussianChoice
-                     ) -> GaussianNumbers:
-    """The numbers of :class:`GaussianNumbers` for these chains (``key`` names them), once per input."""
+def gaussian_numbers(key: Hashable, _chains: Sequence[MarkovChainPrior], eps: float, choice: GaussianChoice,
+                     secrets: Secrets | None = None) -> GaussianNumbers:
+    """The numbers of :class:`GaussianNumbers` for these chains (``key`` names them), once per input; ``secrets``:
+    the value pairs and positions protected (None: every pair at every entry, docs/math.md §16)."""
     chains = list(_chains)
-    exact = gaussian_count(chains, [choice.state], eps, choice.alpha, exact=True)
-    gwm = gaussian_count(chains, [choice.state], eps, choice.alpha, exact=False)
+    exact = gaussian_count(chains, [choice.state], eps, choice.alpha, exact=True, secrets=secrets)
+    gwm = gaussian_count(chains, [choice.state], eps, choice.alpha, exact=False, secrets=secrets)
     cal = exact.calibration
     assert cal is not None  # a count's mechanism always carries its calibration
     return GaussianNumbers(
@@ -129,6 +133,7 @@ def gaussian_numbers(key: Hashable, _chains: Sequence[MarkovChainPrior], eps: fl
         error=exact.expected_abs_error,
         interval_gwm=gwm.interval_halfwidth(CONFIDENCE),
         interval=exact.interval_halfwidth(CONFIDENCE),
+        chosen=secrets is not None and not secrets.is_all,
     )
 
 
@@ -145,9 +150,14 @@ def count_controls(container: Any, chains: Sequence[MarkovChainPrior], key: str)
     return int(chosen)
 
 
-def gaussian_section(key: Hashable, chains: Sequence[MarkovChainPrior] | None, eps: float) -> GaussianNumbers | None:
-    """The Calibrate page's Gaussian tab: the toggle, α, δ and the state, then the numbers (None while off)."""
+def gaussian_section(key: Hashable, chains: Sequence[MarkovChainPrior] | None, eps: float,
+                     secrets: Secrets | None = None, note: str = "") -> GaussianNumbers | None:
+    """The Calibrate page's Gaussian tab: the toggle, α, δ and the state, then the numbers (None while off);
+    ``secrets``: the page's chosen value secrets (None: every pair), ``note``: said on the tab when the page's
+    secrets are ones Gaussian noise cannot take (it then protects every pair)."""
     st.markdown(NOTION)
+    if note:
+        st.info(note, icon=":material/lock_open:")
     if chains is None:
         st.info("Gaussian noise is calibrated on the count laws of a Markov chain; this prior is a Gaussian process.")
         return None
@@ -162,7 +172,7 @@ def gaussian_section(key: Hashable, chains: Sequence[MarkovChainPrior] | None, e
     choice = GaussianChoice.from_session()
     try:
         with st.spinner("Calibrating σ* (certified divergences)…"):
-            numbers = gaussian_numbers(key, tuple(chains), eps, choice)
+            numbers = gaussian_numbers(key, tuple(chains), eps, choice, secrets)
     except ValueError as exc:
         st.error(f"Gaussian noise cannot be calibrated here: {exc}")
         return None
@@ -198,14 +208,16 @@ def gaussian_settings(numbers: GaussianNumbers) -> dict[str, Any]:
 
 def gaussian_block(numbers: GaussianNumbers, prior_name: str = "prior", eps_name: str = "EPS_PUFFER"
                    ) -> tuple[str, list[str]]:
-    """The script's block printing the same σ as the page, and the names it needs from puffer_core."""
+    """The script's block printing the same σ as the page, and the names it needs from puffer_core (with the
+    script's ``SECRETS`` when the page calibrated for chosen value secrets)."""
+    chosen = ", secrets=SECRETS" if numbers.chosen else ""
     code = (
         "# Gaussian noise on each user's count of one state: (α, ε)-Rényi Pufferfish (docs/math.md §17)\n"
         f"GAUSS_ALPHA = {numbers.alpha!r}  # the Rényi order\n"
         f"GAUSS_DELTA = {numbers.delta!r}  # δ of the (ε, δ) conversion\n"
         f"GAUSS_STATE = {numbers.state!r}  # the state counted (its index)\n"
-        f"gauss = gaussian_count({prior_name}, [GAUSS_STATE], {eps_name}, GAUSS_ALPHA)  # the exact σ*\n"
-        f"gwm = gaussian_count({prior_name}, [GAUSS_STATE], {eps_name}, GAUSS_ALPHA, exact=False)  # σ_GWM\n"
+        f"gauss = gaussian_count({prior_name}, [GAUSS_STATE], {eps_name}, GAUSS_ALPHA{chosen})  # the exact σ*\n"
+        f"gwm = gaussian_count({prior_name}, [GAUSS_STATE], {eps_name}, GAUSS_ALPHA, exact=False{chosen})  # σ_GWM\n"
         'print(f"σ_GWM = {fmt(gwm.sigma)}")\n'
         'print(f"Exact σ* = {fmt(gauss.sigma)}")\n'
         'print(f"Variance saved = {100 * gauss.calibration.variance_saved:.1f}%")\n'

@@ -59,11 +59,16 @@ def _multiselect(container: Any, label: str, name: str, labels: tuple[str, ...],
     return list(container.multiselect(label, options, key=_key(name), **kwargs))
 
 
-def _controls(labels: tuple[str, ...] | None) -> Form:
-    """Draw the controls; the values they hold."""
+def _controls(labels: tuple[str, ...] | None, values_only: bool = False) -> Form:
+    """Draw the controls; the values they hold (``values_only``: value pairs at every entry or chosen entries)."""
     kinds = PAIRS if labels is not None else {"all": PAIRS["all"]}
+    if values_only:
+        kinds = {k: v for k, v in kinds.items() if k != "event"}
     if st.session_state.get(_key("kind")) not in kinds:
         st.session_state[_key("kind")] = "all"
+    wheres = {k: v for k, v in WHERE.items() if k != "rule"} if values_only else WHERE
+    if st.session_state.get(_key("where")) not in wheres:
+        st.session_state[_key("where")] = "every"
     kind = st.radio("Which values are secret", list(kinds), format_func=kinds.get, key=_key("kind"))
     names = labels or ()
     values: dict[str, Any] = {"kind": kind}
@@ -85,7 +90,7 @@ def _controls(labels: tuple[str, ...] | None) -> Form:
         values["windows"] = st.text_input("Windows of entries (1-based, e.g. 1-7; 20-26)", key=_key("windows"),
                                           help="In A at some entry of a window, against at none of them.")
     if kind != "event":
-        where = st.radio("At which entries", list(WHERE), format_func=WHERE.get, key=_key("where"), horizontal=True)
+        where = st.radio("At which entries", list(wheres), format_func=wheres.get, key=_key("where"), horizontal=True)
         values["where"] = where
         if where == "entries":
             values["entries"] = st.text_input("Protected entries (1-based, e.g. 1-6; 20)", key=_key("entries"))
@@ -112,10 +117,23 @@ def secrets_section(prior: PriorChoice, eps: float | None = None) -> SecretsChoi
         labels, length = prior_shape(prior.kind, prior.params)
     except ValueError:
         return None  # the prior's own controls say what is wrong with it
+    return secrets_controls(labels, length, eps, prior.description if eps is not None else None)
+
+
+def data_secrets_section(labels: tuple[str, ...], length: int, eps: float | None = None) -> SecretsChoice | None:
+    """The "What is secret" section for data with states ``labels`` and sequences of at most ``length`` entries
+    (Synthesize): value pairs, at every entry or at chosen entries (no events, no rule on a time grid)."""
+    return secrets_controls(labels, length, eps, None, values_only=True)
+
+
+def secrets_controls(labels: tuple[str, ...] | None, length: int, eps: float | None, belief: str | None,
+                     values_only: bool = False) -> SecretsChoice | None:
+    """The section's controls and sentence for states ``labels`` and ``length`` entries (:func:`secrets_section`);
+    ``belief``: the attacker's belief in the sentence."""
     current = SecretsChoice.from_session()
     _start_widgets(form_of(current.secrets, current.grid, labels))
     with st.expander(NAME, icon=":material/lock:"):  # one label: a changing one would close it on every edit
-        form = _controls(labels)
+        form = _controls(labels, values_only)
     try:
         chosen, grid = build(form, labels, length)
     except ValueError as exc:  # said under the expander, so that it is seen with the expander closed too
@@ -127,6 +145,6 @@ def secrets_section(prior: PriorChoice, eps: float | None = None) -> SecretsChoi
     state.put(SECRETS, chosen)
     state.put(GRID, grid)
     choice = SecretsChoice.from_session()
-    words = choice.secrets.sentence(labels, eps, prior.description if eps is not None else None)
+    words = choice.secrets.sentence(labels, eps, belief)
     st.caption(f"**What is protected.** {words}")
     return choice

@@ -21,6 +21,7 @@ from app_ui.secrets.settings import SecretsChoice
 from app_ui.secrets.views import curve_for, gain_section, pairs_only, redaction_view, report_section, view_of
 from puffer_core import InfluenceCurve
 from puffer_core.priors.codecs import Number
+from puffer_core.secrets import Secrets
 
 
 def page_curve(choice: SecretsChoice, prior: PriorChoice, everything: InfluenceCurve,
@@ -57,6 +58,33 @@ def report_part(choice: SecretsChoice, prior: PriorChoice, eps: float | None = N
     if not choice.is_all and eps is not None and everything is not None and chosen is not None:
         view = view_of(everything, chosen, eps)
     return report_section(choice, labels, eps, prior.description, view)
+
+
+def value_secrets(choice: SecretsChoice, prior: PriorChoice, what: str) -> tuple[Secrets | None, str]:
+    """For a mechanism that protects value pairs of entries (``what`` names it): the chosen secrets resolved on the
+    prior's entries (None for every pair), and, for event secrets, which it cannot take, the sentence saying that
+    it protects every pair of values at every entry instead (docs/math.md §16)."""
+    if choice.is_all:
+        return None, ""
+    if not isinstance(choice.secrets, Secrets):
+        return None, (f"{what} protects every pair of values at every entry, not the chosen event secret"
+                      " (it takes value pairs and positions only).")
+    _, length = prior_shape(prior.kind, prior.params)
+    resolved = choice.resolved(length)
+    assert isinstance(resolved, Secrets)  # value secrets resolve to value secrets
+    return resolved, ""
+
+
+def every_pair_note(what: str) -> None:
+    """For a page that protects every pair of values at every entry (``what`` names it): says so, and that the
+    secrets chosen on the other pages (kept in the settings) are not applied here (docs/math.md §16)."""
+    chosen = SecretsChoice.from_session()
+    words = f"**What is protected.** {what} protects every pair of values at every entry."
+    if chosen.is_all:
+        st.caption(words)
+    else:
+        st.info(f"{words} The secrets chosen under *What is secret* on Influence curves, Calibrate and Plan are not"
+                " applied here: these numbers are for every pair, never fewer.", icon=":material/lock_open:")
 
 
 def script_secrets(choice: SecretsChoice, prior: PriorChoice) -> tuple[Code, list[str]]:

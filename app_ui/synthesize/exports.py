@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app_ui.core.templates import fill
+from app_ui.core.templates import Code, fill
 from app_ui.data.picker import LoadedData
 from app_ui.synthesize.settings import SynthesizeSettings
 
@@ -19,11 +19,12 @@ def data_name(loaded: LoadedData) -> tuple[str, ...]:
     return ("upload", loaded.name)
 
 
-def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | None) -> str:
+def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | None, length: int = 1) -> str:
     """The page as a Python program: the same data, prior (the chain fitted on them), ε_puffer, noise, model and
     columns; it writes synthetic.csv and prints the plan and the fidelity scores.
 
-    ``by_group``: what the page passed to the library (None: the data have no group column).
+    ``by_group``: what the page passed to the library (None: the data have no group column); ``length``: the
+    longest sequence (what the chosen secrets are resolved on).
     """
     builtin = loaded.builtin
     if builtin is not None:
@@ -53,6 +54,7 @@ def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | No
         doc={"Data": how, "Noise": noise, "Run": run},
         values={
             "EPS_PUFFER": float(settings.eps_puffer),
+            "SECRETS": Code(settings.secrets.source(length)),  # what is secret (docs/math.md §16)
             "SEED": settings.rng,
             "BY_GROUP": by_group,
             "METHOD": settings.method,
@@ -61,7 +63,7 @@ def script(loaded: LoadedData, settings: SynthesizeSettings, by_group: bool | No
             "QUERY": settings.query,
         },
         blocks={"data": data},
-        imports=imports,
+        imports=[*imports, *settings.secrets.names()],
     )
 
 

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app_ui.core.records import SettingsRecord, setting
+from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import EPS_PUFFER, DataText, ParameterGroup
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import Choice, Flag, Number, Parameter
 from puffer_core.synthesis.fidelity import QUERIES, QUERY_WORDS
 from puffer_core.synthesis.model import METHODS
@@ -54,6 +55,7 @@ class SynthesizeSettings(SettingsRecord):
     method: str = setting(SYNTH_METHOD)
     top_k: int = setting(SYNTH_TOP_K)
     query: str = setting(SYNTH_QUERY)
+    secrets: SecretsChoice = holds(SecretsChoice)  # what is secret: value pairs and entries (docs/math.md §16)
 
     @property
     def rng(self) -> int | None:

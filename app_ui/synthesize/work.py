@@ -19,6 +19,7 @@ from app_ui.synthesize.settings import SynthesizeSettings
 from app_ui.synthesize.views import SWEEP_RUNS, sweep_grid
 from puffer_core.data.sequences import Sequences
 from puffer_core.data.stats import SequenceStats
+from puffer_core.secrets import Secrets
 from puffer_core.synthesis.counts import ChainCounts
 from puffer_core.synthesis.fidelity import Fidelity, fidelity
 from puffer_core.synthesis.release import NoisyCounts
@@ -50,18 +51,37 @@ def data_key(loaded: LoadedData) -> Hashable:
     return (loaded.fingerprint, tuple(loaded.columns.items()))
 
 
+def longest(loaded: LoadedData) -> int:
+    """The longest sequence's number of entries (what chosen entries may name)."""
+    return int(max(loaded.stats.length_values, default=1))
+
+
+def secrets(loaded: LoadedData, settings: SynthesizeSettings) -> Secrets | None:
+    """What the library's ``secrets`` gets: None for every pair at every entry, else the chosen value secrets
+    (the page offers no event secrets, docs/math.md §16)."""
+    if settings.secrets.is_all:
+        return None
+    chosen = settings.secrets.resolved(longest(loaded))
+    if not isinstance(chosen, Secrets):
+        raise ValueError("Synthesize protects value pairs of entries; event secrets are not offered here")
+    return chosen
+
+
 def plan(loaded: LoadedData, settings: SynthesizeSettings) -> SynthesisPlan:
-    """The plan for these data and settings (the a(b) curve of the fitted chain: computed once per key)."""
+    """The plan for these data and settings (the a(b) curve of the fitted chain, for the chosen secrets: computed
+    once per key)."""
     grouped = by_group(loaded, settings)
-    key = (data_key(loaded), settings.eps_puffer, grouped)
+    key = (data_key(loaded), settings.eps_puffer, grouped, settings.secrets.link_key)
     return session_memo("synth_plan", key, lambda: plan_synthesis(
         source(loaded), None, settings.eps_puffer, by_group=grouped, columns=loaded.columns,
+        secrets=secrets(loaded, settings),
     ), 4)
 
 
 def release_key(loaded: LoadedData, settings: SynthesizeSettings) -> Hashable:
     """What a drawn release depends on (top-k and the query only change what fidelity compares)."""
-    return (data_key(loaded), settings.eps_puffer, by_group(loaded, settings), settings.rng, settings.method)
+    return (data_key(loaded), settings.eps_puffer, by_group(loaded, settings), settings.rng, settings.method,
+            settings.secrets.link_key)
 
 
 @dataclass(frozen=True, eq=False)

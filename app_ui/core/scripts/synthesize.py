@@ -13,7 +13,7 @@ Pufferfish Lab repository's folder.
 import sys
 
 try:
-    from puffer_core import load_dataset, synthesize
+    from puffer_core import ALL_SECRETS, load_dataset, synthesize
 except ModuleNotFoundError:
     sys.exit(
         "puffer_core was not found: install it (python -m pip install <the Pufferfish Lab folder>),"
@@ -25,6 +25,7 @@ data = load_dataset("checkins", user="user")
 # </data>
 prior = None  # the attacker's belief: the chain fitted on the data's counts (docs/math.md §6)
 EPS_PUFFER = 1.0  # the guarantee for every entry of every real user
+SECRETS = ALL_SECRETS  # what is secret (docs/math.md §16): every pair of states at every entry
 SEED = 0  # the noise's seed (reproducible, not for publishing); None: a real release, OpenDP's noise
 BY_GROUP = True  # one chain per group (None: the data have no group column)
 METHOD = "projection"  # noisy counts → chain (docs/math.md §19.4)
@@ -34,7 +35,9 @@ QUERY = "visits"  # fidelity: the downstream query compared
 OUT = "synthetic.csv"
 
 # synthetic sequences (docs/math.md §19), streamed to OUT in chunks
-result = synthesize(data, prior, EPS_PUFFER, rng=SEED, by_group=BY_GROUP, columns=COLUMNS, method=METHOD, out=OUT)
+result = synthesize(
+    data, prior, EPS_PUFFER, secrets=SECRETS, rng=SEED, by_group=BY_GROUP, columns=COLUMNS, method=METHOD, out=OUT
+)
 event = result.event
 print(event.describe())
 for note in result.notes:
