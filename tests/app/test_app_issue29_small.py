@@ -82,3 +82,11 @@ def test_a_page_opened_from_a_link_names_the_prior_as_its_sidebar_does() -> None
     side = next(c.value for c in at.sidebar.caption if c.value.startswith("**Prior in use:** "))
     assert page.removeprefix("**Prior:** ") == side.removeprefix("**Prior in use:** ")
     assert "fitted to Check-ins" in page
+
+
+def test_the_plan_ledger_says_what_a_lead_is() -> None:
+    at = open_page("app_pages/plan.py")
+    assert not problems(at)
+    table = next(d.value for d in at.dataframe if "accuracy (95%)" in d.value.columns)
+    assert table["accuracy (95%)"].str.contains("lead").any()
+    assert any("lead" in c.value and "must lead the next" in c.value and "ranking" in c.value for c in at.caption)
