@@ -6,6 +6,7 @@ prior's name is read in two places of the same page (the page and its sidebar) a
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -90,3 +91,14 @@ def test_the_plan_ledger_says_what_a_lead_is() -> None:
     table = next(d.value for d in at.dataframe if "accuracy (95%)" in d.value.columns)
     assert table["accuracy (95%)"].str.contains("lead").any()
     assert any("lead" in c.value and "must lead the next" in c.value and "ranking" in c.value for c in at.caption)
+
+
+def test_the_simulate_heatmap_prints_no_numbers_in_cells_too_narrow_for_them() -> None:
+    at = open_page("app_pages/simulate.py")
+    assert not problems(at)
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    heatmaps = [trace for spec in specs for trace in spec["data"] if trace.get("type") == "heatmap"]
+    assert heatmaps and len(heatmaps[0]["x"]) > 6  # the demo data's 12 states: 12 columns at 390 px
+    trace = heatmaps[0]
+    assert not trace.get("texttemplate") and trace.get("text") is None
+    assert "%{customdata}" in trace["hovertemplate"] and len(trace["customdata"]) == len(trace["x"])  # hover stays
