@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_ui.accuracy.views import chains_of, default_states
+from app_ui.accuracy.views import LEAD_WORDS, chains_of, default_states
 from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.docs import show_sources
@@ -168,6 +168,7 @@ if current is not None:
                 width="stretch",
                 height=_height(len(rows)),
             )
+            st.caption(LEAD_WORDS)
             st.caption(
                 "The download has the mechanism, ε_puffer and k of every release too; it loads back below."
             )

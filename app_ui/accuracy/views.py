@@ -293,6 +293,13 @@ def release_accuracy(mechanism: Mechanism, n_states: int | None = None, confiden
     return f"top-{k} right ({confidence:.0%}) when it leads by ≥ {_count(gap)}"
 
 
+LEAD_WORDS = (
+    "Accuracy (95%): “±α” is the error of each noisy count; “top-k: lead g” (“1st: lead g” for the largest"
+    " count) is how far the k-th largest true count must lead the next one for the noisy top-k ranking to"
+    " come out right with 95% probability (docs/math.md §13)."
+)
+
+
 def ledger_accuracy(mechanism: Mechanism, n_states: int | None, confidence: float = 0.95) -> str:
     """:func:`release_accuracy` short enough for a ledger cell: "±164", "top-3: lead 329", "1st: lead 329"."""
     plain = _no_noise(float(mechanism.noise_scale))

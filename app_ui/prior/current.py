@@ -113,7 +113,9 @@ def overlay_curve(source: str, parameters: Params) -> InfluenceCurve:
 
 def describe_prior() -> str:
     """One line naming the prior in the settings, with the data it was fitted to while it is still the fit, and its
-    prior uncertainty when it is switched on (the pages then calibrate against Θ)."""
+    prior uncertainty when it is switched on (the pages then calibrate against Θ).  A link's fitted data is
+    read first, so that a page and its sidebar name the prior alike however the page was opened."""
+    _from_link()
     prior = PriorChoice.from_session()
     chosen = prior.uncertainty
     if prior.as_fitted and chosen.on:

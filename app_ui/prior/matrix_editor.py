@@ -10,6 +10,7 @@ scrolls sideways at 1400 px (two grids side by side beyond :data:`ONE_GRID` stat
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -22,8 +23,9 @@ from app_ui.core.charts import transition_heatmap
 from app_ui.core.state import INITIAL, LABELS, TRANSITIONS
 from app_ui.core.tables import join_words, show_problems
 from app_ui.data.picker import LoadedData, dataset_picker
-from app_ui.prior.current import set_matrix, use_prior
+from app_ui.prior.current import describe_prior, set_matrix, use_prior
 from app_ui.prior.smoothing import fit_smoothing, fitted_chain, preset_smoothing_panel
+from puffer_core.data.sequences import MAX_STATES as MAX_FITTED_STATES
 from puffer_core.priors.codecs import MAX_STATES, default_labels
 from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, normalise_matrix
 
@@ -38,19 +40,41 @@ ONE_GRID = 16  # more states than this do not fit one grid (MIN_COLUMN each, plu
 LARGE = 20  # more states than this: read as a heatmap, edited in one grid that scrolls inside its frame
 LARGE_COLUMN = 80  # a large grid's columns: wide enough for 0.0123 and 1e-05
 LARGE_ROWS = 15  # rows a large grid shows before it scrolls
+ROW_SUM = re.compile(r"row '(?P<row>.*)' sums to (?P<total>.*); rows must sum to 1")  # validation.row_problems
+LOADED = "loaded_preset"  # session key: the preset and knobs last loaded into the editor
+
+
+def _chosen_preset() -> tuple[Any, ...]:
+    """The preset and its knobs as chosen in the panel (compared with the one last loaded)."""
+    preset = st.session_state.get("w_preset", "Sticky")
+    if preset == FITTED:
+        return (preset,)
+    knob = st.session_state.get("w_seed", 0) if preset == "Random" else st.session_state.get("w_stay", 0.8)
+    return preset, int(st.session_state.get("w_k", 3)), knob
 
 
 def _load_preset() -> None:
-    preset = st.session_state.get("w_preset", "Sticky")
-    if preset == FITTED:
+    chosen = _chosen_preset()
+    if chosen[0] == FITTED:
         data = st.session_state.get("dataset")
         if isinstance(data, LoadedData):
             tau = fit_smoothing()  # the smoothing control under the preset (app_ui.prior.smoothing)
             use_prior(fitted_chain(data, tau), origin=data, smoothing=tau)  # the T box follows the settings
+            st.session_state[LOADED] = chosen
         return
-    k = int(st.session_state.get("w_k", 3))
-    knob = st.session_state.get("w_seed", 0) if preset == "Random" else st.session_state.get("w_stay", 0.8)
+    preset, k, knob = chosen
+    if k > MAX_STATES:  # the panel says why and disables the button; a callback never fails silently either
+        return
     set_matrix(MATRIX_PRESETS[preset](k, float(knob)), default_labels(k))
+    st.session_state[LOADED] = chosen
+
+
+def _loaded_caption() -> None:
+    """What the editor holds, named as the sidebar names it, and whether the panel's choice is loaded."""
+    chosen = _chosen_preset()
+    if st.session_state.get(LOADED) != chosen:
+        st.caption(f"“{chosen[0]}” is chosen but not loaded yet: press “Load into the editor”.")
+    st.caption(f"In the editor: {describe_prior()}")
 
 
 def _normalise() -> None:
@@ -75,6 +99,22 @@ def _normalise() -> None:
         notes.append(("info", "Every row already sums to 1: nothing was changed."))
     set_matrix(done.matrix, labels, state.get(INITIAL))
     st.session_state["normalise_notes"] = notes
+
+
+def _one_sum_message(problems: list[str]) -> list[str]:
+    """The rows that do not sum to 1 in one message, each with its sum (as many digits as show the difference),
+    instead of one box per row; every other problem as it is."""
+    sums = [ROW_SUM.fullmatch(p) for p in problems]
+    found = [m for m in sums if m is not None]
+    if len(found) < 2:
+        return problems
+    listed = "; ".join(f"'{m['row']}' sums to {m['total']}" for m in found)
+    rows = join_words([f"'{m['row']}'" for m in found])
+    merged = (
+        f"rows {rows} do not sum to 1 — {listed}. Rows must sum to 1: correct them, or press “Normalise rows”"
+        " to divide each row by its sum"
+    )
+    return [merged, *(p for p, m in zip(problems, sums, strict=True) if m is None)]
 
 
 def preset_controls(wide: Any) -> None:
@@ -105,14 +145,25 @@ def preset_controls(wide: Any) -> None:
                     type="primary",
                 )
                 preset_smoothing_panel(data is not None)  # τ of the fit, and what it does to a(1)
+            _loaded_caption()
             return
         cols = st.columns(2)
-        cols[0].number_input("States K", 2, MAX_STATES, 3, key="w_k", persist_state="session")
+        k = cols[0].number_input(
+            "States K", 2, None, 3, key="w_k", persist_state="session", help=f"From 2 to {MAX_STATES} states."
+        )
         if preset == "Random":
             cols[1].number_input("Seed", 0, 10_000, 0, key="w_seed", persist_state="session")
         else:
             cols[1].slider("Stay probability", 0.0, 1.0, 0.8, 0.01, key="w_stay", persist_state="session")
-        st.button("Load into the editor", on_click=_load_preset, key="w_load_preset")
+        too_many = k > MAX_STATES
+        if too_many:
+            st.error(
+                f"Presets offer up to {MAX_STATES} states; K = {k} is more, so nothing can be loaded. Choose"
+                f" K ≤ {MAX_STATES}, or for a larger chain choose the preset “Fitted from data” (a chain fitted"
+                f" to a dataset, up to {MAX_FITTED_STATES} states)."
+            )
+        st.button("Load into the editor", on_click=_load_preset, key="w_load_preset", disabled=too_many)
+        _loaded_caption()
 
 
 def is_wide(labels: tuple[str, ...]) -> bool:
@@ -220,6 +271,6 @@ def matrix_editor() -> None:
     _initial_controls(labels)
     problems = MATRIX.problems(state.settings())
     with messages:
-        show_problems(problems)
+        show_problems(_one_sum_message(problems))
         if state.get(INITIAL) is None and any("no unique stationary distribution" in p for p in problems):
             st.info("Choose **Give one** under *Initial distribution* below to say where the chain starts.")

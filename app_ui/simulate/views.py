@@ -40,12 +40,18 @@ def facts_table(sequences: Sequences | SequenceStats) -> pd.DataFrame:
     return pd.DataFrame({"": list(summary), "value": [str(v) for v in summary.values()]})
 
 
+HEATMAP_TEXT_STATES = 6  # up to this many states the numbers fit in the cells at 390 px; beyond, hover only
+
+
 def matrix_view(prior: MarkovChainPrior) -> tuple[go.Figure, pd.DataFrame]:
     """The fitted transition matrix as a heatmap, and as a table (a row per current state) for its CSV."""
     labels = list(prior.labels)
     matrix = np.asarray(prior.transition)
     frame = pd.DataFrame(matrix, index=labels, columns=labels).reset_index(names="from")
-    return transition_heatmap(matrix, labels), frame
+    figure = transition_heatmap(matrix, labels)
+    if len(labels) > HEATMAP_TEXT_STATES:  # at 390 px the cells' numbers overlap: hover shows each value
+        figure.update_traces(text=None, texttemplate="")
+    return figure, frame
 
 
 def accuracy_figure(rows: pd.DataFrame, metric: str, styles: dict[str, Style]) -> go.Figure:
