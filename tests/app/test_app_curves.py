@@ -30,6 +30,7 @@ def test_home_says_what_it_is_for_and_links_every_page() -> None:
         "plan",
         "simulate",
         "synthesize",
+        "optimal",
         "classroom",
         "stream",
         "attack",
