@@ -60,6 +60,26 @@ def same(expected: str, got: str, what: str) -> None:
         print(f"  DIFFERS: {what}", flush=True)
 
 
+def pins_file(folder: Path) -> Path:
+    """requirements-dev.txt (and the files it includes) as a pip constraints file: the versions the tests ran
+    with, each ``name==version`` line without its extras (a constraints file pins versions, it adds no package,
+    and pip refuses extras in it: ``pyspark[connect]==…`` becomes ``pyspark==…``)."""
+    lines: list[str] = []
+
+    def read(path: Path) -> None:
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line.startswith("-r "):
+                read(path.parent / line[3:].strip())
+            elif line and not line.startswith("-"):
+                lines.append(re.sub(r"\[[^\]]*\]", "", line))
+
+    read(ROOT / "requirements-dev.txt")
+    out = folder / "constraints.txt"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
 def clean_env() -> dict[str, str]:
     """The environment without the repository on PYTHONPATH (the installed package must stand alone)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
@@ -124,8 +144,8 @@ def check(work: Path) -> int:
     puffer = venv / "bin" / "puffer"
     env = clean_env()
     # the versions the tests ran with (a constraints file pins versions, it adds no package)
-    pins = ["-c", str(ROOT / "requirements-dev.txt")]
-    must(
+    pins = ["-c", str(pins_file(work))]
+    installed = must(
         run(
             [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *pins, str(wheel)],
             outside,
@@ -134,6 +154,9 @@ def check(work: Path) -> int:
         ),
         "pip install <wheel> (declared dependencies only)",
     )
+    if installed.returncode != 0:  # nothing below can run without the package
+        print("\n\n".join(FAILURES))
+        return 1
 
     # the command line
     for args in (["--help"], ["simulate", "--help"], ["prior", "--help"], ["ladder", "--help"]):
