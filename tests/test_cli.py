@@ -135,11 +135,12 @@ def test_default_k_is_capped_at_the_number_of_states(tmp_path, capsys):
                    "--settings", str(settings)])
     captured = capsys.readouterr()
     assert status == 0, captured.err
-    assert "note: the data has only 2 states, so top-k uses k = 2 instead of the default 3" in captured.err
-    assert "HitRate@2" in captured.out
-    assert json.loads(settings.read_text(encoding="utf-8"))["k"] == 2
-    assert {"Acc@1", "Acc@2", "HitRate@2"} <= set(pd.read_csv(out)["metric"])
-    assert not any(m.endswith("@3") for m in pd.read_csv(out)["metric"])
+    # with K = 2 states a top-2 list holds every state (it cannot fail), so the default is k = 1 (issue 29)
+    assert "note: the data has only 2 states, so top-k uses k = 1 instead of the default 3" in captured.err
+    assert "HitRate@1" in captured.out
+    assert json.loads(settings.read_text(encoding="utf-8"))["k"] == 1
+    assert {"Acc@1", "HitRate@1"} <= set(pd.read_csv(out)["metric"])
+    assert not any(m.endswith(("@2", "@3")) for m in pd.read_csv(out)["metric"])
 
 
 def test_capping_is_silent_when_quiet_or_not_needed(tmp_path, capsys):

@@ -112,8 +112,9 @@ def redaction_section(choice: SecretsChoice, prior: PriorChoice) -> None:
         " large must the window be so that what is released reveals at most ε about that entry, for the chosen"
         " pairs of values? (docs/math.md §16; the leakage is the engine's own term for one window.)")
     left, right = st.columns(2)
+    # keyed by T: an entry chosen for a longer prior never lingers as an error once T shrinks
     node = inputs.number(left, "Protected entry (1-based)", Number(1, length, whole=True), min(length, 1 + length // 2),
-                         key="w_red_node")
+                         key=f"w_red_node_{length}")
     eps = inputs.number(right, "Target ε (nats)", Number(0.0, 1000.0), float(state.get(EPS_PUFFER)),
                         key="w_red_eps", step=0.1)
     if node is None or eps is None:

@@ -148,7 +148,7 @@ def test_event_secrets_and_their_infinite_leakage() -> None:
 
 def test_the_redaction_planner_equals_enumeration() -> None:
     at = open_page(CURVES, {**CHAIN, "sec": "p=sensitive;s=2"})
-    at.number_input(key="w_red_node").set_value(3).run()
+    at.number_input(key=f"w_red_node_{T}").set_value(3).run()
     at.number_input(key="w_red_eps").set_value(0.05).run()
     assert not problems(at) and not errors(at)
     table = next(d.value for d in at.dataframe if "leakage (nats)" in d.value.columns)
