@@ -132,8 +132,10 @@ if current is not None:
 
     with accuracy:
         chosen_accuracy = accuracy_section(prior_key, curve, chains, settings.eps_puffer)
-        if chosen_accuracy is not None:  # the Rényi mechanisms, in their own table (app_ui/gaussian)
+        if chosen_accuracy is not None and settings.gaussian.on:  # the Rényi mechanisms, in their own table
             renyi_accuracy(prior_key, chosen_accuracy[0], curve, chains)
+        elif chosen_accuracy is not None:
+            st.caption("Gaussian noise for the same target: switch it on in the tab *Gaussian noise (Rényi)*.")
         accuracy_link.remember()
         accuracy_link.carry_back(None if chosen_accuracy is None else chosen_accuracy[1])
     with risk:
