@@ -78,8 +78,36 @@ class ColumnNames(Mapping):
         return len(ROLES)
 
 
+class ChainShape:
+    """The sizes every table of chain counts shares (true counts here, the noisy release in
+    :mod:`puffer_core.synthesis.release`): K, G, users and transitions per group."""
+
+    states: tuple[str, ...]
+    groups: tuple[str, ...] | None
+    length_values: np.ndarray
+    length_users: np.ndarray
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_groups(self) -> int:
+        return 1 if self.groups is None else len(self.groups)
+
+    @property
+    def users_per_group(self) -> np.ndarray:
+        """``(G,)`` users in each group."""
+        return self.length_users.sum(axis=1)
+
+    @property
+    def transitions_per_group(self) -> np.ndarray:
+        """``(G,)`` transitions in each group: Σ over its users of (T − 1)."""
+        return self.length_users @ (self.length_values - 1)
+
+
 @dataclass(frozen=True, eq=False)
-class ChainCounts:
+class ChainCounts(ChainShape):
     """Per-group counts of users' sequences: what the synthesizer needs, and what fidelity compares (module docstring).
 
     Attributes
@@ -153,24 +181,6 @@ class ChainCounts:
             )
 
     # --- sizes ---------------------------------------------------------------------------------------------------
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
-    def n_groups(self) -> int:
-        return 1 if self.groups is None else len(self.groups)
-
-    @property
-    def users_per_group(self) -> np.ndarray:
-        """``(G,)`` users in each group."""
-        return self.length_users.sum(axis=1)
-
-    @property
-    def transitions_per_group(self) -> np.ndarray:
-        """``(G,)`` transitions in each group: Σ over its users of (T − 1)."""
-        return self.length_users @ (self.length_values - 1)
 
     @property
     def rows_per_group(self) -> np.ndarray:

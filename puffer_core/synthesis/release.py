@@ -20,7 +20,7 @@ import numpy as np
 
 from ..accounting.events import CurveEvent
 from ..mechanisms.base import opendp_prelude
-from .counts import ChainCounts, ColumnNames
+from .counts import ChainCounts, ChainShape, ColumnNames
 from .privacy import ENTRY_L1, expected_abs_noise
 
 MECHANISM = "synthetic_sequences"
@@ -64,7 +64,7 @@ class SynthesisEvent(CurveEvent):
 
 
 @dataclass(frozen=True, eq=False)
-class NoisyCounts:
+class NoisyCounts(ChainShape):
     """What a synthetic-sequence release publishes (docs/math.md §19.2): noisy counts and public lengths.
 
     ``transitions`` ``(G, K, K)`` and ``first_states`` ``(G, K)`` are the true counts plus discrete Laplace noise
@@ -92,22 +92,6 @@ class NoisyCounts:
             array.setflags(write=False)
             object.__setattr__(self, name, array)
         object.__setattr__(self, "columns", ColumnNames.of(self.columns))
-
-    @property
-    def n_states(self) -> int:
-        return len(self.states)
-
-    @property
-    def n_groups(self) -> int:
-        return 1 if self.groups is None else len(self.groups)
-
-    @property
-    def users_per_group(self) -> np.ndarray:
-        return self.length_users.sum(axis=1)
-
-    @property
-    def transitions_per_group(self) -> np.ndarray:
-        return self.length_users @ (self.length_values - 1)
 
     @property
     def n_counts(self) -> int:
