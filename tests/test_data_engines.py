@@ -62,6 +62,15 @@ def _random(seed: int, users: int = 40, states: int = 6) -> pd.DataFrame:
     return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 
+def _awkward_labels() -> pd.DataFrame:
+    """Text states that sort differently as text and as numbers, with a quote, accents, a space and case: DuckDB codes
+    text states before sorting (an ENUM), and its counts and their order must be numpy's."""
+    frame = _random(11, users=30)
+    labels = np.array(["B", "a", "o'k", "é", "10", "9", "Zz", "a b", "ÿ"])
+    frame["state"] = labels[np.random.default_rng(11).integers(0, len(labels), len(frame))]
+    return frame
+
+
 def _integers() -> pd.DataFrame:
     """Integer users and integer states (2 sorts before 10), integer times."""
     rng = np.random.default_rng(7)
@@ -162,6 +171,8 @@ def _arrow(frame: pd.DataFrame) -> pa.Table:
 CASES: list[tuple[str, Callable[[], pd.DataFrame], str, dict[str, Any], bool]] = [
     ("random", lambda: _random(1), "parquet", {"group": "country"}, True),
     ("random-csv", lambda: _random(2), "csv", {"group": "country"}, False),
+    ("awkward-labels", _awkward_labels, "parquet", {"group": "country"}, True),
+    ("awkward-labels-csv", _awkward_labels, "csv", {}, False),
     ("integers", _integers, "parquet", {"group": "country"}, False),
     ("integers-csv", _integers, "csv", {}, False),
     ("nanoseconds", _nanoseconds, "parquet", {"group": "country"}, False),

@@ -164,8 +164,8 @@ def load_stats(
     if drop_duplicates:  # entries per group and state are counted after the repeated rows are dropped
         by_group = None
     with _Reporter(sql, report, 0.3, 0.98, f"sorting each user's entries by time and counting ({sql.name})"):
-        table = sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None,
-                                     complete=not profile["missing_rows"]))
+        table = _plain(sql.query(counts_sql(sql, edges, slot_limit, drop_duplicates, MAX_SLOT_CELLS, by_group is None,
+                                            complete=not profile["missing_rows"], states=profile.get("texts"))))
     duplicates = 0
     if drop_duplicates:
         clean = CLEAN_SQL.format(distinct="", events=sql.events)
@@ -202,6 +202,14 @@ def slot_steps(states_about: int | None) -> int:
 PROFILE_GROUP_ROWS = 250_000  # the most (group, state) rows the profile returns; past that the sort counts them
 
 
+def _plain(table: pa.Table) -> pa.Table:
+    """``table`` with its dictionary columns (coded states) as plain values."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(i, field.name, table.column(i).cast(field.type.value_type))
+    return table
+
+
 def _profile(sql: SqlEngine) -> tuple[dict[str, Any], pa.Table | None]:
     """The profile's totals, and the complete rows per (group, state) — None when there were too many pairs."""
     table = sql.query(PROFILE_SQL.format(events=sql.events, group_rows=PROFILE_GROUP_ROWS))
@@ -228,6 +236,9 @@ def _profile(sql: SqlEngine) -> tuple[dict[str, Any], pa.Table | None]:
         "time_min": total.min(rows.column("time_min")).as_py(),
         "time_max": total.max(rows.column("time_max")).as_py(),
     }
+    named_states = table.column("p_st")
+    if pa.types.is_string(named_states.type) or pa.types.is_large_string(named_states.type):  # every text state seen
+        profile["texts"] = total.unique(named_states.drop_null()).to_pylist()
     pairs = pa.table({"grp": rows.column("p_grp"), "st": rows.column("p_st"), "n": complete})
     pairs = pairs.filter(total.greater(complete, 0))
     profile["states_about"] = len(total.unique(pairs.column("st")))

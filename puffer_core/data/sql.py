@@ -9,7 +9,7 @@ an engine's ``register(source, columns)`` reads files, types and times written a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -226,6 +226,11 @@ class SqlEngine:
 
     def _prepare(self, found: dict[str, Column]) -> None:
         """Settings the chosen columns need before the view is made (none by default)."""
+
+    def _state_type(self, labels: Sequence[str]) -> str | None:
+        """A compact type holding exactly these text states (an enumeration), for the counting query's sort and
+        groupings; None: the states stay as they are (the default)."""
+        return None
 
     # --- shared --------------------------------------------------------------------------------------------------
 
@@ -466,7 +471,7 @@ def _window_column(r: int, edges: np.ndarray) -> str:
 
 
 def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: int, drop_duplicates: bool,
-               slot_cells: int, groups: bool, complete: bool = False) -> str:
+               slot_cells: int, groups: bool, complete: bool = False, states: Sequence[str] | None = None) -> str:
     """The one query that sorts each user's entries and counts (COUNTS_SQL filled for ``engine``'s view).
 
     Its grouping sets: the moves ``(from_st, st)`` — transitions, and first states where ``from_st`` is NULL; the
@@ -475,13 +480,19 @@ def counts_sql(engine: SqlEngine, windows: dict[int, np.ndarray], slot_limit: in
     per number of windows.  The per-step rows are returned only when the longest sequence times the number of
     states is at most ``slot_cells`` (only then are they kept, SequenceStats.slot_counts); otherwise one row per
     distinct length, carrying its number of users.  ``complete``: the profile found no missing value, so the
-    rows are not filtered (and the group column is not even read unless it is counted).
+    rows are not filtered (and the group column is not even read unless it is counted).  ``states``: every text
+    state the profile saw, which the engine may code compactly (``_state_type``) before sorting and grouping; the
+    result then holds them as a dictionary column.
     """
     carry = groups or bool(windows)
+    events = engine.events
+    coded = engine._state_type(states) if states else None
+    if coded is not None:
+        events = f"(SELECT uid, ts, CAST(st AS {coded}) AS st, grp, tkey FROM {engine.events}) AS coded"
     if complete and not drop_duplicates:
-        clean = f"SELECT uid, st, {'grp, ' if carry else ''}tkey FROM {engine.events}"
+        clean = f"SELECT uid, st, {'grp, ' if carry else ''}tkey FROM {events}"
     else:
-        clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=engine.events)
+        clean = CLEAN_SQL.format(distinct="DISTINCT" if drop_duplicates else "", events=events)
     return COUNTS_SQL.format(
         clean=clean,
         slot_limit=slot_limit,
