@@ -28,17 +28,16 @@ chart).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..priors.models import as_theta
 from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import check_eps, check_whole
-from ..work import MAX_PLUS, PRODUCT, SPLIT, WorkCounter, one_blas_thread
+from ..work import WorkCounter, one_blas_thread
 from .chain_terms import TAIL_TOL
-from .kernels import log_or_neg, max_log_ratio
+from .redaction_terms import WindowTerms
 
 ZERO = TAIL_TOL  # a leak at most this is reported as nothing revealed (a strong stationary time)
 
@@ -83,160 +82,12 @@ class RedactionPlan:
                 f" {self.eps:g}{zero}")
 
 
-class _Terms:
-    """One prior's left and right terms at node t (1-based) over the secret pairs, at any distance.
-
-    P^d comes from saved squarings of P (a few products), its logarithms feed the engine's max log-ratio
-    kernel (docs/math.md §2.1) exactly as :class:`~puffer_core.engine.chain_terms.ChainTerms` does, and every
-    structurally positive probability is checked against underflow.  A side whose released entry does not
-    exist (t − d < 1, or t + d past the prior's end) has terms 0.
-    """
-
-    def __init__(self, prior: MarkovChainPrior, t: int, use: np.ndarray, work: WorkCounter) -> None:
-        self.T = prior.length
-        self.t = t
-        self.K = prior.n_states
-        self.P = np.ascontiguousarray(prior.transition, dtype=float)
-        self.marg = prior.marginals(t)
-        k = self.K
-        lp = log_or_neg(self.marg[t - 1])
-        self.mass = self.marg[t - 1] > 0
-        pairs = self.mass[:, None] & self.mass[None, :] & use.reshape(k, k)
-        np.fill_diagonal(pairs, False)
-        self.every = bool(np.array_equal(pairs, self.mass[:, None] & self.mass[None, :] & ~np.eye(k, dtype=bool)))
-        self.pairs = np.flatnonzero(pairs.reshape(-1))
-        self.lp = lp
-        self.shift = (lp[None, :] - np.where(self.mass, lp, 0.0)[:, None]).reshape(-1)[self.pairs]
-        self.work = work
-        self.squarings = [(self.P, self.P > 0)]
-        self.powers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.rows: dict[tuple[int, bool], np.ndarray] = {}
-        self.tops: dict[tuple[int, bool], float] = {}
-        self._logs: dict[int, np.ndarray] = {}
-
-    def exists(self, d: int, left: bool) -> bool:
-        return d <= self.t - 1 if left else self.t + d <= self.T
-
-    def power(self, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """(P^d, its structural support), from the nearest power already known and saved squarings."""
-        if d in self.powers:
-            return self.powers[d]
-        base = max((e for e in self.powers if e < d), default=0)
-        if base:
-            value, struct = self.powers[base]
-        else:
-            value, struct = np.eye(self.K), np.eye(self.K, dtype=bool)
-        gap, j = d - base, 0
-        while gap:
-            while len(self.squarings) <= j:
-                last, last_s = self.squarings[-1]
-                self.squarings.append((last @ last, last_s if last_s.all() else
-                                       (last_s.astype(float) @ last_s.astype(float)) > 0))
-                self.work.add(PRODUCT, 2.0 * self.K**3)
-            if gap & 1:
-                value = value @ self.squarings[j][0]
-                step = self.squarings[j][1]
-                struct = step if step.all() else (struct.astype(float) @ step.astype(float)) > 0
-                self.work.add(PRODUCT, 2.0 * self.K**3)
-            gap >>= 1
-            j += 1
-        check_no_underflow(value, struct, f"the {d}-step transition matrix")
-        if len(self.powers) >= _KEEP:
-            self.powers.pop(next(iter(self.powers)))
-        self.powers[d] = (value, struct)
-        return value, struct
-
-    def logs(self, d: int) -> np.ndarray:
-        """log P^d (``NEG`` for zeros), the last few kept."""
-        if d not in self._logs:
-            if len(self._logs) >= 4:
-                self._logs.pop(next(iter(self._logs)))
-            self._logs[d] = log_or_neg(self.power(d)[0])
-        return self._logs[d]
-
-    def side(self, d: int, left: bool) -> np.ndarray:
-        """The term row over the secret pairs at distance d (left: the released entry t − d; right: t + d)."""
-        key = (d, left)
-        if key not in self.rows:
-            if not self.pairs.size or not self.exists(d, left):
-                self.rows[key] = np.zeros(max(1, self.pairs.size))
-            elif self.pairs.size * 4 <= self.K * self.K:  # a few pairs: only their entries, O(pairs·K)
-                logs = self.logs(d)
-                xs, xps = np.divmod(self.pairs, self.K)
-                if left:
-                    rows = logs[self.marg[self.t - d - 1] > 0]
-                    self.rows[key] = _pair_ratio(rows[:, xs].T, rows[:, xps].T) + self.shift
-                else:
-                    self.rows[key] = _pair_ratio(logs[xs], logs[xps])
-                self.work.add(MAX_PLUS, float(self.pairs.size) * self.K)
-            else:
-                logs = self.logs(d)
-                out = np.empty((self.K, self.K))
-                if left:  # h_S(d)[x, x'] = max_{l ∈ supp p_{t−d}} log P^d[l, x] / P^d[l, x']
-                    max_log_ratio(np.ascontiguousarray(logs.T), logs, self.marg[self.t - d - 1] > 0, out)
-                    self.rows[key] = out.reshape(-1)[self.pairs] + self.shift
-                else:  # right(d)[x, x'] = max_r log P^d[x, r] / P^d[x', r]
-                    max_log_ratio(logs, np.ascontiguousarray(logs.T), np.ones(self.K, dtype=bool), out)
-                    self.rows[key] = out.reshape(-1)[self.pairs]
-                self.work.add(MAX_PLUS, float(self.K) ** 3)
-        return self.rows[key]
-
-    def top(self, d: int, left: bool) -> float:
-        """Lmax(d) or Rmax(d): the largest term over the secret pairs; from P^d in O(K²) when every pair with
-        mass at t is a secret (a column's or a row's range), else from the term row."""
-        key = (d, left)
-        if key in self.tops:
-            return self.tops[key]
-        if not self.pairs.size or not self.exists(d, left):
-            value = 0.0
-        elif key in self.rows or not self.every:
-            value = float(self.side(d, left).max())
-        else:
-            logs = self.logs(d)
-            if left:  # max over l of the range over x ∈ mass of log P^d[l, x] − log p_t[x]
-                rows = logs[self.marg[self.t - d - 1] > 0][:, self.mass] - self.lp[self.mass][None, :]
-                zero = logs[self.marg[self.t - d - 1] > 0][:, self.mass] < -1e299
-            else:  # max over r of the range over x ∈ mass of log P^d[x, r]
-                rows = logs[self.mass].T
-                zero = rows < -1e299
-            value = _largest_range(rows, zero)
-        self.tops[key] = value
-        return value
-
-
-_KEEP = 48  # powers of P kept at once (K² each); others are rebuilt from the squarings
-
-
-def _pair_ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
-    """For each row i: max over j with numer[i, j] > NEG of numer[i, j] − denom[i, j], +inf where such a j has
-    denom = NEG (positive over zero): the max log-ratio kernel's rule, for the listed pairs only."""
-    real = numer > -1e299
-    with np.errstate(invalid="ignore"):
-        diff = np.where(real, numer - denom, -np.inf)
-    diff = np.where(real & (denom < -1e299), np.inf, diff)
-    return diff.max(axis=1)
-
-
-def _largest_range(rows: np.ndarray, zero: np.ndarray) -> float:
-    """max over rows of (max − min over the row's entries): +inf where a row mixes zeros and positive entries,
-    rows of zeros skipped (a value never seen reveals nothing)."""
-    any_zero, all_zero = zero.any(axis=1), zero.all(axis=1)
-    if np.any(any_zero & ~all_zero):
-        return math.inf
-    keep = ~all_zero
-    if not keep.any():
-        return 0.0
-    picked = rows[keep]
-    return float(max(0.0, (picked.max(axis=1) - picked.min(axis=1)).max()))
-
-
 class _Leaks:
     """The leak of a window, and the bounds on its terms, over every prior of Θ."""
 
-    def __init__(self, terms: list[_Terms], t: int, t_max: int, work: WorkCounter) -> None:
+    def __init__(self, terms: list[WindowTerms], t: int, t_max: int) -> None:
         self.terms = terms
         self.t, self.t_max = t, t_max
-        self.work = work
         self._first: dict[tuple[float, bool], int | None] = {}
 
     def top(self, d: int, left: bool) -> float:
@@ -246,12 +97,12 @@ class _Leaks:
         return value
 
     def leak(self, dl: int, dr: int) -> float:
-        value = 0.0
-        for term in self.terms:
-            if term.pairs.size:
-                self.work.add(SPLIT, float(term.pairs.size))
-                value = max(value, float((term.side(dl, True) + term.side(dr, False)).max()))
-        return value
+        return max((term.leak(dl, dr) for term in self.terms), default=0.0)
+
+    def lower(self, dl: int, dr: int) -> tuple[float, bool]:
+        """(a lower bound on the leak of window (dl, dr), whether it is the leak itself)."""
+        found = [term.lower(dl, dr) for term in self.terms]
+        return max((v for v, _ in found), default=0.0), all(e for _, e in found)
 
     def first_within(self, eps: float, left: bool) -> int | None:
         key = (eps, left)
@@ -301,7 +152,7 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     use = chosen.pair_matrix(priors.n_states).reshape(-1)
     t = node + 1
     with one_blas_thread():
-        leaks = _Leaks([_Terms(p, t, use, counter) for p in priors if t <= p.length], t, t_max, counter)
+        leaks = _Leaks([WindowTerms(p, t, use, counter) for p in priors if t <= p.length], t, t_max)
         first = 1 if max_size is not None else _first_size(leaks, eps, t, t_max)
         limit = t_max if max_size is None else max_size
         leakages = [eps] * (first - 1)  # ruled out: each of these sizes leaks more than ε
@@ -309,7 +160,7 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
         splits: list[tuple[int, int]] = [(1, 1)] * (first - 1)
         answer: int | None = None
         for b in range(first, limit + 1):
-            value, split = _smallest(leaks, b, t, t_max)
+            value, split = _smallest(leaks, b, t, t_max, None if max_size is not None else eps)
             leakages.append(value)
             exact.append(True)
             splits.append(split)
@@ -358,17 +209,23 @@ def _smallest_possible(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
     return max(1, min(options))
 
 
+def _span(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> tuple[int, int]:
+    """The left distances d_L of the windows of b entries holding t (d_R = b + 1 − d_L) that may leak ≤ ε:
+    a released entry nearer than d_L⁰ (or d_R⁰) leaks more than ε on its own, and with no such first distance
+    on a side that side must release nothing."""
+    lo, hi = max(1, b + t - t_max), min(t, b)
+    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
+    lo = max(lo, t if dl0 is None else min(dl0, t))
+    hi = min(hi, b + t - t_max if dr0 is None else b + 1 - dr0)
+    return lo, hi
+
+
 def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
     """Whether some window of b entries holding t leaks ≤ ε: a window whose bound Lmax + Rmax is within ε
-    decides it at once; windows whose lower bound max(Lmax, Rmax) is above ε are passed over; the rest are
-    evaluated pair by pair, the most promising first."""
-    lo, hi = max(1, b + t - t_max), min(t, b)
+    decides it at once; windows whose lower bound max(Lmax, Rmax) or whose candidate pairs' leak is above ε
+    are passed over; the rest are evaluated pair by pair, the most promising first."""
+    lo, hi = _span(leaks, b, t, t_max, eps)
     open_ = []
-    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
-    if dl0 is not None:  # a released entry nearer than d_L⁰ (or d_R⁰) leaks more than ε on its own
-        lo = max(lo, min(dl0, t))
-    if dr0 is not None:
-        hi = min(hi, max(b + 1 - dr0, b + t - t_max))
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
         left, right = leaks.top(dl, True), leaks.top(dr, False)
@@ -376,27 +233,47 @@ def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
             return True
         if max(left, right) <= eps:
             open_.append((left + right, dl, dr))
-    return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(open_))
+    rest = []
+    for _, dl, dr in sorted(open_):
+        bound, exact = leaks.lower(dl, dr)
+        if bound <= eps:
+            if exact:
+                return True
+            rest.append((bound, dl, dr))
+    return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(rest))
 
 
-def _smallest(leaks: _Leaks, b: int, t: int, t_max: int) -> tuple[float, tuple[int, int]]:
+def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None) -> tuple[float, tuple[int, int]]:
     """min over the windows of b entries holding node t (d_L + d_R = b + 1) of their leak, and the split.
 
-    Windows are visited by their lower bound max(Lmax, Rmax); a window is evaluated pair by pair only when
-    that bound beats the best leak found and its upper bound Lmax + Rmax does not already equal it.
+    With ``eps`` (a size known to have a window within ε) only the windows of :func:`_span` can reach the
+    minimum.  Windows are visited by their lower bound max(Lmax, Rmax), the one with the smallest upper bound
+    Lmax + Rmax first; a window is evaluated pair by pair only when neither that bound nor its candidate
+    pairs' leak reaches the best leak found.
     """
     lo, hi = max(1, b + t - t_max), min(t, b)
+    if eps is not None:
+        lo, hi = _span(leaks, b, t, t_max, eps)
     order = []
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
         left, right = leaks.top(dl, True), leaks.top(dr, False)
         order.append((max(left, right), left + right, dl, dr))
     order.sort()
-    best, split = math.inf, (order[0][2], order[0][3])
+    first = min(order, key=lambda w: w[1])
+    best, split = (first[1], (first[2], first[3])) if first[1] <= first[0] else \
+        (leaks.leak(first[2], first[3]), (first[2], first[3]))
     for low, high, dl, dr in order:
         if low >= best:
             break
-        value = high if high <= low else leaks.leak(dl, dr)
+        if high <= low:  # one side adds nothing: the bounds meet
+            value = high
+        else:
+            value, exact = leaks.lower(dl, dr)
+            if not exact:
+                if value >= best:
+                    continue
+                value = leaks.leak(dl, dr)
         if value < best:
             best, split = value, (dl, dr)
     return best, split
