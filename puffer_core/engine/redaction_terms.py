@@ -38,17 +38,36 @@ from .kernels import HUGE, log_or_neg, max_log_ratio
 
 KEEP_BYTES = 48e6  # powers of P (and as many of their logarithms) kept at once; others are rebuilt
 CANDIDATES = 16  # rows per group whose range-reaching pairs are kept as candidates for the lower bound
-_ZERO_LOG = -1e299  # a log below this is log 0 (kernels.NEG)
 
 
-def pair_ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
-    """For each row i: max over j with numer[i, j] > NEG of numer[i, j] − denom[i, j], +inf where such a j has
-    denom = NEG (positive over zero): the max log-ratio kernel's rule, for the listed pairs only."""
-    real = numer > _ZERO_LOG
-    with np.errstate(invalid="ignore"):
-        diff = np.where(real, numer - denom, -np.inf)
-    diff = np.where(real & (denom < _ZERO_LOG), np.inf, diff)
-    return diff.max(axis=1)
+@njit(cache=True, nogil=True)
+def pair_ratios(logs: np.ndarray, rows: np.ndarray, xs: np.ndarray, xps: np.ndarray, across: bool) -> np.ndarray:
+    """For each listed pair (x, x') = (xs[i], xps[i]): max over the indices j with a numerator above log 0 of
+    numerator − denominator, +inf where such a j has a log-0 denominator (positive over zero) — the max
+    log-ratio kernel's rule and arithmetic, for these pairs only.  ``across`` True (the right side): numerator
+    logs[x, j], denominator logs[x', j], every j; False (the left side): logs[j, x] and logs[j, x'], the j with
+    ``rows[j]``."""
+    n = logs.shape[1] if across else logs.shape[0]
+    out = np.full(xs.size, -np.inf)
+    for i in range(xs.size):
+        x, y = xs[i], xps[i]
+        best = -np.inf
+        for j in range(n):
+            if across:
+                a, b = logs[x, j], logs[y, j]
+            elif rows[j]:
+                a, b = logs[j, x], logs[j, y]
+            else:
+                continue
+            if a < -HUGE:
+                continue
+            if b < -HUGE:
+                best = np.inf
+                break
+            if a - b > best:
+                best = a - b
+        out[i] = best
+    return out
 
 
 def pair_shape(pairs: np.ndarray) -> tuple[str, list[np.ndarray]] | None:
@@ -263,11 +282,9 @@ class WindowTerms:
         xs, xps = np.divmod(flat, self.K)
         self.work.add(MAX_PLUS, float(flat.size) * self.K)
         if left:
-            rows = logs[self.marg[self.t - d - 1] > 0]
-            if shift is None:
-                shift = self.lp[xps] - self.lp[xs]
-            return pair_ratio(rows[:, xs].T, rows[:, xps].T) + shift
-        return pair_ratio(logs[xs], logs[xps])
+            terms = pair_ratios(logs, self.marg[self.t - d - 1] > 0, xs, xps, False)
+            return terms + (self.lp[xps] - self.lp[xs] if shift is None else shift)
+        return pair_ratios(logs, self.mass, xs, xps, True)
 
     def top(self, d: int, left: bool) -> float:
         """Lmax(d) or Rmax(d): the largest term over the secret pairs; in O(K²) for cliques and stars (a range
