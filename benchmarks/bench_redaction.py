@@ -88,7 +88,7 @@ def main() -> None:
             row = f"| {name} | {label} | {window} | {plan.leakage:.4g} | {seconds:.2f}"
             if before is not None:
                 old, old_seconds = timed(before.redaction_plan, prior, 199, args.eps, secrets, **extra)
-                same = (old.size == plan.size and abs(old.leakage - plan.leakage) <= 1e-12
+                same = (old.size == plan.size and np.isclose(old.leakage, plan.leakage, rtol=0, atol=1e-12)
                         and old.leakages.shape == plan.leakages.shape
                         and np.allclose(old.leakages, plan.leakages, rtol=0, atol=1e-12))
                 row += f" | {old_seconds:.2f} | {old_seconds / max(seconds, 1e-9):.1f}×{'' if same else ' (DIFFERS)'}"

@@ -28,6 +28,7 @@ chart).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -260,20 +261,29 @@ def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None) -> t
         left, right = leaks.top(dl, True), leaks.top(dr, False)
         order.append((max(left, right), left + right, dl, dr))
     order.sort()
-    first = min(order, key=lambda w: w[1])
-    best, split = (first[1], (first[2], first[3])) if first[1] <= first[0] else \
-        (leaks.leak(first[2], first[3]), (first[2], first[3]))
+    best, split = math.inf, (order[0][2], order[0][3])
+    if eps is None:  # the chart: every size's minimum, exact; kernels are cached by distance, bounds are not
+        for low, high, dl, dr in order:
+            if low >= best:
+                break
+            value = high if high <= low else leaks.leak(dl, dr)  # high ≤ low: one side adds nothing
+            if value < best:
+                best, split = value, (dl, dr)
+        return best, split
+    bounded = []
     for low, high, dl, dr in order:
         if low >= best:
             break
-        if high <= low:  # one side adds nothing: the bounds meet
-            value = high
+        value, exact = (high, True) if high <= low else leaks.lower(dl, dr)
+        if exact:
+            if value < best:
+                best, split = value, (dl, dr)
         else:
-            value, exact = leaks.lower(dl, dr)
-            if not exact:
-                if value >= best:
-                    continue
-                value = leaks.leak(dl, dr)
+            bounded.append((max(low, value), dl, dr))
+    for bound, dl, dr in sorted(bounded):
+        if bound >= best:
+            break
+        value = leaks.leak(dl, dr)
         if value < best:
             best, split = value, (dl, dr)
     return best, split
