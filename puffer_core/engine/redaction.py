@@ -40,6 +40,7 @@ from ..work import WorkCounter, one_blas_thread
 from .chain_terms import TAIL_TOL
 from .redaction_terms import WindowTerms
 
+VISIT = 48  # spans of at most this many splits get their tops built in increasing distance first
 ZERO = TAIL_TOL  # a leak at most this is reported as nothing revealed (a strong stationary time)
 
 
@@ -96,6 +97,15 @@ class _Leaks:
         for term in self.terms:  # the other side from the same power, while its logarithms are at hand
             term.top(d, not left)
         return value
+
+    def visit(self, lo: int, hi: int, b: int) -> None:
+        """Build the tops of the splits d_L = lo..hi of size b (d_R = b + 1 − d_L) in increasing order of
+        distance, so that each new power of P is one product from the last — for a short span only (a long one
+        is usually decided by its first splits)."""
+        if hi - lo > VISIT:
+            return
+        for d in sorted(set(range(lo, hi + 1)) | {b + 1 - dl for dl in range(lo, hi + 1)}):
+            self.top(d, True)
 
     def leak(self, dl: int, dr: int) -> float:
         return max((term.leak(dl, dr) for term in self.terms), default=0.0)
@@ -226,6 +236,7 @@ def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
     decides it at once; windows whose lower bound max(Lmax, Rmax) or whose candidate pairs' leak is above ε
     are passed over; the rest are evaluated pair by pair, the most promising first."""
     lo, hi = _span(leaks, b, t, t_max, eps)
+    leaks.visit(lo, hi, b)
     open_ = []
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
@@ -255,6 +266,7 @@ def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None) -> t
     lo, hi = max(1, b + t - t_max), min(t, b)
     if eps is not None:
         lo, hi = _span(leaks, b, t, t_max, eps)
+    leaks.visit(lo, hi, b)
     order = []
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
