@@ -8,7 +8,8 @@ the window, its leakage and the CPU seconds (the machine is shared: CPU time, wi
 The goal is 0.5 s.  ``--before REV`` (default 98ca6c2, the planner before its lower bounds) also times the
 planner of that git revision on the same input, checks it finds the same window and leakage, and prints the
 ratio; ``--before ''`` skips it.  ``--chart N`` times the chart (every size up to N evaluated exactly, as the
-app draws it) instead of the planner.
+app draws it) instead of the planner; ``--stated`` the plan with the chart at the stated sizes of
+``chart_sizes(T)`` (no 'before': that revision has no stated sizes).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_goals import FAMILIES  # noqa: E402
 from puffer_core import MarkovChainPrior  # noqa: E402
-from puffer_core.engine.redaction import redaction_plan  # noqa: E402
+from puffer_core.engine.redaction import chart_sizes, redaction_plan  # noqa: E402
 from puffer_core.secrets import Secrets  # noqa: E402
 
 BEFORE = "98ca6c2"
@@ -66,10 +67,14 @@ def main() -> None:
     parser.add_argument("--eps", type=float, default=1.0)
     parser.add_argument("--before", default=BEFORE, help="git revision to compare with ('' skips)")
     parser.add_argument("--chart", type=int, default=0, help="time the chart up to this size instead")
+    parser.add_argument("--stated", action="store_true", help="time the plan with the chart at chart_sizes(T)")
     args = parser.parse_args()
-    before = load_before(args.before) if args.before else None
-    extra = {"max_size": args.chart} if args.chart else {}
+    before = load_before(args.before) if args.before and not args.stated else None
+    extra: dict[str, object] = {"max_size": args.chart} if args.chart else {}
     what = f"the chart (sizes 1..{args.chart})" if args.chart else "the planner"
+    if args.stated:
+        extra = {"sizes": chart_sizes(400)}
+        what = f"the planner with the chart at the {len(chart_sizes(400))} sizes of chart_sizes(400)"
     print(f"{what}; load before: {os.getloadavg()[0]:.1f} (1-minute average on {os.cpu_count()} CPUs);"
           f" ε = {args.eps:g}")
     head = "| family (K = 300, T = 400, entry 200) | secrets | window (before + 1 + after) | leakage | CPU (s)"

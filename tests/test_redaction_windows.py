@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puffer_core import MarkovChainPrior
-from puffer_core.engine.redaction import redaction_plan
+from puffer_core.engine.redaction import chart_sizes, redaction_plan
 from puffer_core.engine.redaction_terms import WindowTerms, pair_shape
 from puffer_core.secrets import Secrets
 from puffer_core.work import WorkCounter
@@ -114,6 +114,13 @@ def test_leakage_never_grows_with_the_window(seed):
     assert plan.size == (first if first is not None else t_max)
     assert plan.leakage == pytest.approx(leak[(node - plan.before, node + plan.after)], abs=1e-12)
     assert np.all(want[: plan.size][~plan.exact] > eps)  # sizes ruled out by bounds do leak more than ε
+    stated = sorted({int(b) for b in rng.integers(1, t_max + 1, 3)})
+    chart = redaction_plan(theta, node, eps, secrets, sizes=stated)
+    assert chart.sizes.tolist() == sorted(set(stated) | {plan.size}) and chart.exact.all()
+    assert (chart.before, chart.after, chart.leakage) == (plan.before, plan.after, plan.leakage)
+    picked = want[chart.sizes - 1]
+    assert np.array_equal(np.isinf(chart.leakages), np.isinf(picked))
+    np.testing.assert_allclose(chart.leakages[np.isfinite(picked)], picked[np.isfinite(picked)], rtol=0, atol=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
@@ -161,3 +168,20 @@ def test_pair_shapes_are_recognised_only_when_exact():
     assert kind == "star" and parts[0].tolist() == [False, True, False]
     assert pair_shape(matrix(Secrets(pairs="groups", groups=((0, 1, 2), (2, 3))), 4)) is None  # neither shape
     assert pair_shape(np.zeros((3, 3), dtype=bool)) is None
+
+
+def test_stated_chart_sizes_and_their_errors():
+    assert chart_sizes(400) == tuple(sorted(set(chart_sizes(400))))
+    assert chart_sizes(400)[:12] == tuple(range(1, 13)) and chart_sizes(400)[-1] == 120
+    assert chart_sizes(7) == tuple(range(1, 8)) and chart_sizes(400, limit=400)[-1] == 400
+    prior = MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], None, 30)
+    with pytest.raises(ValueError, match="not both"):
+        redaction_plan(prior, 10, 1.0, max_size=5, sizes=(1, 2))
+    with pytest.raises(ValueError, match="sizes is empty"):
+        redaction_plan(prior, 10, 1.0, sizes=())
+    with pytest.raises(ValueError, match="each window size"):
+        redaction_plan(prior, 10, 1.0, sizes=(0, 3))
+    with pytest.raises(ValueError, match="each window size"):
+        redaction_plan(prior, 10, 1.0, sizes=(31,))
+    with pytest.raises(TypeError, match="list of window sizes"):
+        redaction_plan(prior, 10, 1.0, sizes="12")

@@ -29,6 +29,7 @@ chart).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,10 +52,11 @@ class RedactionPlan:
     ``before`` and ``after``: how many entries the window withholds on each side (``None`` when the
     target cannot be met even by withholding the whole sequence but the entry itself — it then is the
     whole sequence); ``size`` = before + 1 + after; ``leakage`` its leak.  ``sizes`` and ``leakages``:
-    the smallest leak of every window size 1..len(sizes) (the chart), ``leakages[i]`` for size i + 1.
+    the chart, ``leakages[i]`` the smallest leak of a window of ``sizes[i]`` entries — every size 1..len(sizes),
+    or with ``redaction_plan(sizes=...)`` the stated sizes.
     ``zero_size``: the smallest size with leak ≤ 10⁻¹² among those computed (None if none).  ``feasible``:
     whether some window meets the target.  ``secrets``: the pairs whose leakage counts.  ``exact[i]``: whether
-    ``leakages[i]`` is the exact smallest leak of size i + 1, or (False) a proven lower bound — sizes the
+    ``leakages[i]`` is the exact smallest leak of size ``sizes[i]``, or (False) a proven lower bound — sizes the
     search ruled out by bounds alone leak more than ε.
     """
 
@@ -140,7 +142,8 @@ class _Leaks:
 
 
 def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secrets | None = None,
-                   max_size: int | None = None, work: WorkCounter | None = None) -> RedactionPlan:
+                   max_size: int | None = None, work: WorkCounter | None = None,
+                   sizes: Iterable[int] | None = None) -> RedactionPlan:
     """The smallest window around entry ``node`` (0-based) to withhold so that the rest leaks ≤ ``eps``
     about it (module docstring).
 
@@ -148,7 +151,9 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     (:class:`~puffer_core.secrets.Secrets`; positions are not used: the node is given).  ``eps`` may be 0
     (nothing revealed: only a strong stationary time gets there).  Without ``max_size`` the sizes the bounds
     rule out are not evaluated (their ``leakages`` are the bound ε, ``exact`` False); with it, every size up to
-    ``max_size`` is evaluated exactly — the chart of leakage against window size.
+    ``max_size`` is evaluated exactly — the chart of leakage against window size.  ``sizes`` instead: the plan
+    of the planner (its smallest window) with the chart evaluated exactly at these sizes only, plus the plan's
+    own size (``RedactionPlan.sizes`` lists them; :func:`chart_sizes` states a set).
     """
     priors = as_theta(prior_or_priors, "the redaction planner")
     chosen = ALL_SECRETS if secrets is None else secrets
@@ -159,11 +164,14 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     node = check_whole("node", node, minimum=0, maximum=t_max - 1)
     if max_size is not None:
         max_size = check_whole("max_size", max_size, maximum=t_max)
+    wanted = None if sizes is None else _stated_sizes(sizes, t_max, max_size)
     counter = work if work is not None else WorkCounter()
     use = chosen.pair_matrix(priors.n_states).reshape(-1)
     t = node + 1
     with one_blas_thread():
         leaks = _Leaks([WindowTerms(p, t, use, counter) for p in priors if t <= p.length], t, t_max)
+        if wanted is not None:
+            return _stated_chart(leaks, wanted, node, eps, chosen)
         first = 1 if max_size is not None else _first_size(leaks, eps, t, t_max)
         limit = t_max if max_size is None else max_size
         leakages = [eps] * (first - 1)  # ruled out: each of these sizes leaks more than ε
@@ -171,7 +179,7 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
         splits: list[tuple[int, int]] = [(1, 1)] * (first - 1)
         answer: int | None = None
         for b in range(first, limit + 1):
-            value, split = _smallest(leaks, b, t, t_max, None if max_size is not None else eps)
+            value, split = _smallest(leaks, b, t, t_max, None if max_size is not None else eps, max_size is None)
             leakages.append(value)
             exact.append(True)
             splits.append(split)
@@ -190,6 +198,41 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     dl, dr = splits[pick]
     return RedactionPlan(node, eps, dl - 1, dr - 1, float(raw[pick]), sizes, values,
                          int(zero[0]) + 1 if zero.size else None, feasible, chosen, np.array(exact))
+
+
+def chart_sizes(t_max: int, limit: int = 120, count: int = 32) -> tuple[int, ...]:
+    """A stated set of window sizes for the chart: every size up to 12, then about ``count`` sizes spread
+    geometrically up to min(T, ``limit``) (docs/math.md §16: the leakage between two of them lies between their
+    values, as it never grows with the size)."""
+    top = max(1, min(int(t_max), int(limit)))
+    spread = np.unique(np.round(np.geomspace(1, top, max(2, count))).astype(int))
+    return tuple(sorted(set(range(1, min(12, top) + 1)) | {int(v) for v in spread}))
+
+
+def _stated_sizes(sizes: Iterable[int], t_max: int, max_size: int | None) -> list[int]:
+    if max_size is not None:
+        raise ValueError("give max_size (every size up to it) or sizes (a stated set of sizes), not both")
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+        raise TypeError(f"sizes must be a list of window sizes (whole numbers 1..{t_max}); got {sizes!r}")
+    wanted = sorted({check_whole("each window size", b, minimum=1, maximum=t_max) for b in sizes})
+    if not wanted:
+        raise ValueError(f"sizes is empty: give at least one window size between 1 and {t_max}")
+    return wanted
+
+
+def _stated_chart(leaks: _Leaks, wanted: list[int], node: int, eps: float, chosen: Secrets) -> RedactionPlan:
+    """The planner's window, and the smallest leak of every size of ``wanted`` (and of the window's own size),
+    each exact; a larger size never leaks more, so the values are made non-increasing (rounding only)."""
+    t, t_max = leaks.t, leaks.t_max
+    first = _first_size(leaks, eps, t, t_max)
+    value, (dl, dr) = _smallest(leaks, first, t, t_max, eps)
+    chart = {b: _smallest(leaks, b, t, t_max, None)[0] for b in wanted if b != first}
+    chart[first] = value
+    order = sorted(chart)
+    values = np.minimum.accumulate(np.array([chart[b] for b in order]))
+    zero = [b for b, v in zip(order, values) if v <= ZERO]
+    return RedactionPlan(node, eps, dl - 1, dr - 1, float(value), np.array(order), values,
+                         zero[0] if zero else None, value <= eps, chosen, np.ones(len(order), dtype=bool))
 
 
 def _first_size(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
@@ -255,7 +298,8 @@ def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
     return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(rest))
 
 
-def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None) -> tuple[float, tuple[int, int]]:
+def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None,
+              bounds: bool = True) -> tuple[float, tuple[int, int]]:
     """min over the windows of b entries holding node t (d_L + d_R = b + 1) of their leak, and the split.
 
     With ``eps`` (a size known to have a window within ε) only the windows of :func:`_span` can reach the
@@ -274,7 +318,7 @@ def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None) -> t
         order.append((max(left, right), left + right, dl, dr))
     order.sort()
     best, split = math.inf, (order[0][2], order[0][3])
-    if eps is None:  # the chart: every size's minimum, exact; kernels are cached by distance, bounds are not
+    if not bounds:  # every size of the chart: the kernels kept by distance serve the next sizes
         for low, high, dl, dr in order:
             if low >= best:
                 break

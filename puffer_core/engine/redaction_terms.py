@@ -77,7 +77,7 @@ def pair_shape(pairs: np.ndarray) -> tuple[str, list[np.ndarray]] | None:
     k = pairs.shape[0]
     if not pairs.any() or not np.array_equal(pairs, pairs.T):
         return None
-    live = pairs.any(axis=1)
+    live: np.ndarray = np.asarray(pairs.any(axis=1))
     count, label = connected_components(pairs, directed=False)
     groups = [np.flatnonzero(live & (label == c)) for c in range(count)]
     groups = [g for g in groups if g.size >= 2]
@@ -87,7 +87,7 @@ def pair_shape(pairs: np.ndarray) -> tuple[str, list[np.ndarray]] | None:
     np.fill_diagonal(rebuilt, False)
     if np.array_equal(rebuilt, pairs):
         return "cliques", groups
-    centre = pairs.sum(axis=1) == live.sum() - 1  # paired with every other state that has pairs
+    centre: np.ndarray = np.asarray(pairs.sum(axis=1) == live.sum() - 1)  # paired with every other state that has pairs
     star = (centre[:, None] | centre[None, :]) & live[:, None] & live[None, :]
     np.fill_diagonal(star, False)
     if centre.any() and np.array_equal(star, pairs):
