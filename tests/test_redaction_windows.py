@@ -185,3 +185,28 @@ def test_stated_chart_sizes_and_their_errors():
         redaction_plan(prior, 10, 1.0, sizes=(31,))
     with pytest.raises(TypeError, match="list of window sizes"):
         redaction_plan(prior, 10, 1.0, sizes="12")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_planners_bounds_never_change_its_answer_on_larger_chains(seed):
+    """K = 30–60, T = 80 (too large to enumerate): the planner, which passes windows over by bounds and candidate
+    pairs, finds the first size whose exact leakage — every size evaluated pair by pair — is within ε, and the
+    same leakage; for every pair, one or two sensitive states, and two groups."""
+    rng = np.random.default_rng(4200 + seed)
+    k = int(rng.integers(30, 61))
+    stay = float(rng.choice([0.0, 0.6, 0.9]))
+    m = rng.dirichlet(np.full(k, float(rng.choice([0.2, 1.0]))), size=k)
+    if seed % 3 == 2:  # near-periodic: a cyclic shift most of the time
+        m = 0.9 * np.roll(np.eye(k), 1, axis=1) + 0.1 * m
+    transition = stay * np.eye(k) + (1 - stay) * m
+    prior = MarkovChainPrior(transition / transition.sum(axis=1, keepdims=True), None, 80)
+    node = int(rng.integers(80))
+    half = tuple(int(s) for s in rng.permutation(k))
+    for secrets in (Secrets(), Secrets(pairs="sensitive", states=half[:1 + seed % 2]),
+                    Secrets(pairs="groups", groups=(half[: k // 2], half[k // 2:]))):
+        eps = float(rng.choice([0.3, 1.0, 2.0]))
+        plan = redaction_plan(prior, node, eps, secrets)
+        chart = redaction_plan(prior, node, eps, secrets, max_size=80)
+        first = int(np.argmax(chart.leakages <= eps)) + 1
+        assert plan.size == first
+        assert plan.leakage == pytest.approx(chart.leakages[first - 1], abs=1e-12)

@@ -13,17 +13,20 @@ a window size b is the smallest leak over the windows of b entries holding t, no
 planner returns the smallest window with leak ≤ ε.  A leak of 0 (to within 10⁻¹²) needs P^{d} with equal
 rows on both sides — a strong stationary time; a chain that only mixes never gets exactly there.
 
-Speed.  The terms at a distance d come from P^d (the engine's max log-ratio kernel on its logarithms), and
-P^d from saved squarings of P, so any distance costs a few matrix products: the search never walks every
-distance.  Every term is ≥ 0 and non-increasing in d, so with Lmax(d), Rmax(d) the largest left and right
-term over the secret pairs, max(Lmax(d_L), Rmax(d_R)) ≤ leak ≤ Lmax(d_L) + Rmax(d_R).  The first distances
-d_L⁰, d_R⁰ with Lmax, Rmax ≤ ε (a binary search each) give a size below which no window can meet ε:
+Speed (docs/math.md §16, "The search").  The terms at a distance d come from P^d (the engine's max log-ratio
+kernel on its logarithms), and P^d from the nearest power already known and saved squarings of P, so any
+distance costs a few matrix products: the search never walks every distance.  Every term is ≥ 0 and
+non-increasing in d, so with Lmax(d), Rmax(d) the largest left and right term over the secret pairs,
+max(Lmax(d_L), Rmax(d_R)) ≤ leak ≤ Lmax(d_L) + Rmax(d_R); for cliques and stars of pairs (all pairs, within
+groups, sensitive states against the rest) Lmax and Rmax cost O(K²) (:mod:`.redaction_terms`).  The first
+distances d_L⁰, d_R⁰ with Lmax, Rmax ≤ ε (a binary search each) give a size below which no window can meet ε:
 d_L⁰ + d_R⁰ − 1 for a window released on both sides, t + d_R⁰ − 1 or (T − t) + d_L⁰ for one released on one
-side only, T for none.  A larger window never leaks more (it releases a subset), and withholding everything
-leaks nothing, so a binary search over the sizes above that bound finds the smallest that works; a window
-is evaluated pair by pair only when its bounds cannot decide it.  Every smaller size leaks more than ε
+side only, T for none.  A larger window never leaks more (it releases a subset: docs/math.md §16 proves it),
+and withholding everything leaks nothing, so a binary search over the sizes above that bound finds the
+smallest that works.  A window is evaluated pair by pair (2K³) only when neither those bounds nor the exact
+leak over a few candidate pairs (O(K²), a lower bound) decides it.  Every smaller size leaks more than ε
 (``exact`` False: its value is that bound); with ``max_size`` every size up to it is evaluated exactly (the
-chart).
+chart), with ``sizes`` the stated ones.
 """
 
 from __future__ import annotations
@@ -100,11 +103,11 @@ class _Leaks:
             term.top(d, not left)
         return value
 
-    def visit(self, lo: int, hi: int, b: int) -> None:
+    def visit(self, lo: int, hi: int, b: int, every: bool = False) -> None:
         """Build the tops of the splits d_L = lo..hi of size b (d_R = b + 1 − d_L) in increasing order of
-        distance, so that each new power of P is one product from the last — for a short span only (a long one
-        is usually decided by its first splits)."""
-        if hi - lo > VISIT:
+        distance, so that each new power of P is one product from the last — when ``every`` split will be visited,
+        or the span is short (a long one is usually decided by its first splits)."""
+        if hi - lo > VISIT and not every:
             return
         for d in sorted(set(range(lo, hi + 1)) | {b + 1 - dl for dl in range(lo, hi + 1)}):
             self.top(d, True)
@@ -310,7 +313,7 @@ def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None,
     lo, hi = max(1, b + t - t_max), min(t, b)
     if eps is not None:
         lo, hi = _span(leaks, b, t, t_max, eps)
-    leaks.visit(lo, hi, b)
+    leaks.visit(lo, hi, b, every=True)
     order = []
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl

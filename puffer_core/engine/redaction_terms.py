@@ -324,9 +324,10 @@ class WindowTerms:
         return float((self.side(dl, True) + self.side(dr, False)).max())
 
     def lower(self, dl: int, dr: int) -> tuple[float, bool]:
-        """(a lower bound on the leak of window (dl, dr), whether it is exact): exact where no kernel is needed
-        (one side, a few pairs, or both term rows known); else the exact leak over the candidate pairs of
-        both sides' tops — a maximum over fewer pairs of the same terms."""
+        """(a lower bound on the leak of window (dl, dr), whether it is exact): the exact leak where it costs no
+        new kernel (one side, a few pairs, both term rows known, or a pair set of no shape, whose tops built the
+        rows); else the exact leak over the candidate pairs of both sides' tops — a maximum over fewer pairs of
+        the same terms."""
         if (not self.pairs.size or not self.exists(dl, True) or not self.exists(dr, False)
                 or ((dl, True) in self.rows and (dr, False) in self.rows) or self.shape is None
                 or self.pairs.size * 4 <= self.K * self.K):
