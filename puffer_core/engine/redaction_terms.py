@@ -183,6 +183,11 @@ def _star_top(logs: np.ndarray, rows: np.ndarray, shift: np.ndarray, centre: np.
     return float(max(0.0, out_gap.max(), in_gap.max())), flat
 
 
+def _reach(first: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """The support of a product of two supports: counts of paths in float32 (exact below 2²⁴ states)."""
+    return (first.astype(np.float32) @ then.astype(np.float32)) > 0
+
+
 class WindowTerms:
     """One prior's left and right terms at node t (1-based) over the secret pairs, at any distance d.
 
@@ -231,13 +236,12 @@ class WindowTerms:
         while gap:
             while len(self.squarings) <= j:
                 last, last_s = self.squarings[-1]
-                self.squarings.append((last @ last, last_s if last_s.all() else
-                                       (last_s.astype(float) @ last_s.astype(float)) > 0))
+                self.squarings.append((last @ last, last_s if last_s.all() else _reach(last_s, last_s)))
                 self.work.add(PRODUCT, 2.0 * self.K**3)
             if gap & 1:
                 value = value @ self.squarings[j][0]
                 step = self.squarings[j][1]
-                struct = step if step.all() else (struct.astype(float) @ step.astype(float)) > 0
+                struct = step if step.all() else _reach(struct, step)
                 self.work.add(PRODUCT, 2.0 * self.K**3)
             gap >>= 1
             j += 1
