@@ -282,6 +282,9 @@ def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
     decides it at once; windows whose lower bound max(Lmax, Rmax) or whose candidate pairs' leak is above ε
     are passed over; the rest are evaluated pair by pair, the most promising first."""
     lo, hi = _span(leaks, b, t, t_max, eps)
+    for dl in sorted({lo, (lo + hi) // 2, hi}) if lo <= hi else ():  # often decided at once, before the visit
+        if leaks.top(dl, True) + leaks.top(b + 1 - dl, False) <= eps:
+            return True
     leaks.visit(lo, hi, b)
     open_ = []
     for dl in range(lo, hi + 1):
