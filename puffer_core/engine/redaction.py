@@ -13,33 +13,38 @@ a window size b is the smallest leak over the windows of b entries holding t, no
 planner returns the smallest window with leak ≤ ε.  A leak of 0 (to within 10⁻¹²) needs P^{d} with equal
 rows on both sides — a strong stationary time; a chain that only mixes never gets exactly there.
 
-Speed.  The terms at a distance d come from P^d (the engine's max log-ratio kernel on its logarithms), and
-P^d from saved squarings of P, so any distance costs a few matrix products: the search never walks every
-distance.  Every term is ≥ 0 and non-increasing in d, so with Lmax(d), Rmax(d) the largest left and right
-term over the secret pairs, max(Lmax(d_L), Rmax(d_R)) ≤ leak ≤ Lmax(d_L) + Rmax(d_R).  The first distances
-d_L⁰, d_R⁰ with Lmax, Rmax ≤ ε (a binary search each) give a size below which no window can meet ε:
+Speed (docs/math.md §16, "The search").  The terms at a distance d come from P^d (the engine's max log-ratio
+kernel on its logarithms), and P^d from the nearest power already known and saved squarings of P, so any
+distance costs a few matrix products: the search never walks every distance.  Every term is ≥ 0 and
+non-increasing in d, so with Lmax(d), Rmax(d) the largest left and right term over the secret pairs,
+max(Lmax(d_L), Rmax(d_R)) ≤ leak ≤ Lmax(d_L) + Rmax(d_R); for cliques and stars of pairs (all pairs, within
+groups, sensitive states against the rest) Lmax and Rmax cost O(K²) (:mod:`.redaction_terms`).  The first
+distances d_L⁰, d_R⁰ with Lmax, Rmax ≤ ε (a binary search each) give a size below which no window can meet ε:
 d_L⁰ + d_R⁰ − 1 for a window released on both sides, t + d_R⁰ − 1 or (T − t) + d_L⁰ for one released on one
-side only, T for none.  A larger window never leaks more (it releases a subset), and withholding everything
-leaks nothing, so a binary search over the sizes above that bound finds the smallest that works; a window
-is evaluated pair by pair only when its bounds cannot decide it.  Every smaller size leaks more than ε
+side only, T for none.  A larger window never leaks more (it releases a subset: docs/math.md §16 proves it),
+and withholding everything leaks nothing, so a binary search over the sizes above that bound finds the
+smallest that works.  A window is evaluated pair by pair (2K³) only when neither those bounds nor the exact
+leak over a few candidate pairs (O(K²), a lower bound) decides it.  Every smaller size leaks more than ε
 (``exact`` False: its value is that bound); with ``max_size`` every size up to it is evaluated exactly (the
-chart).
+chart), with ``sizes`` the stated ones.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.models import MarkovChainPrior, as_theta, check_no_underflow
+from ..priors.models import as_theta
 from ..secrets.values import ALL_SECRETS, Secrets
 from ..validation import check_eps, check_whole
-from ..work import MAX_PLUS, PRODUCT, SPLIT, WorkCounter, one_blas_thread
+from ..work import WorkCounter, one_blas_thread
 from .chain_terms import TAIL_TOL
-from .kernels import log_or_neg, max_log_ratio
+from .redaction_terms import WindowTerms
 
+VISIT = 48  # spans of at most this many splits get their tops built in increasing distance first
 ZERO = TAIL_TOL  # a leak at most this is reported as nothing revealed (a strong stationary time)
 
 
@@ -50,10 +55,11 @@ class RedactionPlan:
     ``before`` and ``after``: how many entries the window withholds on each side (``None`` when the
     target cannot be met even by withholding the whole sequence but the entry itself — it then is the
     whole sequence); ``size`` = before + 1 + after; ``leakage`` its leak.  ``sizes`` and ``leakages``:
-    the smallest leak of every window size 1..len(sizes) (the chart), ``leakages[i]`` for size i + 1.
+    the chart, ``leakages[i]`` the smallest leak of a window of ``sizes[i]`` entries — every size 1..len(sizes),
+    or with ``redaction_plan(sizes=...)`` the stated sizes.
     ``zero_size``: the smallest size with leak ≤ 10⁻¹² among those computed (None if none).  ``feasible``:
     whether some window meets the target.  ``secrets``: the pairs whose leakage counts.  ``exact[i]``: whether
-    ``leakages[i]`` is the exact smallest leak of size i + 1, or (False) a proven lower bound — sizes the
+    ``leakages[i]`` is the exact smallest leak of size ``sizes[i]``, or (False) a proven lower bound — sizes the
     search ruled out by bounds alone leak more than ε.
     """
 
@@ -83,160 +89,12 @@ class RedactionPlan:
                 f" {self.eps:g}{zero}")
 
 
-class _Terms:
-    """One prior's left and right terms at node t (1-based) over the secret pairs, at any distance.
-
-    P^d comes from saved squarings of P (a few products), its logarithms feed the engine's max log-ratio
-    kernel (docs/math.md §2.1) exactly as :class:`~puffer_core.engine.chain_terms.ChainTerms` does, and every
-    structurally positive probability is checked against underflow.  A side whose released entry does not
-    exist (t − d < 1, or t + d past the prior's end) has terms 0.
-    """
-
-    def __init__(self, prior: MarkovChainPrior, t: int, use: np.ndarray, work: WorkCounter) -> None:
-        self.T = prior.length
-        self.t = t
-        self.K = prior.n_states
-        self.P = np.ascontiguousarray(prior.transition, dtype=float)
-        self.marg = prior.marginals(t)
-        k = self.K
-        lp = log_or_neg(self.marg[t - 1])
-        self.mass = self.marg[t - 1] > 0
-        pairs = self.mass[:, None] & self.mass[None, :] & use.reshape(k, k)
-        np.fill_diagonal(pairs, False)
-        self.every = bool(np.array_equal(pairs, self.mass[:, None] & self.mass[None, :] & ~np.eye(k, dtype=bool)))
-        self.pairs = np.flatnonzero(pairs.reshape(-1))
-        self.lp = lp
-        self.shift = (lp[None, :] - np.where(self.mass, lp, 0.0)[:, None]).reshape(-1)[self.pairs]
-        self.work = work
-        self.squarings = [(self.P, self.P > 0)]
-        self.powers: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.rows: dict[tuple[int, bool], np.ndarray] = {}
-        self.tops: dict[tuple[int, bool], float] = {}
-        self._logs: dict[int, np.ndarray] = {}
-
-    def exists(self, d: int, left: bool) -> bool:
-        return d <= self.t - 1 if left else self.t + d <= self.T
-
-    def power(self, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """(P^d, its structural support), from the nearest power already known and saved squarings."""
-        if d in self.powers:
-            return self.powers[d]
-        base = max((e for e in self.powers if e < d), default=0)
-        if base:
-            value, struct = self.powers[base]
-        else:
-            value, struct = np.eye(self.K), np.eye(self.K, dtype=bool)
-        gap, j = d - base, 0
-        while gap:
-            while len(self.squarings) <= j:
-                last, last_s = self.squarings[-1]
-                self.squarings.append((last @ last, last_s if last_s.all() else
-                                       (last_s.astype(float) @ last_s.astype(float)) > 0))
-                self.work.add(PRODUCT, 2.0 * self.K**3)
-            if gap & 1:
-                value = value @ self.squarings[j][0]
-                step = self.squarings[j][1]
-                struct = step if step.all() else (struct.astype(float) @ step.astype(float)) > 0
-                self.work.add(PRODUCT, 2.0 * self.K**3)
-            gap >>= 1
-            j += 1
-        check_no_underflow(value, struct, f"the {d}-step transition matrix")
-        if len(self.powers) >= _KEEP:
-            self.powers.pop(next(iter(self.powers)))
-        self.powers[d] = (value, struct)
-        return value, struct
-
-    def logs(self, d: int) -> np.ndarray:
-        """log P^d (``NEG`` for zeros), the last few kept."""
-        if d not in self._logs:
-            if len(self._logs) >= 4:
-                self._logs.pop(next(iter(self._logs)))
-            self._logs[d] = log_or_neg(self.power(d)[0])
-        return self._logs[d]
-
-    def side(self, d: int, left: bool) -> np.ndarray:
-        """The term row over the secret pairs at distance d (left: the released entry t − d; right: t + d)."""
-        key = (d, left)
-        if key not in self.rows:
-            if not self.pairs.size or not self.exists(d, left):
-                self.rows[key] = np.zeros(max(1, self.pairs.size))
-            elif self.pairs.size * 4 <= self.K * self.K:  # a few pairs: only their entries, O(pairs·K)
-                logs = self.logs(d)
-                xs, xps = np.divmod(self.pairs, self.K)
-                if left:
-                    rows = logs[self.marg[self.t - d - 1] > 0]
-                    self.rows[key] = _pair_ratio(rows[:, xs].T, rows[:, xps].T) + self.shift
-                else:
-                    self.rows[key] = _pair_ratio(logs[xs], logs[xps])
-                self.work.add(MAX_PLUS, float(self.pairs.size) * self.K)
-            else:
-                logs = self.logs(d)
-                out = np.empty((self.K, self.K))
-                if left:  # h_S(d)[x, x'] = max_{l ∈ supp p_{t−d}} log P^d[l, x] / P^d[l, x']
-                    max_log_ratio(np.ascontiguousarray(logs.T), logs, self.marg[self.t - d - 1] > 0, out)
-                    self.rows[key] = out.reshape(-1)[self.pairs] + self.shift
-                else:  # right(d)[x, x'] = max_r log P^d[x, r] / P^d[x', r]
-                    max_log_ratio(logs, np.ascontiguousarray(logs.T), np.ones(self.K, dtype=bool), out)
-                    self.rows[key] = out.reshape(-1)[self.pairs]
-                self.work.add(MAX_PLUS, float(self.K) ** 3)
-        return self.rows[key]
-
-    def top(self, d: int, left: bool) -> float:
-        """Lmax(d) or Rmax(d): the largest term over the secret pairs; from P^d in O(K²) when every pair with
-        mass at t is a secret (a column's or a row's range), else from the term row."""
-        key = (d, left)
-        if key in self.tops:
-            return self.tops[key]
-        if not self.pairs.size or not self.exists(d, left):
-            value = 0.0
-        elif key in self.rows or not self.every:
-            value = float(self.side(d, left).max())
-        else:
-            logs = self.logs(d)
-            if left:  # max over l of the range over x ∈ mass of log P^d[l, x] − log p_t[x]
-                rows = logs[self.marg[self.t - d - 1] > 0][:, self.mass] - self.lp[self.mass][None, :]
-                zero = logs[self.marg[self.t - d - 1] > 0][:, self.mass] < -1e299
-            else:  # max over r of the range over x ∈ mass of log P^d[x, r]
-                rows = logs[self.mass].T
-                zero = rows < -1e299
-            value = _largest_range(rows, zero)
-        self.tops[key] = value
-        return value
-
-
-_KEEP = 48  # powers of P kept at once (K² each); others are rebuilt from the squarings
-
-
-def _pair_ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
-    """For each row i: max over j with numer[i, j] > NEG of numer[i, j] − denom[i, j], +inf where such a j has
-    denom = NEG (positive over zero): the max log-ratio kernel's rule, for the listed pairs only."""
-    real = numer > -1e299
-    with np.errstate(invalid="ignore"):
-        diff = np.where(real, numer - denom, -np.inf)
-    diff = np.where(real & (denom < -1e299), np.inf, diff)
-    return diff.max(axis=1)
-
-
-def _largest_range(rows: np.ndarray, zero: np.ndarray) -> float:
-    """max over rows of (max − min over the row's entries): +inf where a row mixes zeros and positive entries,
-    rows of zeros skipped (a value never seen reveals nothing)."""
-    any_zero, all_zero = zero.any(axis=1), zero.all(axis=1)
-    if np.any(any_zero & ~all_zero):
-        return math.inf
-    keep = ~all_zero
-    if not keep.any():
-        return 0.0
-    picked = rows[keep]
-    return float(max(0.0, (picked.max(axis=1) - picked.min(axis=1)).max()))
-
-
 class _Leaks:
     """The leak of a window, and the bounds on its terms, over every prior of Θ."""
 
-    def __init__(self, terms: list[_Terms], t: int, t_max: int, work: WorkCounter) -> None:
+    def __init__(self, terms: list[WindowTerms], t: int, t_max: int) -> None:
         self.terms = terms
         self.t, self.t_max = t, t_max
-        self.work = work
         self._first: dict[tuple[float, bool], int | None] = {}
 
     def top(self, d: int, left: bool) -> float:
@@ -245,13 +103,22 @@ class _Leaks:
             term.top(d, not left)
         return value
 
+    def visit(self, lo: int, hi: int, b: int, every: bool = False) -> None:
+        """Build the tops of the splits d_L = lo..hi of size b (d_R = b + 1 − d_L) in increasing order of
+        distance, so that each new power of P is one product from the last — when ``every`` split will be visited,
+        or the span is short (a long one is usually decided by its first splits)."""
+        if hi - lo > VISIT and not every:
+            return
+        for d in sorted(set(range(lo, hi + 1)) | {b + 1 - dl for dl in range(lo, hi + 1)}):
+            self.top(d, True)
+
     def leak(self, dl: int, dr: int) -> float:
-        value = 0.0
-        for term in self.terms:
-            if term.pairs.size:
-                self.work.add(SPLIT, float(term.pairs.size))
-                value = max(value, float((term.side(dl, True) + term.side(dr, False)).max()))
-        return value
+        return max((term.leak(dl, dr) for term in self.terms), default=0.0)
+
+    def lower(self, dl: int, dr: int) -> tuple[float, bool]:
+        """(a lower bound on the leak of window (dl, dr), whether it is the leak itself)."""
+        found = [term.lower(dl, dr) for term in self.terms]
+        return max((v for v, _ in found), default=0.0), all(e for _, e in found)
 
     def first_within(self, eps: float, left: bool) -> int | None:
         key = (eps, left)
@@ -278,7 +145,8 @@ class _Leaks:
 
 
 def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secrets | None = None,
-                   max_size: int | None = None, work: WorkCounter | None = None) -> RedactionPlan:
+                   max_size: int | None = None, work: WorkCounter | None = None,
+                   sizes: Iterable[int] | None = None) -> RedactionPlan:
     """The smallest window around entry ``node`` (0-based) to withhold so that the rest leaks ≤ ``eps``
     about it (module docstring).
 
@@ -286,7 +154,9 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     (:class:`~puffer_core.secrets.Secrets`; positions are not used: the node is given).  ``eps`` may be 0
     (nothing revealed: only a strong stationary time gets there).  Without ``max_size`` the sizes the bounds
     rule out are not evaluated (their ``leakages`` are the bound ε, ``exact`` False); with it, every size up to
-    ``max_size`` is evaluated exactly — the chart of leakage against window size.
+    ``max_size`` is evaluated exactly — the chart of leakage against window size.  ``sizes`` instead: the plan
+    of the planner (its smallest window) with the chart evaluated exactly at these sizes only, plus the plan's
+    own size (``RedactionPlan.sizes`` lists them; :func:`chart_sizes` states a set).
     """
     priors = as_theta(prior_or_priors, "the redaction planner")
     chosen = ALL_SECRETS if secrets is None else secrets
@@ -297,11 +167,14 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     node = check_whole("node", node, minimum=0, maximum=t_max - 1)
     if max_size is not None:
         max_size = check_whole("max_size", max_size, maximum=t_max)
+    wanted = None if sizes is None else _stated_sizes(sizes, t_max, max_size)
     counter = work if work is not None else WorkCounter()
     use = chosen.pair_matrix(priors.n_states).reshape(-1)
     t = node + 1
     with one_blas_thread():
-        leaks = _Leaks([_Terms(p, t, use, counter) for p in priors if t <= p.length], t, t_max, counter)
+        leaks = _Leaks([WindowTerms(p, t, use, counter) for p in priors if t <= p.length], t, t_max)
+        if wanted is not None:
+            return _stated_chart(leaks, wanted, node, eps, chosen)
         first = 1 if max_size is not None else _first_size(leaks, eps, t, t_max)
         limit = t_max if max_size is None else max_size
         leakages = [eps] * (first - 1)  # ruled out: each of these sizes leaks more than ε
@@ -309,7 +182,7 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
         splits: list[tuple[int, int]] = [(1, 1)] * (first - 1)
         answer: int | None = None
         for b in range(first, limit + 1):
-            value, split = _smallest(leaks, b, t, t_max)
+            value, split = _smallest(leaks, b, t, t_max, None if max_size is not None else eps, max_size is None)
             leakages.append(value)
             exact.append(True)
             splits.append(split)
@@ -328,6 +201,41 @@ def redaction_plan(prior_or_priors: object, node: int, eps: float, secrets: Secr
     dl, dr = splits[pick]
     return RedactionPlan(node, eps, dl - 1, dr - 1, float(raw[pick]), sizes, values,
                          int(zero[0]) + 1 if zero.size else None, feasible, chosen, np.array(exact))
+
+
+def chart_sizes(t_max: int, limit: int = 120, count: int = 32) -> tuple[int, ...]:
+    """A stated set of window sizes for the chart: every size up to 12, then about ``count`` sizes spread
+    geometrically up to min(T, ``limit``) (docs/math.md §16: the leakage between two of them lies between their
+    values, as it never grows with the size)."""
+    top = max(1, min(int(t_max), int(limit)))
+    spread = np.unique(np.round(np.geomspace(1, top, max(2, count))).astype(int))
+    return tuple(sorted(set(range(1, min(12, top) + 1)) | {int(v) for v in spread}))
+
+
+def _stated_sizes(sizes: Iterable[int], t_max: int, max_size: int | None) -> list[int]:
+    if max_size is not None:
+        raise ValueError("give max_size (every size up to it) or sizes (a stated set of sizes), not both")
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Iterable):
+        raise TypeError(f"sizes must be a list of window sizes (whole numbers 1..{t_max}); got {sizes!r}")
+    wanted = sorted({check_whole("each window size", b, minimum=1, maximum=t_max) for b in sizes})
+    if not wanted:
+        raise ValueError(f"sizes is empty: give at least one window size between 1 and {t_max}")
+    return wanted
+
+
+def _stated_chart(leaks: _Leaks, wanted: list[int], node: int, eps: float, chosen: Secrets) -> RedactionPlan:
+    """The planner's window, and the smallest leak of every size of ``wanted`` (and of the window's own size),
+    each exact; a larger size never leaks more, so the values are made non-increasing (rounding only)."""
+    t, t_max = leaks.t, leaks.t_max
+    first = _first_size(leaks, eps, t, t_max)
+    value, (dl, dr) = _smallest(leaks, first, t, t_max, eps)
+    chart = {b: _smallest(leaks, b, t, t_max, None)[0] for b in wanted if b != first}
+    chart[first] = value
+    order = sorted(chart)
+    values = np.minimum.accumulate(np.array([chart[b] for b in order]))
+    zero = [b for b, v in zip(order, values) if v <= ZERO]
+    return RedactionPlan(node, eps, dl - 1, dr - 1, float(value), np.array(order), values,
+                         zero[0] if zero else None, value <= eps, chosen, np.ones(len(order), dtype=bool))
 
 
 def _first_size(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
@@ -358,17 +266,27 @@ def _smallest_possible(leaks: _Leaks, eps: float, t: int, t_max: int) -> int:
     return max(1, min(options))
 
 
+def _span(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> tuple[int, int]:
+    """The left distances d_L of the windows of b entries holding t (d_R = b + 1 − d_L) that may leak ≤ ε:
+    a released entry nearer than d_L⁰ (or d_R⁰) leaks more than ε on its own, and with no such first distance
+    on a side that side must release nothing."""
+    lo, hi = max(1, b + t - t_max), min(t, b)
+    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
+    lo = max(lo, t if dl0 is None else min(dl0, t))
+    hi = min(hi, b + t - t_max if dr0 is None else b + 1 - dr0)
+    return lo, hi
+
+
 def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
     """Whether some window of b entries holding t leaks ≤ ε: a window whose bound Lmax + Rmax is within ε
-    decides it at once; windows whose lower bound max(Lmax, Rmax) is above ε are passed over; the rest are
-    evaluated pair by pair, the most promising first."""
-    lo, hi = max(1, b + t - t_max), min(t, b)
+    decides it at once; windows whose lower bound max(Lmax, Rmax) or whose candidate pairs' leak is above ε
+    are passed over; the rest are evaluated pair by pair, the most promising first."""
+    lo, hi = _span(leaks, b, t, t_max, eps)
+    for dl in sorted({lo, (lo + hi) // 2, hi}) if lo <= hi else ():  # often decided at once, before the visit
+        if leaks.top(dl, True) + leaks.top(b + 1 - dl, False) <= eps:
+            return True
+    leaks.visit(lo, hi, b)
     open_ = []
-    dl0, dr0 = leaks.first_within(eps, True), leaks.first_within(eps, False)
-    if dl0 is not None:  # a released entry nearer than d_L⁰ (or d_R⁰) leaks more than ε on its own
-        lo = max(lo, min(dl0, t))
-    if dr0 is not None:
-        hi = min(hi, max(b + 1 - dr0, b + t - t_max))
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
         left, right = leaks.top(dl, True), leaks.top(dr, False)
@@ -376,16 +294,29 @@ def _possible(leaks: _Leaks, b: int, t: int, t_max: int, eps: float) -> bool:
             return True
         if max(left, right) <= eps:
             open_.append((left + right, dl, dr))
-    return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(open_))
+    rest = []
+    for _, dl, dr in sorted(open_):
+        bound, exact = leaks.lower(dl, dr)
+        if bound <= eps:
+            if exact:
+                return True
+            rest.append((bound, dl, dr))
+    return any(leaks.leak(dl, dr) <= eps for _, dl, dr in sorted(rest))
 
 
-def _smallest(leaks: _Leaks, b: int, t: int, t_max: int) -> tuple[float, tuple[int, int]]:
+def _smallest(leaks: _Leaks, b: int, t: int, t_max: int, eps: float | None,
+              bounds: bool = True) -> tuple[float, tuple[int, int]]:
     """min over the windows of b entries holding node t (d_L + d_R = b + 1) of their leak, and the split.
 
-    Windows are visited by their lower bound max(Lmax, Rmax); a window is evaluated pair by pair only when
-    that bound beats the best leak found and its upper bound Lmax + Rmax does not already equal it.
+    With ``eps`` (a size known to have a window within ε) only the windows of :func:`_span` can reach the
+    minimum.  Windows are visited by their lower bound max(Lmax, Rmax), the one with the smallest upper bound
+    Lmax + Rmax first; a window is evaluated pair by pair only when neither that bound nor its candidate
+    pairs' leak reaches the best leak found.
     """
     lo, hi = max(1, b + t - t_max), min(t, b)
+    if eps is not None:
+        lo, hi = _span(leaks, b, t, t_max, eps)
+    leaks.visit(lo, hi, b, every=True)
     order = []
     for dl in range(lo, hi + 1):
         dr = b + 1 - dl
@@ -393,10 +324,28 @@ def _smallest(leaks: _Leaks, b: int, t: int, t_max: int) -> tuple[float, tuple[i
         order.append((max(left, right), left + right, dl, dr))
     order.sort()
     best, split = math.inf, (order[0][2], order[0][3])
+    if not bounds:  # every size of the chart: the kernels kept by distance serve the next sizes
+        for low, high, dl, dr in order:
+            if low >= best:
+                break
+            value = high if high <= low else leaks.leak(dl, dr)  # high ≤ low: one side adds nothing
+            if value < best:
+                best, split = value, (dl, dr)
+        return best, split
+    bounded = []
     for low, high, dl, dr in order:
         if low >= best:
             break
-        value = high if high <= low else leaks.leak(dl, dr)
+        value, exact = (high, True) if high <= low else leaks.lower(dl, dr)
+        if exact:
+            if value < best:
+                best, split = value, (dl, dr)
+        else:
+            bounded.append((max(low, value), dl, dr))
+    for bound, dl, dr in sorted(bounded):
+        if bound >= best:
+            break
+        value = leaks.leak(dl, dr)
         if value < best:
             best, split = value, (dl, dr)
     return best, split
