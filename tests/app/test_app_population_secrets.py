@@ -1,0 +1,137 @@
+"""Calibrate's whole-population view (docs/math.md "Whole-population secrets") under AppTest.
+
+W shown is the library's population_scale for the same two chains, and at least the exact W∞ of the count's two
+laws computed here by enumerating every sequence of every user of a tiny chain in exact fractions (no code shared
+with the library); the exported script prints the page's numbers; bad input gives one message and no traceback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+from app_ui.population.section import TYPED
+from puffer_core import MarkovChainPrior, PopulationSecrets
+from puffer_core.mechanisms.population import population_scale
+from tests.app.conftest import errors, metric, open_page, problems
+
+ROOT = Path(__file__).resolve().parents[2]
+CALIBRATE = "app_pages/calibrate.py"
+P, Q, T, USERS = "0.9", "0.7", 3, 2
+STAY = "0.6"  # θ₂: state 0 stays with 0.6 instead of 0.9
+TINY = {"prior": "binary", "p": P, "q": Q, "T": str(T)}
+COUNTED = [1]
+
+
+def exact_count_law(p: Fraction, q: Fraction, length: int, users: int, counted: set[int]) -> list[Fraction]:
+    """Pr[F = f], F the number of entries in ``counted`` over ``users`` users of the binary chain (stay p in 0, q in 1)
+    started in its stationary law: every sequence of every user enumerated, in exact fractions."""
+    move = {(0, 0): p, (0, 1): 1 - p, (1, 0): 1 - q, (1, 1): q}
+    start = {0: (1 - q) / (2 - p - q), 1: (1 - p) / (2 - p - q)}
+    sequences = list(itertools.product((0, 1), repeat=length))
+    law = [Fraction(0)] * (users * length + 1)
+    for everyone in itertools.product(sequences, repeat=users):
+        weight = Fraction(1)
+        for seq in everyone:
+            weight *= start[seq[0]]
+            for a, b in itertools.pairwise(seq):
+                weight *= move[(a, b)]
+        law[sum(x in counted for seq in everyone for x in seq)] += weight
+    assert sum(law) == 1
+    return law
+
+
+def exact_w_infinity(a: list[Fraction], b: list[Fraction]) -> int:
+    """The smallest w with F_a(k) ≤ F_b(k + w) and F_b(k) ≤ F_a(k + w) for every k (F = 1 beyond the support)."""
+    fa, fb = list(itertools.accumulate(a)), list(itertools.accumulate(b))
+    top = len(a) - 1
+
+    def cdf(f: list[Fraction], k: int) -> Fraction:
+        return f[min(k, top)]
+
+    return next(w for w in range(top + 1) if all(cdf(fa, k) <= cdf(fb, k + w) and cdf(fb, k) <= cdf(fa, k + w)
+                                                 for k in range(top + 1)))
+
+
+def library_scale() -> int:
+    first = MarkovChainPrior([[float(P), 1 - float(P)], [1 - float(Q), float(Q)]], None, T)
+    second = MarkovChainPrior([[float(STAY), 1 - float(STAY)], [1 - float(Q), float(Q)]], None, T)
+    return population_scale(PopulationSecrets(((first, second),)), COUNTED, [T] * USERS).w
+
+
+def opened(extra: Callable | None = None, users: int = USERS):
+    import app_ui.core.report as report
+
+    scripts: dict[str, str] = {}
+    original = report.offer_exports
+
+    def spy(report_html: object, script: object, stem: str, key: str) -> None:
+        scripts[stem] = script() if callable(script) else str(script)
+        original(report_html, script, stem, key)
+
+    report.offer_exports = spy
+    try:
+        at = open_page(CALIBRATE, TINY)
+        at.toggle(key="w_pop_on").set_value(True).run()
+        at.number_input(key="w_pop_stay_0").set_value(float(STAY)).run()
+        at.multiselect(key="w_pop_counted").set_value(COUNTED).run()
+        at.number_input(key="w_pop_users").set_value(users).run()
+        if extra is not None:
+            extra(at)
+    finally:
+        report.offer_exports = original
+    return at, scripts
+
+
+def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
+    at, _ = opened()
+    assert not problems(at) and not errors(at)
+    shown = int(metric(at, "W (entries)"))
+    assert shown == library_scale()
+    law_1 = exact_count_law(Fraction(P), Fraction(Q), T, USERS, set(COUNTED))
+    law_2 = exact_count_law(Fraction(STAY), Fraction(Q), T, USERS, set(COUNTED))
+    exact = exact_w_infinity(law_1, law_2)
+    assert 0 < exact <= shown
+    assert shown == exact  # no near-ties in this case: the certified margin costs nothing
+    mean_1 = sum(f * pr for f, pr in enumerate(law_1))
+    assert float(metric(at, "Mean count under θ₁")) == float(f"{float(mean_1):.4g}")
+    eps = float(at.number_input(key="w_eps").value)
+    assert float(metric(at, "Laplace scale W/ε")) == float(f"{shown / eps:.4g}")
+
+
+def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
+    at, scripts = opened()
+    assert not problems(at) and not errors(at)
+    path = tmp_path / "population.py"
+    path.write_text(scripts["population"], encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    for label in ("W (entries)", "Laplace scale W/ε", "Mean count under θ₁", "Mean count under θ₂"):
+        assert re.search(rf"^{re.escape(label)} = (.*)$", run.stdout, re.M).group(1) == metric(at, label)
+    assert at.success[-1].value in run.stdout  # the library's sentence
+
+
+def _typed_not_stochastic(at) -> None:
+    at.radio(key="w_pop_how").set_value(TYPED).run()
+    at.text_area(key="w_pop_matrix").input("0.5 0.6\n0.3 0.7").run()
+
+
+def _nothing_counted(at) -> None:
+    at.multiselect(key="w_pop_counted").set_value([]).run()
+
+
+def test_bad_input_gives_one_clear_message() -> None:
+    for extra, words in ((_typed_not_stochastic, "not a transition matrix"), (_nothing_counted, "at least one state")):
+        at, _ = opened(extra)
+        assert not problems(at)
+        assert len(errors(at)) == 1 and words in errors(at)[0], errors(at)
+    at, _ = opened(users=10**7)
+    assert not problems(at)
+    assert len(errors(at)) == 1 and "would take about" in errors(at)[0] and "limit" in errors(at)[0], errors(at)
