@@ -4,14 +4,26 @@
 from __future__ import annotations
 
 from app_ui.core.report import Section, html_report
-from app_ui.core.templates import Code, fill
+from app_ui.core.templates import LINE, Code, fill
 from app_ui.population.views import NAMES, PopulationView
 from app_ui.prior.current import prior_source
 from app_ui.prior.settings import PriorChoice
 
 
 def _matrix_code(rows: tuple[tuple[float, ...], ...]) -> Code:
-    return Code("[\n" + "".join(f"    {list(row)!r},\n" for row in rows) + "]")
+    """A matrix literal that reads back to the same floats, one row per line, long rows wrapped at 120 characters."""
+    out = ["["]
+    for row in rows:
+        line = "    ["
+        cells = [repr(float(x)) for x in row]
+        for i, cell in enumerate(cells):
+            text = cell + ("]," if i == len(cells) - 1 else ",")
+            if len(line) + len(text) + 1 > LINE and not line.endswith("["):
+                out.append(line.rstrip())
+                line = "     "
+            line += text if line.endswith(("[", "     ")) else " " + text
+        out.append(line)
+    return Code("\n".join([*out, "]"]))
 
 
 def population_script(view: PopulationView, prior: PriorChoice) -> str:

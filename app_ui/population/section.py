@@ -54,7 +54,7 @@ def _alternative(first: MarkovChainPrior, labels: tuple[str, ...]) -> tuple[tupl
     text = st.text_area(f"{NAMES[1]}'s transition matrix (one row per line, in the states' order: "
                         f"{', '.join(labels)})", matrix_text(changed_stay(first, 0, default_stay(first, 0))),
                         key="w_pop_matrix")
-    return read_matrix(text, len(labels)), f"the typed matrix {text.strip().replace(chr(10), '; ')}"
+    return read_matrix(text, len(labels)), "a transition matrix typed in full"
 
 
 def _case(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationCase | None:

@@ -215,6 +215,6 @@ def labels_of(prior: MarkovChainPrior) -> tuple[str, ...]:
 def case_from(first: MarkovChainPrior, second: Rows, counted: Sequence[int], users: int, eps: float, eps_dp: float,
               change: str) -> PopulationCase:
     """The case for θ₁ = ``first`` and θ₂'s matrix ``second`` (θ₂ starts as θ₁ does)."""
-    initial = None if first.stationary_initial else tuple(float(x) for x in first.initial)
+    initial = None if first.stationary_initial else tuple(float(x) for x in np.asarray(first.initial))
     return PopulationCase(_rows(first.transition), initial, second, int(first.length), labels_of(first),
                           tuple(sorted(set(int(s) for s in counted))), int(users), float(eps), float(eps_dp), change)

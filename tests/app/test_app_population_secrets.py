@@ -59,25 +59,34 @@ def exact_w_infinity(a: list[Fraction], b: list[Fraction]) -> int:
                                                  for k in range(top + 1)))
 
 
+def ruff(text: str) -> str:
+    """ruff's complaints about ``text`` as the script population.py ("" when it is clean)."""
+    check = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise", "--stdin-filename",
+                            "population.py", "-"], input=text, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return "" if check.returncode == 0 else check.stdout
+
+
 def library_scale() -> int:
     first = MarkovChainPrior([[float(P), 1 - float(P)], [1 - float(Q), float(Q)]], None, T)
     second = MarkovChainPrior([[float(STAY), 1 - float(STAY)], [1 - float(Q), float(Q)]], None, T)
     return population_scale(PopulationSecrets(((first, second),)), COUNTED, [T] * USERS).w
 
 
-def opened(extra: Callable | None = None, users: int = USERS):
-    import app_ui.core.report as report
+def opened(extra: Callable | None = None, users: int = USERS, query: dict[str, str] | None = None):
+    import app_ui.core.report as exports
 
     scripts: dict[str, str] = {}
-    original = report.offer_exports
+    reports: dict[str, str] = {}
+    original = exports.offer_exports
 
-    def spy(report_html: object, script: object, stem: str, key: str) -> None:
-        scripts[stem] = script() if callable(script) else str(script)
-        original(report_html, script, stem, key)
+    def spy(report: str | Callable[[], str], script: str | Callable[[], str], stem: str, key: str) -> None:
+        scripts[stem] = script() if callable(script) else script
+        reports[stem] = report() if callable(report) else report
+        original(report, script, stem, key)
 
-    report.offer_exports = spy
+    exports.offer_exports = spy
     try:
-        at = open_page(CALIBRATE, TINY)
+        at = open_page(CALIBRATE, query or TINY)
         at.toggle(key="w_pop_on").set_value(True).run()
         at.number_input(key="w_pop_stay_0").set_value(float(STAY)).run()
         at.multiselect(key="w_pop_counted").set_value(COUNTED).run()
@@ -85,12 +94,12 @@ def opened(extra: Callable | None = None, users: int = USERS):
         if extra is not None:
             extra(at)
     finally:
-        report.offer_exports = original
-    return at, scripts
+        exports.offer_exports = original
+    return at, scripts, reports
 
 
 def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
-    at, _ = opened()
+    at, _, _ = opened()
     assert not problems(at) and not errors(at)
     shown = int(metric(at, "W (entries)"))
     assert shown == library_scale()
@@ -106,7 +115,7 @@ def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
 
 
 def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
-    at, scripts = opened()
+    at, scripts, _ = opened()
     assert not problems(at) and not errors(at)
     path = tmp_path / "population.py"
     path.write_text(scripts["population"], encoding="utf-8")
@@ -114,8 +123,10 @@ def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     for label in ("W (entries)", "Laplace scale W/ε", "Mean count under θ₁", "Mean count under θ₂"):
-        assert re.search(rf"^{re.escape(label)} = (.*)$", run.stdout, re.M).group(1) == metric(at, label)
+        found = re.search(rf"^{re.escape(label)} = (.*)$", run.stdout, re.M)
+        assert found is not None and found.group(1) == metric(at, label), (label, run.stdout)
     assert at.success[-1].value in run.stdout  # the library's sentence
+    assert not ruff(scripts["population"])  # what a user downloads is clean Python, as the repository is
 
 
 def _typed_not_stochastic(at) -> None:
@@ -129,9 +140,31 @@ def _nothing_counted(at) -> None:
 
 def test_bad_input_gives_one_clear_message() -> None:
     for extra, words in ((_typed_not_stochastic, "not a transition matrix"), (_nothing_counted, "at least one state")):
-        at, _ = opened(extra)
+        at, _, _ = opened(extra)
         assert not problems(at)
         assert len(errors(at)) == 1 and words in errors(at)[0], errors(at)
-    at, _ = opened(users=10**7)
+    at, _, _ = opened(users=10**7)
     assert not problems(at)
     assert len(errors(at)) == 1 and "would take about" in errors(at)[0] and "limit" in errors(at)[0], errors(at)
+
+
+def test_a_fitted_labelled_chain_gives_a_clean_script_and_a_report(tmp_path: Path) -> None:
+    """The chain fitted to the built-in check-ins (12 labelled states): the view computes at its defaults, the script
+    is ruff-clean and prints the page's W, and the report carries the sentence."""
+    from tests.support.exported import link_query, prior_cases
+
+    kind, values = prior_cases()["fitted"]
+    at, scripts, reports = opened(query=link_query(kind, values), users=20)
+    assert not problems(at) and not errors(at)
+    lines = scripts["population"].splitlines()
+    block = range(lines.index("# <prior>") + 1, lines.index("# </prior>") + 1)  # 1-based lines of the prior's code
+    complaints = [line for line in ruff(scripts["population"]).splitlines() if line.startswith("population.py:")]
+    # the prior's own code (written by the prior kind, as on every page) may hold rows over 120 characters
+    assert all(int(line.split(":")[1]) in block for line in complaints), complaints
+    path = tmp_path / "population.py"
+    path.write_text(scripts["population"], encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"W (entries) = {metric(at, 'W (entries)')}" in run.stdout
+    assert "whole-population secrets" in reports["population"] and "rather than θ₂" in reports["population"]

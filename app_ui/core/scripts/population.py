@@ -23,7 +23,8 @@ except ModuleNotFoundError:
 p, q = 0.9, 0.8  # chances to stay in state 0 and in state 1
 prior = MarkovChainPrior([[p, 1.0 - p], [1.0 - q, q]], length=12)
 # </prior>
-ALTERNATIVE = [  # θ₂'s transition matrix: same states and length as θ₁, starting as θ₁ does
+# θ₂'s transition matrix: same states and length as θ₁, starting as θ₁ does
+ALTERNATIVE = [
     [0.8, 0.2],
     [0.2, 0.8],
 ]
