@@ -82,11 +82,15 @@ def _case(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationCase | Non
 
 
 def _show(view: PopulationView, prior: PriorChoice) -> None:
-    cols = st.columns(4)
-    for col, (label, value) in zip(cols * 2, view.figures()[:4], strict=False):
+    cols = st.columns(3)
+    for col, (label, value) in zip(cols * 2, view.figures(), strict=True):
         col.metric(label, value)
     st.success(view.sentence)
-    st.warning(view.honest_note())
+    if view.scale.w == 0:
+        st.info(f"The count has the same law under {NAMES[0]} and {NAMES[1]}: it tells them apart not at all, and"
+                " needs no noise for this secret (the library refuses a Laplace release with W = 0).")
+    else:
+        st.warning(view.honest_note())
     show_figure(view.figure, view.notes, key="population_chart")
     show_table(view.table, key="population_table", width="stretch")
     csv_download(view.table, "population.csv", "Download these figures (CSV)", key="w_pop_csv")

@@ -112,6 +112,14 @@ def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
     assert float(metric(at, "Mean count under θ₁")) == float(f"{float(mean_1):.4g}")
     eps = float(at.number_input(key="w_eps").value)
     assert float(metric(at, "Laplace scale W/ε")) == float(f"{shown / eps:.4g}")
+    assert int(metric(at, "Largest possible count")) == USERS * T
+
+
+def test_the_same_habit_twice_needs_no_noise_and_says_so() -> None:
+    at, _, _ = opened(lambda at: at.number_input(key="w_pop_stay_0").set_value(float(P)).run())
+    assert not problems(at) and not errors(at)
+    assert metric(at, "W (entries)") == "0"
+    assert any("tells them apart not at all" in i.value for i in at.info)
 
 
 def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
@@ -122,7 +130,8 @@ def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    for label in ("W (entries)", "Laplace scale W/ε", "Mean count under θ₁", "Mean count under θ₂"):
+    for label in ("W (entries)", "Laplace scale W/ε", "Mean count under θ₁", "Mean count under θ₂",
+                  "Largest possible count", "Per-entry Laplace scale 1/ε_DP"):
         found = re.search(rf"^{re.escape(label)} = (.*)$", run.stdout, re.M)
         assert found is not None and found.group(1) == metric(at, label), (label, run.stdout)
     assert at.success[-1].value in run.stdout  # the library's sentence
