@@ -168,8 +168,8 @@ class PopulationView:
                 f" scale 1/ε_DP = {fmt(self.per_entry)}, hiding which habit the whole population has takes"
                 f" W/ε = {fmt(self.laplace)} ({fmt(ratio, 3)}× as much). W grows with the number of users, since"
                 " every user's data speak about the same habit: that is the price of hiding a population's"
-                " habits. W is the ∞-Wasserstein distance between the count's two laws, set by their tails, so it"
-                " can exceed the gap between the means by far.")
+                " habits. W is the ∞-Wasserstein distance between the count's two laws: never below the gap"
+                " between their means, and set by their tails, so it can exceed that gap by far.")
 
 
 def user_grid(users: int) -> list[int]:

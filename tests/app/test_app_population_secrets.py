@@ -109,6 +109,8 @@ def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
     assert 0 < exact <= shown
     assert shown == exact  # no near-ties in this case: the certified margin costs nothing
     mean_1 = sum(f * pr for f, pr in enumerate(law_1))
+    mean_2 = sum(f * pr for f, pr in enumerate(law_2))
+    assert shown >= abs(mean_1 - mean_2)  # W∞ ≥ W₁ ≥ the gap between the means
     assert float(metric(at, "Mean count under θ₁")) == float(f"{float(mean_1):.4g}")
     eps = float(at.number_input(key="w_eps").value)
     assert float(metric(at, "Laplace scale W/ε")) == float(f"{shown / eps:.4g}")
