@@ -179,3 +179,13 @@ def test_a_fitted_labelled_chain_gives_a_clean_script_and_a_report(tmp_path: Pat
     assert run.returncode == 0, run.stderr[-3000:]
     assert f"W (entries) = {metric(at, 'W (entries)')}" in run.stdout
     assert "whole-population secrets" in reports["population"] and "rather than θ₂" in reports["population"]
+
+
+def test_a_set_theta_is_told_to_choose_one_chain() -> None:
+    from tests.support.exported import link_query, prior_cases
+
+    kind, values = prior_cases()["theta"]
+    at = open_page(CALIBRATE, link_query(kind, values))
+    at.toggle(key="w_pop_on").set_value(True).run()
+    assert not problems(at) and not errors(at)
+    assert any("compare two Markov chains" in i.value for i in at.info)
