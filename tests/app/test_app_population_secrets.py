@@ -108,8 +108,8 @@ def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:
     exact = exact_w_infinity(law_1, law_2)
     assert 0 < exact <= shown
     assert shown == exact  # no near-ties in this case: the certified margin costs nothing
-    mean_1 = sum(f * pr for f, pr in enumerate(law_1))
-    mean_2 = sum(f * pr for f, pr in enumerate(law_2))
+    mean_1 = sum((f * pr for f, pr in enumerate(law_1)), Fraction(0))
+    mean_2 = sum((f * pr for f, pr in enumerate(law_2)), Fraction(0))
     assert shown >= abs(mean_1 - mean_2)  # W∞ ≥ W₁ ≥ the gap between the means
     assert float(metric(at, "Mean count under θ₁")) == float(f"{float(mean_1):.4g}")
     eps = float(at.number_input(key="w_eps").value)
