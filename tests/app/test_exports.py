@@ -93,7 +93,7 @@ def test_a_script_without_puffer_core_says_what_to_do(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- scripts from templates
 
-TEMPLATES = ("attack", "calibrate", "optimal", "plan", "simulate", "stream", "synthesize")
+TEMPLATES = ("attack", "calibrate", "optimal", "plan", "population", "simulate", "stream", "synthesize")
 
 
 @pytest.mark.parametrize("name", TEMPLATES)
