@@ -168,6 +168,57 @@ def _settled_overflow(page: Any) -> list[str]:
             return now
 
 
+GAP = 40  # pixels: more empty height than this between two consecutive blocks of the main area is a blank band
+# the empty vertical bands of the main area wider than GAP px: [height, block above, block below] (every visible
+# element with a test id counts, but for the layout containers that span the others)
+GAPS = (
+    """(limit) => {
+        const main = document.querySelector('[data-testid="stMain"]');
+        if (!main) return [];
+        const layout = new Set(['stVerticalBlock', 'stHorizontalBlock', 'stColumn', 'stMainBlockContainer',
+            'stLayoutWrapper', 'stVerticalBlockBorderWrapper', 'stElementContainer']);
+        const boxes = [];
+        for (const el of main.querySelectorAll('[data-testid]')) {
+            const id = el.getAttribute('data-testid');
+            const box = el.getBoundingClientRect();
+            if (layout.has(id) || box.height <= 0 || box.width <= 0) continue;
+            if (getComputedStyle(el).visibility === 'hidden') continue;
+            boxes.push([box.top, box.bottom, `${id} “${(el.innerText || '').trim().slice(0, 40)}”`]);
+        }
+        boxes.sort((a, b) => a[0] - b[0]);
+        const out = [];
+        let [, bottom, above] = boxes.length ? boxes[0] : [0, 0, ''];
+        for (const [top, end, name] of boxes.slice(1)) {
+            if (top - bottom > limit) out.push(`${Math.round(top - bottom)} px between ${above} and ${name}`);
+            if (end > bottom) [bottom, above] = [end, name];
+        }
+        return out;
+    }"""
+)
+
+
+def vertical_gaps_at(page: Any, width: int, limit: int = GAP) -> list[str]:
+    """The empty vertical bands higher than ``limit`` px in the main area with the page ``width`` px wide.
+
+    Read until there is none or for at most SETTLE_SECONDS after the page has reflowed (a real band stays).
+    """
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    try:
+        page.wait_for_function(f"() => window.innerWidth === {width}", timeout=PATIENCE)
+        try:
+            page.wait_for_function(REFLOWED, timeout=SETTLE_SECONDS * 1000)
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError; the readings report the bands
+            pass
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while True:
+            time.sleep(0.25)
+            now: list[str] = page.evaluate(GAPS, limit)
+            if not now or time.monotonic() > deadline:
+                return now
+    finally:
+        page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
+
+
 def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path | None:
     """A PNG of the whole page at ``width`` px, saved as ``<name>.png`` (``<name>-<width>.png`` below 1400 px).
 

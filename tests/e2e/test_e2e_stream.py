@@ -13,7 +13,17 @@ import pytest
 from app_ui.core.tables import fmt
 from puffer_core import MarkovChainPrior
 from puffer_core.stream.tpl import temporal_privacy_leakage
-from tests.e2e.pages import EXCEPTION, PATIENCE, alerts, open_page, sideways_at, snap_widths, traces, wait_idle
+from tests.e2e.pages import (
+    EXCEPTION,
+    PATIENCE,
+    alerts,
+    open_page,
+    sideways_at,
+    snap_widths,
+    traces,
+    vertical_gaps_at,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +37,7 @@ def test_stream_chart_shows_the_library_numbers(page: Any, app_url: str, screens
     assert shown["TPL (temporal leakage)"] == [fmt(v) for v in expected.tpl]
     assert shown["BPL (from the past)"] == [fmt(v) for v in expected.bpl]
     assert {"[C] bound", "group DP (Σ ε_t)", "FPL (from the future)"} <= set(shown)
+    assert not vertical_gaps_at(page, 390)  # no blank band on a phone (the controls' columns once left 64 px)
     snap_widths(page, screenshot_dir, "stream")
 
 
@@ -66,6 +77,7 @@ def test_the_optimal_schedule_beside_the_constant_one(page: Any, app_url: str, s
     tpl = [float(v) for v in traces(page)["TPL (temporal leakage)"]]
     assert len(tpl) == 100 and max(tpl) <= 2.0 and min(tpl) > 1.99  # the target at every step
     page.get_by_text("three-value (Cao et al.)").first.wait_for(state="visible")
+    assert not vertical_gaps_at(page, 390)  # the schedule's caption and the release's radio once stood 48 px apart
     snap_widths(page, screenshot_dir, "stream-optimal-schedule")
 
 
