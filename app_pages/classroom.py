@@ -33,7 +33,7 @@ from app_ui.core.charts import show_figure
 from app_ui.core.docs import show_sources
 from app_ui.core.tables import csv_download, fmt, show_problems, static_table
 from app_ui.streams.controls import strength_matrix_rows, strength_of_stay, strength_slider
-from puffer_core.validation import row_problems
+from puffer_core.validation import merge_row_sums, row_problems
 
 st.title("Classroom")
 st.markdown(
@@ -242,7 +242,7 @@ def _tiny_chain() -> None:
     )
     matrix = edited.to_numpy(dtype=float, na_value=np.nan)
     problems_of_rows = row_problems(matrix.tolist(), [str(i) for i in range(k_states)])
-    show_problems(problems_of_rows)
+    show_problems(merge_row_sums(problems_of_rows))
     if problems_of_rows:
         return
     try:

@@ -87,7 +87,7 @@ if chains is None:
 elif len(chains) > 1:
     st.caption("Θ holds several priors: TPL, BPL and FPL take the worst prior at every step.")
 
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([3, 2])  # the default gap: "large" left a 64 px band between them when a phone stacks them
 with left:
     mode, schedule = schedule_controls(length, chains is not None)
 with right:

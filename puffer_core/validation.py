@@ -21,6 +21,7 @@ are never divided by.  Wrong values raise ``ValueError``.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TypeGuard
@@ -282,8 +283,30 @@ def row_problems(
         except OverflowError:
             total = math.inf
         if abs(total - 1.0) > PROBABILITY_TOLERANCE:
-            problems.append(f"{name} sums to {_sum_text(total)}; rows must sum to 1")
+            problems.append(f"{name} sums to {_sum_text(total)}{_MUST_SUM}")
     return problems
+
+
+_MUST_SUM = "; rows must sum to 1"  # the end of row_problems' message for a row whose sum is not 1
+_ROW_SUM = re.compile(r"row '(?P<row>.*)' sums to (?P<total>.*)" + re.escape(_MUST_SUM))
+
+
+def merge_row_sums(problems: Sequence[str], fix: str = "correct them") -> list[str]:
+    """:func:`row_problems`' messages with the rows that do not sum to 1 in one message, each with its sum (as
+    many digits as show the difference), instead of one message per row; every other problem as it is.
+
+    ``fix`` says what the user can do ("correct them, or press “Normalise rows” …"), in the interface in use.
+    With one such row its own message stays.
+    """
+    sums = [_ROW_SUM.fullmatch(p) for p in problems]
+    found = [m for m in sums if m is not None]
+    if len(found) < 2:
+        return list(problems)
+    listed = "; ".join(f"'{m['row']}' sums to {m['total']}" for m in found)
+    names = [f"'{m['row']}'" for m in found]
+    rows = ", ".join(names[:-1]) + " and " + names[-1]
+    merged = f"rows {rows} do not sum to 1 — {listed}. Rows must sum to 1: {fix}"
+    return [merged, *(p for p, m in zip(problems, sums, strict=True) if m is None)]
 
 
 def _sum_text(total: float, tolerance: float = PROBABILITY_TOLERANCE) -> str:

@@ -31,8 +31,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return collection_path.name in NOT_UNIT_FILES | {"app", "e2e", "deploy"} or None
 
 
+# Under xdist a session fixture is built once per worker: the tests that use the app server (or a browser) are
+# sent to one worker together (`--dist loadgroup` in pyproject.toml), so the run starts one server and one browser.
+SERVER_FIXTURES = {"app_url", "browser"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group into the test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("app_server"))
         path = Path(str(item.fspath))
         if (
             path.parent == UNIT_FOLDER

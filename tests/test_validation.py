@@ -18,6 +18,8 @@ from puffer_core.validation import (
     check_whole,
     is_number,
     is_whole,
+    merge_row_sums,
+    row_problems,
 )
 
 
@@ -118,3 +120,16 @@ def test_numbers_beyond_a_double_signed_zero_subnormals_and_numpy_scalars():
         got = check_number("x", scalar)
         assert got == value and type(got) is float
     assert check_whole("k", np.uint8(3)) == 3
+
+
+def test_rows_that_do_not_sum_to_1_are_merged_into_one_message_and_other_problems_kept() -> None:
+    rows = [[0.5, 0.4], [0.5, 0.5], [float("nan"), 1.0], [0.7, 0.7]]
+    problems = row_problems(rows, ["a", "b", "c", "d"])
+    merged = merge_row_sums(problems, "press the button")
+    assert len(merged) == 2  # the two sums in one message, the empty cell in its own
+    assert merged[0] == (
+        "rows 'a' and 'd' do not sum to 1 — 'a' sums to 0.9; 'd' sums to 1.4. Rows must sum to 1: press the button"
+    )
+    assert merged[1] == problems[1] and "'c'" in merged[1]
+    single = row_problems([[0.5, 0.4], [0.5, 0.5]], ["a", "b"])
+    assert merge_row_sums(single) == single  # one row: its own message

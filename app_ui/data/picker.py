@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 import streamlit as st
 
 from app_ui.core.memo import session_memo
+from puffer_core.data.columns import COLUMN_NAMES, guess_columns, guess_group
 from puffer_core.data.datasets import DATASETS, Dataset, load_dataset
 from puffer_core.data.engines import load_stats, repair_counts
 from puffer_core.data.readers import MAX_ROWS, Repair, load_sequences
@@ -56,12 +57,6 @@ BY_TITLE: dict[str, Dataset] = {d.title: d for d in DATASETS.values()}
 USER_WORDS = {"user": "user", "month": "month", "year": "year"}
 
 # the column names each role is first looked for under (any case), in order
-COLUMN_NAMES: dict[str, tuple[str, ...]] = {
-    "user": ("user", "user_id", "userid", "uid", "participant", "id"),
-    "time": ("time", "timestamp", "datetime", "date", "ts", "t"),
-    "state": ("state", "category", "activity", "venue", "label"),
-}
-GROUP_NAMES = ("group", "country", "age_group", "region", "city")
 NO_GROUP = "(none)"
 GROUP_GUESS_MAX = 20  # a text column with 2..20 distinct values, each seen 5 times on average, looks like a group
 GROUP_GUESS_REPEAT = 5
@@ -537,7 +532,7 @@ def _unique_names(names: tuple[str, ...]) -> list[str]:
 
 def _columns(prefix: str, table: ParsedTable, columns: list[str], fingerprint: str) -> dict[str, Any]:
     """The user, time, state and group selectboxes (guessed first from the names, then the first free column)."""
-    starts = _guesses(columns)
+    starts = guess_columns(columns)
     cols = st.columns(4)
     mapping: dict[str, Any] = {
         role: col.selectbox(
@@ -549,7 +544,7 @@ def _columns(prefix: str, table: ParsedTable, columns: list[str], fingerprint: s
         )
         for col, role in zip(cols, COLUMN_NAMES)
     }
-    named = next((i for i, c in enumerate(columns) if c.lower() in GROUP_NAMES and i not in starts.values()), None)
+    named = guess_group(columns, list(starts.values()))
     group_key = f"{prefix}_col_group"
     group = cols[3].selectbox(
         "Group column",
@@ -578,20 +573,6 @@ def _columns(prefix: str, table: ParsedTable, columns: list[str], fingerprint: s
                 args=(group_key, name),
             )
     return mapping
-
-
-def _guesses(columns: list[str]) -> dict[str, int]:
-    """Start positions of the user, time and state selectboxes: a column named like the role, else a free one."""
-    lower = [c.lower() for c in columns]
-    found: dict[str, int] = {}
-    for role, names in COLUMN_NAMES.items():
-        hit = next((lower.index(n) for n in names if n in lower and lower.index(n) not in found.values()), None)
-        if hit is not None:
-            found[role] = hit
-    for role in COLUMN_NAMES:
-        if role not in found:
-            found[role] = next((i for i in range(len(columns)) if i not in found.values()), 0)
-    return found
 
 
 def _repair_hint(table: ParsedTable, mapping: dict[str, Any], drop_missing: bool, drop_duplicates: bool) -> None:

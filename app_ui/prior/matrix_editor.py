@@ -10,7 +10,6 @@ scrolls sideways at 1400 px (two grids side by side beyond :data:`ONE_GRID` stat
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from app_ui.prior.smoothing import fit_smoothing, fitted_chain, preset_smoothing
 from puffer_core.data.sequences import MAX_STATES as MAX_FITTED_STATES
 from puffer_core.priors.codecs import MAX_STATES, default_labels
 from puffer_core.priors.kinds import MATRIX, MATRIX_PRESETS, normalise_matrix
+from puffer_core.validation import merge_row_sums
 
 FITTED = "Fitted from data"  # the preset that loads the chain fitted to a dataset
 NARROW_EDITOR = 6  # up to this many states the matrix editor sits with the controls; larger ones get the page's width
@@ -40,7 +40,7 @@ ONE_GRID = 16  # more states than this do not fit one grid (MIN_COLUMN each, plu
 LARGE = 20  # more states than this: read as a heatmap, edited in one grid that scrolls inside its frame
 LARGE_COLUMN = 80  # a large grid's columns: wide enough for 0.0123 and 1e-05
 LARGE_ROWS = 15  # rows a large grid shows before it scrolls
-ROW_SUM = re.compile(r"row '(?P<row>.*)' sums to (?P<total>.*); rows must sum to 1")  # validation.row_problems
+NORMALISE_FIX = "correct them, or press “Normalise rows” to divide each row by its sum"  # rows not summing to 1
 LOADED = "loaded_preset"  # session key: the preset and knobs last loaded into the editor
 
 
@@ -99,22 +99,6 @@ def _normalise() -> None:
         notes.append(("info", "Every row already sums to 1: nothing was changed."))
     set_matrix(done.matrix, labels, state.get(INITIAL))
     st.session_state["normalise_notes"] = notes
-
-
-def _one_sum_message(problems: list[str]) -> list[str]:
-    """The rows that do not sum to 1 in one message, each with its sum (as many digits as show the difference),
-    instead of one box per row; every other problem as it is."""
-    sums = [ROW_SUM.fullmatch(p) for p in problems]
-    found = [m for m in sums if m is not None]
-    if len(found) < 2:
-        return problems
-    listed = "; ".join(f"'{m['row']}' sums to {m['total']}" for m in found)
-    rows = join_words([f"'{m['row']}'" for m in found])
-    merged = (
-        f"rows {rows} do not sum to 1 — {listed}. Rows must sum to 1: correct them, or press “Normalise rows”"
-        " to divide each row by its sum"
-    )
-    return [merged, *(p for p, m in zip(problems, sums, strict=True) if m is None)]
 
 
 def preset_controls(wide: Any) -> None:
@@ -271,6 +255,6 @@ def matrix_editor() -> None:
     _initial_controls(labels)
     problems = MATRIX.problems(state.settings())
     with messages:
-        show_problems(_one_sum_message(problems))
+        show_problems(merge_row_sums(problems, NORMALISE_FIX))
         if state.get(INITIAL) is None and any("no unique stationary distribution" in p for p in problems):
             st.info("Choose **Give one** under *Initial distribution* below to say where the chain starts.")

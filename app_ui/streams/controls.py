@@ -48,7 +48,7 @@ from puffer_core.priors.codecs import Parameter
 from puffer_core.priors.kinds import LENGTH, MATRIX
 from puffer_core.priors.strength import strength_matrix
 from puffer_core.tightness.releases import RELEASES
-from puffer_core.validation import row_problems
+from puffer_core.validation import merge_row_sums, row_problems
 
 STRENGTH_HELP = (
     "0: every entry independent of the one before; 1: the chain never moves, so one entry gives all the"
@@ -210,7 +210,7 @@ def _direction(
     )
     matrix = edited.to_numpy(dtype=float, na_value=np.nan)
     problems = row_problems(matrix.tolist(), names)
-    show_problems(problems)
+    show_problems(merge_row_sums(problems))
     if problems:
         return None, False
     rows = tuple(tuple(float(x) for x in row) for row in matrix)

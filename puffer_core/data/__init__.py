@@ -2,6 +2,7 @@
 
 - :mod:`.sequences`: :class:`Sequences`, one user's states in time order, checked value by value;
 - :mod:`.readers`: CSV or Parquet (paths, bytes, uploads) into a :class:`Table`, then into sequences;
+- :mod:`.columns`: which columns are likely the user, time, state and group (the upload page's guess, messages' hint);
 - :mod:`.times`: text times read one way per column (the format decided once, ambiguity refused);
 - :mod:`.stats`: :class:`SequenceStats`, every count the library needs from the data (tiny, whatever the data's size);
 - :mod:`.engines`: :func:`load_stats`, the same SQL on DuckDB (embedded, spills to disk) or Spark (a cluster);

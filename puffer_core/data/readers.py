@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DataError, DataTypeError
 from ..validation import InvalidParameter, check_whole
+from .columns import likely_hint
 from .sequences import MAX_STATES, Sequences, blanks_as_missing, build_sequences, preview_names
 
 MAX_ROWS = 10_000_000
@@ -141,15 +142,17 @@ def _match_columns(present: tuple[str, ...], wanted: dict[str, str], label: str)
         )
     if missing:
         hints = []
+        cased = []  # roles whose name the file has in other letter case: that hint says it
         lower = {n.lower(): str(c) for n, c in zip(names, present)}
         for role, name in wanted.items():
             if role not in found and str(name).strip().lower() in lower:
                 hints.append(f"'{lower[str(name).strip().lower()]}' for '{name}'")
+                cased.append(role)
         hint = f" (did you mean {', '.join(hints)}? names are case-sensitive)" if hints else ""
         columns = preview_names([str(c) for c in present]) if present else "none"
         raise DataError(
             f"{label} has no {' and no '.join(missing)}{hint}; the columns found are: {columns}."
-            " Pick the right columns, or rename them."
+            f"{likely_hint(names, wanted, skip=cased)} Pick the right columns, or rename them."
         )
     return found
 

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ..errors import DataError
+from .columns import likely_hint
 from .sequences import BLANK_PATTERN, preview_names
 from .times import (
     DAY_FIRST,
@@ -442,7 +443,7 @@ def match_columns(present: list[Column], wanted: dict[str, str], label: str) -> 
     if missing:
         raise DataError(
             f"{label} has no {' and no '.join(missing)}; its columns are {preview_names(names)}."
-            " Choose the columns with user=…, time=…, state=… (and group=…)"
+            f"{likely_hint(names, wanted)} Choose the columns with user=…, time=…, state=… (and group=…)"
         )
     values = list(wanted.values())
     if len(set(values)) != len(values):

@@ -102,3 +102,38 @@ def test_the_simulate_heatmap_prints_no_numbers_in_cells_too_narrow_for_them() -
     trace = heatmaps[0]
     assert not trace.get("texttemplate") and trace.get("text") is None
     assert "%{customdata}" in trace["hovertemplate"] and len(trace["customdata"]) == len(trace["x"])  # hover stays
+
+
+def _row_sum_errors(at, key: str, edits: dict[int, dict[str, float]]) -> None:
+    """After ``edits`` to the editor ``key``: exactly one error about sums, naming every row whose sum (computed
+    here with math.fsum from the grid's starting values and the edits) is not 1, with that sum."""
+    at.session_state[key] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not problems(at)
+    start = next(d.value for d in at.data_editor if d.key == key)
+    names = [str(x) for x in start.index]
+    rows = start.to_numpy(dtype=float).copy()
+    for i, cells in edits.items():
+        for column, value in cells.items():
+            rows[i, names.index(column)] = value
+    off = [names[i] for i, row in enumerate(rows) if abs(math.fsum(row) - 1.0) > 1e-9]
+    said = [m for m in errors(at) if "sum" in m]
+    assert len(said) == 1, said
+    assert said[0].startswith("Rows '") and "do not sum to 1" in said[0], said
+    for name, row in zip(names, rows, strict=True):
+        assert (f"'{name}' sums to {math.fsum(row):.6g}" in said[0]) == (name in off), (name, said[0])
+
+
+def test_the_streams_matrix_editor_lists_every_row_that_does_not_sum_to_1_in_one_message() -> None:
+    k = 20
+    cyclic = np.roll(np.eye(k), 1, axis=1) * 0.5 + np.eye(k) * 0.5
+    query = {"prior": "matrix", "P": MatrixText().encode(cyclic), "T": "20", "pbsrc": "own"}
+    at = open_page("app_pages/stream.py", query)
+    assert not problems(at) and not errors(at)
+    _row_sum_errors(at, f"w_stream_backward_{k}", {i: {str(i): 0.25} for i in range(k)})
+
+
+def test_the_classroom_matrix_editor_lists_every_row_that_does_not_sum_to_1_in_one_message() -> None:
+    at = open_page("app_pages/classroom.py")
+    at.number_input(key="w_tiny_k").set_value(3).run()
+    _row_sum_errors(at, "w_tiny_matrix_3", {0: {"0": 0.9}, 1: {"1": 0.01}, 2: {"2": 0.8}})

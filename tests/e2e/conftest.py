@@ -50,9 +50,10 @@ def chromium_path() -> str:
 @pytest.fixture(scope="session")
 def browser(chromium_path: str) -> Iterator[Any]:
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         unavailable("end-to-end tests", "the playwright Python package is not installed")
+    expect.set_options(timeout=PATIENCE)  # every expect(...) waits for its condition, up to this ceiling
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         try:

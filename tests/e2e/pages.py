@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+try:  # the tests are skipped without Playwright (conftest.py); this module is imported either way
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover
+    expect = None
+
+T = TypeVar("T")
 SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in ("", "0")
 WIDTHS = (1400, 390)  # a laptop and a phone: every page is looked at at both
 HEIGHT = 1000
@@ -25,6 +31,7 @@ SETTLE_SECONDS = 15  # how long a page at a new width may take to stop sticking 
 MAIN = '[data-testid="stMain"]'
 SIDEBAR = '[data-testid="stSidebarUserContent"]'
 EXCEPTION = '[data-testid="stException"]'
+ERROR = '[data-testid="stAlertContentError"]'
 IDLE = (
     "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
     " return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'; }"
@@ -42,6 +49,20 @@ TRACES = (
 )
 
 
+def until(read: Callable[[], T], holds: Callable[[T], bool], what: str, seconds: float = PATIENCE / 1000) -> T:
+    """``read()`` again until ``holds`` its value (a condition waited on, never read once); the value.
+
+    After ``seconds`` the assertion fails with ``what`` and the last value read.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        value = read()
+        if holds(value):
+            return value
+        assert time.monotonic() < deadline, f"{what}: {value!r}"
+        time.sleep(0.2)
+
+
 def wait_idle(page: Any, settle: float = 0.4) -> None:
     """Wait until the script run has finished and the page had a moment to draw."""
     page.wait_for_function(IDLE, timeout=PATIENCE)
@@ -54,6 +75,18 @@ def open_page(page: Any, app_url: str, path: str = "") -> None:
     page.goto(f"{app_url}/{path}")
     page.wait_for_selector('[data-testid="stApp"]')
     wait_idle(page)
+
+
+FRAMED = ("stDataFrame", "stElementToolbar", "stTooltipHoverTarget", "stBaseButton-elementToolbar", "stExpanderDetails")
+
+
+def clean(page: Any) -> None:
+    """No traceback, no error, and nothing that scrolls the page sideways on a phone (an st.dataframe scrolls
+    inside its own frame; a collapsed expander's keeps its desktop width, so those are left out)."""
+    assert not page.locator(EXCEPTION).count()
+    assert not alerts(page)
+    sideways = sideways_at(page, 390, ignore=FRAMED)
+    assert not sideways, sideways
 
 
 def alerts(page: Any) -> list[str]:
@@ -131,8 +164,11 @@ def wide_tables(page: Any) -> list[str]:
     )
 
 
-def sideways_at(page: Any, width: int) -> list[str]:
-    """What would scroll sideways with the page ``width`` px wide: elements past the main area, wide static tables."""
+def sideways_at(page: Any, width: int, ignore: tuple[str, ...] = ()) -> list[str]:
+    """What would scroll sideways with the page ``width`` px wide: elements past the main area, wide static tables.
+
+    Items whose test id starts with one of ``ignore`` are left out (and not waited for: they may stay).
+    """
     page.set_viewport_size({"width": width, "height": HEIGHT})
     try:
         page.wait_for_function(f"() => window.innerWidth === {width}", timeout=PATIENCE)
@@ -145,27 +181,79 @@ def sideways_at(page: Any, width: int) -> list[str]:
         # the charts and the blocks inside follow the width after it, each when its resize observer fires
         # (seconds apart on a busy machine): read until nothing sticks out, for at most SETTLE_SECONDS — a
         # real overflow stays and is returned
-        now = _settled_overflow(page)
+        now = _settled_overflow(page, ignore)
         if now:
             # a page drawn wide sometimes misses its first resize (Streamlit measures the width before the
             # re-render lands, only in this harness: a phone loads the page at its own width); a second resize,
             # as a phone's rotation would, lays it out again — what still sticks out after it is real
             page.set_viewport_size({"width": width + 1, "height": HEIGHT})
             page.set_viewport_size({"width": width, "height": HEIGHT})
-            now = _settled_overflow(page)
+            now = _settled_overflow(page, ignore)
         return now
     finally:
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
 
 
-def _settled_overflow(page: Any) -> list[str]:
-    """What sticks out, read until nothing does or for at most SETTLE_SECONDS (a real overflow stays)."""
+def _settled_overflow(page: Any, ignore: tuple[str, ...] = ()) -> list[str]:
+    """What sticks out (but ``ignore``), read until nothing does or for at most SETTLE_SECONDS (a real overflow
+    stays)."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while True:
         time.sleep(0.25)
-        now = horizontal_overflow(page) + wide_tables(page)
+        now = [item for item in horizontal_overflow(page) + wide_tables(page) if not item.startswith(ignore)]
         if not now or time.monotonic() > deadline:
             return now
+
+
+GAP = 40  # pixels: more empty height than this between two consecutive blocks of the main area is a blank band
+# the empty vertical bands of the main area wider than GAP px: [height, block above, block below] (every visible
+# element with a test id counts, but for the layout containers that span the others)
+GAPS = (
+    """(limit) => {
+        const main = document.querySelector('[data-testid="stMain"]');
+        if (!main) return [];
+        const layout = new Set(['stVerticalBlock', 'stHorizontalBlock', 'stColumn', 'stMainBlockContainer',
+            'stLayoutWrapper', 'stVerticalBlockBorderWrapper', 'stElementContainer']);
+        const boxes = [];
+        for (const el of main.querySelectorAll('[data-testid]')) {
+            const id = el.getAttribute('data-testid');
+            const box = el.getBoundingClientRect();
+            if (layout.has(id) || box.height <= 0 || box.width <= 0) continue;
+            if (getComputedStyle(el).visibility === 'hidden') continue;
+            boxes.push([box.top, box.bottom, `${id} “${(el.innerText || '').trim().slice(0, 40)}”`]);
+        }
+        boxes.sort((a, b) => a[0] - b[0]);
+        const out = [];
+        let [, bottom, above] = boxes.length ? boxes[0] : [0, 0, ''];
+        for (const [top, end, name] of boxes.slice(1)) {
+            if (top - bottom > limit) out.push(`${Math.round(top - bottom)} px between ${above} and ${name}`);
+            if (end > bottom) [bottom, above] = [end, name];
+        }
+        return out;
+    }"""
+)
+
+
+def vertical_gaps_at(page: Any, width: int, limit: int = GAP) -> list[str]:
+    """The empty vertical bands higher than ``limit`` px in the main area with the page ``width`` px wide.
+
+    Read until there is none or for at most SETTLE_SECONDS after the page has reflowed (a real band stays).
+    """
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+    try:
+        page.wait_for_function(f"() => window.innerWidth === {width}", timeout=PATIENCE)
+        try:
+            page.wait_for_function(REFLOWED, timeout=SETTLE_SECONDS * 1000)
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError; the readings report the bands
+            pass
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while True:
+            time.sleep(0.25)
+            now: list[str] = page.evaluate(GAPS, limit)
+            if not now or time.monotonic() > deadline:
+                return now
+    finally:
+        page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
 
 
 def snap(page: Any, folder: Path, name: str, width: int = WIDTHS[0]) -> Path | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -18,17 +19,23 @@ import pytest
 
 from puffer_core import MarkovChainPrior, influence_curve
 from tests.e2e.pages import (
+    ERROR,
     EXCEPTION,
+    MAIN,
     PATIENCE,
+    SIDEBAR,
     alerts,
+    clean,
     download,
+    expect,
     horizontal_overflow,
     open_page,
     snap,
     snap_widths,
+    until,
     wait_idle,
 )
-from tests.support.servers import ROOT, free_port, start_streamlit, stop, wait_for_health
+from tests.support.servers import ROOT
 
 DEMO_CSV = ROOT / "assets" / "checkins.csv"
 PLOT_VALUES = "() => Array.from(document.querySelector('.js-plotly-plot').data[0].customdata)"
@@ -36,14 +43,34 @@ PLOT_VALUES = "() => Array.from(document.querySelector('.js-plotly-plot').data[0
 pytestmark = pytest.mark.e2e
 
 
-def test_home_page_renders(page: Any, app_url: str, screenshot_dir: Path) -> None:
+def test_home_and_the_about_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    """Home links every page and the About page; the About page's links stay on the page."""
     open_page(page, app_url)
     page.get_by_role("heading", name="Pufferfish Lab").wait_for(state="visible")
-    main = page.locator('[data-testid="stMain"]')
+    main = page.locator(MAIN)
     for title in ("Influence curves", "Calibrate", "Plan & compose", "Simulate", "Classroom"):
         main.get_by_role("link", name=title).wait_for(state="visible")
     assert not page.locator(EXCEPTION).count()
+    expect(main).not_to_contain_text("MATH" + ".md")
     snap_widths(page, screenshot_dir, "home")
+    main.get_by_role("link", name="About the math", exact=True).first.click()
+    page.get_by_role("heading", name="About the math").wait_for(state="visible")
+    wait_idle(page)
+    for heading in ("About the math", "Glossary", "The mathematics", "References"):
+        main.get_by_role("heading", name=heading, exact=True).first.wait_for(state="visible")
+    hrefs = main.locator("a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert hrefs
+    for href in hrefs:  # nothing points at a file the app cannot serve
+        assert ".md" not in href.split("#")[0], href
+    main.get_by_role("link", name="References", exact=True).first.click()
+    references = main.get_by_role("heading", name="References", exact=True).first
+    until(references.bounding_box, lambda box: box is not None and 0 <= box["y"] < 1000, "scrolled to References")
+    expect(page).to_have_url(re.compile("/about"))  # still the About page
+    assert len(page.context.pages) == 1  # no new tab
+    main.get_by_text("§4. Composition").click()
+    main.get_by_text("Theorem 6.2", exact=False).first.wait_for(state="visible")
+    assert not page.locator(EXCEPTION).count()
+    snap_widths(page, screenshot_dir, "about")
 
 
 def test_moving_a_slider_changes_the_plotted_values(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -64,20 +91,11 @@ def test_moving_a_slider_changes_the_plotted_values(page: Any, app_url: str, scr
     after = page.evaluate(PLOT_VALUES)
     assert after != before
     assert after == [f"{a:.4g}" if a else "0" for a in expected.a]
-    assert slider.input_value() == "0.8"
-    assert "p=0.8" in page.url
+    expect(slider).to_have_value("0.8")
+    expect(page).to_have_url(re.compile("p=0.8"))
     # the sidebar is filled after the page ran: it names the prior just drawn, not the previous one
-    assert "p = 0.8, q = 0.8" in page.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    expect(page.locator(SIDEBAR)).to_contain_text("p = 0.8, q = 0.8")
     snap_widths(page, screenshot_dir, "curves")
-
-
-def test_every_page_renders_and_is_saved(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    for path in ("calibrate", "plan", "classroom"):
-        open_page(page, app_url, path)
-        page.wait_for_selector(".js-plotly-plot")
-        assert not page.locator(EXCEPTION).count(), path
-        assert not alerts(page), path
-        snap_widths(page, screenshot_dir, path)
 
 
 def test_curves_page_other_priors(page: Any, app_url: str, screenshot_dir: Path) -> None:
@@ -87,7 +105,7 @@ def test_curves_page_other_priors(page: Any, app_url: str, screenshot_dir: Path)
     assert traces == ["ℓ = 1", "ℓ = 0.5", "ℓ = 2", "ℓ = 3", "ℓ = 5"]
     snap_widths(page, screenshot_dir, "curves-gaussian")
     open_page(page, app_url, "curves?prior=matrix&P=0.5,0.6;0.2,0.8")
-    assert any("Row '0' sums to 1.1" in text for text in alerts(page))
+    expect(page.locator(ERROR).filter(has_text="Row '0' sums to 1.1").first).to_be_visible()
     assert not page.locator(EXCEPTION).count()
     snap_widths(page, screenshot_dir, "curves-bad-matrix")
 
@@ -103,14 +121,13 @@ def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screensh
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(DEMO_CSV))
     page.get_by_text("2. What to release").wait_for(timeout=PATIENCE)
     wait_idle(page)
-    users = page.locator('[data-testid="stMetric"]').filter(has_text="Users")
-    assert "2,000" in users.inner_text()
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Users")).to_contain_text("2,000")
     page.get_by_role("button", name="Run the simulation").click()
     page.get_by_role("heading", name="Results").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not page.locator(EXCEPTION).count()
     assert not alerts(page)
-    assert page.locator(".js-plotly-plot").count() >= 5  # heatmap, four metrics, the ledger
+    until(page.locator(".js-plotly-plot").count, lambda n: n >= 5, "charts drawn")  # heatmap, four metrics, ledger
     page.get_by_role("button", name="Download the results (CSV)").wait_for(state="visible")
     report = json.loads(download(page, "Download the report (JSON)").read_text())
     assert report["data_source"] == "checkins.csv"
@@ -119,43 +136,6 @@ def test_uploading_the_demo_csv_yields_results(page: Any, app_url: str, screensh
     assert results.startswith(b"\xef\xbb\xbf")  # UTF-8 with its mark: Excel reads ε as ε
     assert results.decode("utf-8-sig").startswith("mechanism,label,eps_puffer,release,metric,mean,ci_low,ci_high")
     snap_widths(page, screenshot_dir, "simulate-upload-results")
-
-
-def test_a_malformed_csv_shows_an_error(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    _choose_upload(page, app_url)
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
-        {"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,2024-01-01,A\nu1,not a time,B\n"}
-    )
-    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
-    wait_idle(page)
-    messages = alerts(page)
-    assert any("cannot be read as times" in m for m in messages), messages
-    assert not page.locator(EXCEPTION).count()
-    snap_widths(page, screenshot_dir, "simulate-bad-csv")
-
-
-def test_a_shared_link_opened_first_on_a_fresh_server(browser: Any, tmp_path: Path) -> None:
-    """The first request a new server gets is a deep link: it still runs under app.py's navigation."""
-    port = free_port()
-    with open(tmp_path / "server.log", "wb") as log:
-        process = start_streamlit(port, log)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            wait_for_health(base, process)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            try:
-                page.goto(f"{base}/calibrate?p=0.7&eps=2")
-                page.wait_for_selector(".js-plotly-plot", timeout=PATIENCE)
-                wait_idle(page)
-                assert "Influence curves" in page.locator('[data-testid="stSidebarNav"]').inner_text()
-                assert "p = 0.7" in page.locator('[data-testid="stMain"]').inner_text()
-                assert page.get_by_label("Target ε_puffer (the Pufferfish guarantee you want)").input_value() == "2.00"
-                assert "/calibrate" in page.url
-            finally:
-                context.close()
-        finally:
-            stop(process)
 
 
 PLOT_LAYOUT = "(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i]; return gd.layout; }"
@@ -169,15 +149,14 @@ def test_log_axes_on_a_long_chain(page: Any, app_url: str, screenshot_dir: Path)
     assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
     ticks = layout["xaxis"]["tickvals"]
     assert ticks[:4] == [1, 2, 5, 10] and all(float(t).is_integer() for t in ticks)  # whole b only
-    assert page.get_by_role("radio", name="Log b").is_checked()
+    expect(page.get_by_role("radio", name="Log b")).to_be_checked()
     snap_widths(page, screenshot_dir, "curves-log-axes")
     page.get_by_text("Zoom to the signal").click()
     wait_idle(page)
-    layout = page.evaluate(PLOT_LAYOUT, 0)
-    assert layout["xaxis"]["type"] == "linear"
+    layout = until(lambda: page.evaluate(PLOT_LAYOUT, 0), lambda lay: lay["xaxis"]["type"] == "linear", "linear b")
     assert layout["xaxis"]["range"][1] < 200  # zoomed to where a(b) is above 1% of a(1)
-    assert "bx=zoom" in page.url or "bx=" not in page.url
-    assert any("Showing b ≤" in c for c in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+    until(lambda: page.url, lambda url: "bx=zoom" in url or "bx=" not in url, "the link's b axis")
+    page.locator('[data-testid="stCaptionContainer"]').filter(has_text="Showing b ≤").first.wait_for(state="visible")
 
 
 def _metric(page: Any, label: str) -> str:
@@ -204,7 +183,7 @@ def test_calibrate_report_and_script_downloads(page: Any, app_url: str, screensh
     try:
         report_page.goto(f"file://{_saved(report, tmp_path)}")
         report_page.wait_for_selector(".js-plotly-plot")
-        assert report_page.locator(".js-plotly-plot").count() == 3  # both curves' charts and the accuracy-first bars
+        expect(report_page.locator(".js-plotly-plot")).to_have_count(3)  # both curves' charts, accuracy-first bars
         snap(report_page, screenshot_dir, "calibrate-report-html")
     finally:
         report_page.close()
@@ -236,18 +215,33 @@ def test_a_twenty_state_matrix_shows_every_column(page: Any, app_url: str, scree
     snap_widths(page, screenshot_dir, "curves-twenty-states")
 
 
-def test_prior_uncertainty_of_a_fitted_chain(page: Any, app_url: str, screenshot_dir: Path) -> None:
+def test_the_fitted_preset_its_smoothing_and_its_prior_uncertainty(
+    page: Any, app_url: str, screenshot_dir: Path
+) -> None:
     open_page(page, app_url, "curves?prior=matrix")
+    main = page.locator(MAIN)
     page.get_by_role("combobox", name="Preset").click()
     page.get_by_role("option", name="Fitted from data").click()
     wait_idle(page)
+    page.get_by_text("Smoothing of the fit").first.wait_for(state="visible")
+    page.get_by_text("Compare smoothing values").first.click()
+    page.get_by_text("The Dirichlet posterior instead of one τ").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    main.get_by_text("τ changes nothing here").first.wait_for(state="visible")  # the check-ins saw every transition
+    clean(page)
+    snap_widths(page, screenshot_dir, "curves-fitted-smoothing")
+
     page.get_by_role("button", name="Load into the editor").click()
     wait_idle(page)
     page.get_by_text("Show the spread of the fit to").click()
     page.get_by_text("The rows that drive the spread").wait_for(timeout=PATIENCE)
     wait_idle(page)
-    names = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)")
-    assert "robust Θ (fit + 20 draws)" in names and "5%–95% of the 20 draws' curves" in names
+    names = until(
+        lambda: page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.name)"),
+        lambda shown: "robust Θ (fit + 20 draws)" in shown,
+        "the robust Θ's curve",
+    )
+    assert "5%–95% of the 20 draws' curves" in names
     assert not alerts(page)
     assert not horizontal_overflow(page)
     snap_widths(page, screenshot_dir, "curves-uncertainty")
@@ -289,5 +283,5 @@ def test_a_negative_number_typed_in_the_matrix_is_kept_and_reported(page: Any, a
         break
     wait_idle(page)
     expected = "Row '0' has negative entries in column '2'; probabilities cannot be negative."
-    assert expected in alerts(page)
-    assert "P=0.8,0.1,-0.3" in page.url.replace("%2C", ",").replace("%3B", ";")
+    until(lambda: alerts(page), lambda said: expected in said, "the message under the grid")
+    until(lambda: page.url.replace("%2C", ",").replace("%3B", ";"), lambda url: "P=0.8,0.1,-0.3" in url, "the link")

@@ -1,21 +1,24 @@
-"""End to end: a 300-state chain fitted to an upload shows its estimate, a progress bar, and a Cancel that stops it.
+"""End to end on a server of this module's own: a deep link as its very first request, then a 300-state chain fitted
+to an upload that shows its estimate, a progress bar, and a Cancel that stops it.
 
-The server is a `streamlit run app.py` of this test's own, so that its CPU time can be read from
-/proc: while the curve is computed the server keeps a core busy; after Cancel it is idle again
-within a second (the computation stopped, not only its display), the page says what was cancelled
-and stays usable, and "Compute it" then computes the curve.
+The server is a `streamlit run app.py` of this module's own (fresh for the deep link), so that its CPU time can be
+read from /proc: while the curve is computed the server keeps a core busy; after Cancel it is idle again within a
+second (the computation stopped, not only its display), the page says what was cancelled and stays usable, and
+"Compute it" then computes the curve.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.pages import EXCEPTION, snap_widths, wait_idle
+from tests.e2e.pages import EXCEPTION, PATIENCE, expect, snap_widths, wait_idle
 from tests.support.road_walks import road_walks
 from tests.support.servers import free_port, start_streamlit, stop, wait_for_health
 
@@ -35,24 +38,53 @@ def _cpu_rate(pid: int, seconds: float) -> float:
     return (_cpu_seconds(pid) - before) / (time.perf_counter() - start)
 
 
-def test_a_300_state_fitted_chain_shows_its_estimate_and_cancel_stops_the_work(
-    browser: Any, tmp_path: Path, screenshot_dir: Path
-) -> None:
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """A `streamlit run app.py` of this module's own (not the shared one): its url and process id."""
     port = free_port()
-    with open(tmp_path / "server.log", "wb") as log:
+    with open(tmp_path_factory.mktemp("own_server") / "server.log", "wb") as log:
         process = start_streamlit(port, log)
         try:
             base = f"http://127.0.0.1:{port}"
             wait_for_health(base, process)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.set_default_timeout(60_000)
-            page = context.new_page()
-            try:
-                _cancel_and_resume(page, base, process.pid, screenshot_dir)
-            finally:
-                context.close()
+            yield base, process.pid
         finally:
             stop(process)
+
+
+def test_a_shared_link_opened_first_on_a_fresh_server(browser: Any, own_server: tuple[str, int]) -> None:
+    """The first request a new server gets is a deep link: it still runs under app.py's navigation.
+
+    The first test of this module: the server has not served a page yet.
+    """
+    base, _ = own_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(PATIENCE)
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/calibrate?p=0.7&eps=2")
+        page.wait_for_selector(".js-plotly-plot", timeout=PATIENCE)
+        wait_idle(page)
+        expect(page.locator('[data-testid="stSidebarNav"]')).to_contain_text("Influence curves")
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("p = 0.7")
+        box = page.get_by_label("Target ε_puffer (the Pufferfish guarantee you want)")
+        expect(box).to_have_value("2.00")
+        expect(page).to_have_url(re.compile("/calibrate"))
+    finally:
+        context.close()
+
+
+def test_a_300_state_fitted_chain_shows_its_estimate_and_cancel_stops_the_work(
+    browser: Any, own_server: tuple[str, int], screenshot_dir: Path
+) -> None:
+    base, pid = own_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        _cancel_and_resume(page, base, pid, screenshot_dir)
+    finally:
+        context.close()
 
 
 def _cancel_and_resume(page: Any, base: str, pid: int, screenshot_dir: Path) -> None:

@@ -1,9 +1,8 @@
-"""End to end, in headless Chromium: About the math, the Plan ledger through a link, the Classroom tabs.
+"""End to end, in headless Chromium: the Plan page, its ledger through a link, the Classroom tabs.
 
-What only a browser shows: that the About page's links stay on the page, that a link copied from
-the address bar rebuilds the same ledger in a fresh browser (a new session, nothing shared), and that
-the tables fit the page.  With ``SCREENSHOTS=1`` every test saves screenshots at 1400 px and at
-390 px (a phone) to ``screenshots/``.
+What only a browser shows: that a link copied from the address bar rebuilds the same ledger in a fresh browser (a
+new session, nothing shared), and that the tables fit the page.  With ``SCREENSHOTS=1`` every test saves
+screenshots at 1400 px and at 390 px (a phone) to ``screenshots/``.
 """
 
 from __future__ import annotations
@@ -14,7 +13,21 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import PATIENCE, cells, download, grid_overflow, open_page, sideways_at, snap_widths, wait_idle
+from tests.e2e.pages import (
+    EXCEPTION,
+    MAIN,
+    alerts,
+    cells,
+    clean,
+    download,
+    expect,
+    grid_overflow,
+    open_page,
+    sideways_at,
+    snap_widths,
+    until,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -27,35 +40,17 @@ def _summary(page: Any) -> str:
     return next(t for t in page.locator('[data-testid="stMarkdownContainer"]').all_inner_texts() if "After all" in t)
 
 
-def test_about_page_links_stay_on_the_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    open_page(page, app_url, "about")
-    main = page.locator('[data-testid="stMain"]')
-    for heading in ("About the math", "Glossary", "The mathematics", "References"):
-        main.get_by_role("heading", name=heading, exact=True).first.wait_for(state="visible")
-    hrefs = main.locator("a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
-    assert hrefs
-    for href in hrefs:  # nothing points at a file the app cannot serve
-        assert ".md" not in href.split("#")[0], href
-    main.get_by_role("link", name="References", exact=True).first.click()
-    time.sleep(1.0)
-    assert len(page.context.pages) == 1 and "/about" in page.url  # no new tab, still the About page
-    heading = main.get_by_role("heading", name="References", exact=True).first.bounding_box()
-    assert heading is not None and 0 <= heading["y"] < 1000  # scrolled to it
-    main.get_by_text("§4. Composition").click()
-    time.sleep(0.5)
-    main.get_by_text("Theorem 6.2", exact=False).first.wait_for(state="visible")
-    assert not page.locator('[data-testid="stException"]').count()
-    snap_widths(page, screenshot_dir, "about")
-
-
-def test_home_links_to_the_about_page(page: Any, app_url: str, screenshot_dir: Path) -> None:
-    open_page(page, app_url)
-    main = page.locator('[data-testid="stMain"]')
-    assert "MATH" + ".md" not in main.inner_text()
-    snap_widths(page, screenshot_dir, "home-about-link")
-    main.get_by_role("link", name="About the math", exact=True).first.click()
+def test_the_plan_page_its_accuracy_and_its_planner(page: Any, app_url: str, screenshot_dir: Path) -> None:
+    open_page(page, app_url, "plan")
+    page.wait_for_selector(".js-plotly-plot")
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    snap_widths(page, screenshot_dir, "plan")
+    page.locator('[data-testid="stDataFrame"] .dvn-scroller').first.wait_for()
+    clean(page)
+    snap_widths(page, screenshot_dir, "plan-accuracy")
+    page.locator(MAIN).get_by_role("tab", name="Planner: split a total budget").click()
     wait_idle(page)
-    page.get_by_role("heading", name="About the math").wait_for(state="visible")
+    page.locator(MAIN).get_by_text("A histogram released with it").first.wait_for(state="visible")
 
 
 NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could break
@@ -85,10 +80,7 @@ def _edit_ledger(page: Any) -> None:
     k.fill("4")
     k.press("Enter")
     wait_idle(page)
-    deadline = time.monotonic() + PATIENCE / 1000
-    while not any("top 4" in cell for cell in cells(page, 1)):  # the rerun for k = 4 has drawn the results
-        assert time.monotonic() < deadline, "the results never showed k = 4"
-        time.sleep(0.2)
+    until(lambda: cells(page, 1), lambda shown: any("top 4" in cell for cell in shown), "the results for k = 4")
 
 
 def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
@@ -113,7 +105,7 @@ def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
     wait_idle(again)
     assert not again.locator('[data-testid="stAlertContentWarning"]').count()
     assert cells(again, 0) == editor and cells(again, 1) == table and _summary(again) == summary
-    assert again.get_by_label("k for the top-k rankings").input_value() == "4"
+    expect(again.get_by_label("k for the top-k rankings")).to_have_value("4")
     assert download_bytes(again, "Download the ledger (CSV)") == csv
     snap_widths(again, screenshot_dir, "plan-ledger-from-link")
     again.get_by_role("tab", name="Planner: split a total budget").click()
@@ -124,10 +116,13 @@ def test_the_ledger_link_rebuilds_the_ledger_in_a_fresh_browser(
 
 def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot_dir: Path) -> None:
     open_page(page, app_url, "classroom")
+    page.wait_for_selector(".js-plotly-plot")
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    snap_widths(page, screenshot_dir, "classroom")
     page.get_by_role("button", name="Run 5 more").click()
     wait_idle(page)
-    warning = page.locator('[data-testid="stAlertContentWarning"]').inner_text()
-    assert "Since run 2 (of the 5 so far) the attacker is certain of the secret" in warning
+    warning = page.locator('[data-testid="stAlertContentWarning"]')
+    expect(warning).to_contain_text("Since run 2 (of the 5 so far) the attacker is certain of the secret")
     assert "'" not in cells(page, 0)[1]  # the outputs read (A1, B2), not ('A1', 'B2')
     assert all(overflow <= 1 for overflow in grid_overflow(page))
     snap_widths(page, screenshot_dir, "classroom-collapse")
@@ -139,7 +134,8 @@ def test_classroom_tabs_and_their_tables_fit(page: Any, app_url: str, screenshot
     snap_widths(page, screenshot_dir, "classroom-laplace")
     page.get_by_role("tab", name="A tiny chain, audited exactly").click()
     wait_idle(page)
+    page.get_by_text("Correlation strength s").first.wait_for(state="visible")  # the correlation preset
     assert all(overflow <= 1 for overflow in grid_overflow(page))
     assert not sideways_at(page, 390)
-    assert not page.locator('[data-testid="stException"]').count()
-    snap_widths(page, screenshot_dir, "classroom-tiny-chain")
+    assert not page.locator(EXCEPTION).count() and not alerts(page)
+    snap_widths(page, screenshot_dir, "classroom-tiny-chain")  # with the correlation preset

@@ -1,4 +1,4 @@
-"""End to end on the Simulate page: the real Seattle weather from the picker, and a data-repair flow.
+"""End to end on the Simulate page: the real Seattle weather from the picker, a data-repair flow and bad files.
 
 With ``SCREENSHOTS=1``, screenshots at 1400 px and 390 px go to ``screenshots/`` (ignored by git).
 """
@@ -10,7 +10,20 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.pages import MAIN, PATIENCE, SIDEBAR, alerts, open_page, snap_widths, wait_idle, wide_tables
+from tests.e2e.pages import (
+    ERROR,
+    EXCEPTION,
+    MAIN,
+    PATIENCE,
+    SIDEBAR,
+    alerts,
+    clean,
+    expect,
+    open_page,
+    snap_widths,
+    wait_idle,
+    wide_tables,
+)
 from tests.support.uploads import DIRTY
 
 pytestmark = pytest.mark.e2e
@@ -27,16 +40,22 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     main = page.locator(MAIN)
     main.get_by_text("Public domain: NOAA data").wait_for(state="visible")
     main.get_by_text("month (48 users)").wait_for(state="visible")
-    assert "one sequence per month (48 users)" in page.locator(SIDEBAR).inner_text()
+    expect(page.locator(SIDEBAR)).to_contain_text("one sequence per month (48 users)")
+    # the smoothing control: a(1) of these data comes from transitions never seen, and τ's effect compared
+    main.get_by_text("comes from transitions never observed in the data").first.wait_for(state="visible")
+    main.get_by_text("Compare smoothing values").click()
+    main.get_by_text("The Dirichlet posterior instead of one τ").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    clean(page)
+    snap_widths(page, screenshot_dir, "simulate-smoothing")
     page.get_by_role("button", name="Run the simulation").click()
     page.get_by_role("heading", name="Results").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not page.locator('[data-testid="stException"]').count()
     assert not alerts(page)
     note = main.locator(".st-key-sim_note")
-    note.wait_for(state="visible")
-    assert "falls back to group DP" in note.inner_text()
-    assert "Best mechanism per ε_puffer on these data" in main.inner_text()
+    expect(note).to_contain_text("falls back to group DP")
+    expect(main).to_contain_text("Best mechanism per ε_puffer on these data")
     assert not wide_tables(page)
     snap_widths(page, screenshot_dir, "simulate-seattle")
 
@@ -56,11 +75,22 @@ def test_seattle_weather_in_one_click_explains_why_pufferfish_loses(
     )
     main.get_by_text("Log scale (y)").last.click()
     wait_idle(page)
-    assert page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).pop().layout.yaxis.type") == (
-        "log"
-    )
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot')).pop().layout.yaxis.type"
+                           " === 'log'")
     assert not wide_tables(page)
     snap_widths(page, screenshot_dir, "simulate-seattle-ledger")
+
+    # one release again, post-processed with the prior
+    releases.fill("1")
+    releases.press("Enter")
+    wait_idle(page)
+    main.get_by_text("Also post-process the released counts with the prior").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Run the simulation").click()
+    main.get_by_text("before and after post-processing with the prior").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    clean(page)
+    snap_widths(page, screenshot_dir, "simulate-postprocess")
 
 
 def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
@@ -74,32 +104,38 @@ def test_repairing_an_upload_and_a_failed_upload_in_the_sidebar(
     uploader.set_input_files({"name": "dirty.csv", "mimeType": "text/csv", "buffer": DIRTY})
     page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
     wait_idle(page)
-    assert any("missing values" in m for m in alerts(page)), alerts(page)
-    hint = main.get_by_text("To load the rest of the file")
-    hint.wait_for(state="visible")
-    assert "2 row(s) have an empty cell" in hint.inner_text()
-    assert "could not be used" in page.locator(SIDEBAR).inner_text()
+    page.locator(ERROR).filter(has_text="missing values").first.wait_for()
+    expect(main.get_by_text("To load the rest of the file")).to_contain_text("2 row(s) have an empty cell")
+    expect(page.locator(SIDEBAR)).to_contain_text("could not be used")
     main.locator("label").filter(has_text="Drop rows with an empty cell").click()
     wait_idle(page)
-    assert any("repeat a (user, time) pair" in m for m in alerts(page)), alerts(page)
+    page.locator(ERROR).filter(has_text="repeat a (user, time) pair").first.wait_for()
     main.locator("label").filter(has_text="Drop rows that repeat an earlier row exactly").click()
     page.get_by_text("2. What to release").wait_for(timeout=PATIENCE)
     wait_idle(page)
     assert not alerts(page)
-    assert "Dropped 2 row(s) with an empty cell and 2 repeated row(s): 11 of 15 rows kept." in main.inner_text()
+    expect(main).to_contain_text("Dropped 2 row(s) with an empty cell and 2 repeated row(s): 11 of 15 rows kept.")
     # the group is suggested from the text column 'zone', and used once confirmed
     main.get_by_role("button", name="Use 'zone' as the group").click()
     wait_idle(page)
-    groups = page.locator('[data-testid="stMetric"]').filter(has_text="Groups")
-    assert "2" in groups.inner_text()
-    assert "dirty.csv (3 users)" in page.locator(SIDEBAR).inner_text()
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Groups")).to_contain_text("2")
+    expect(page.locator(SIDEBAR)).to_contain_text("dirty.csv (3 users)")
     main.get_by_text("Preview of dirty.csv").click()
     wait_idle(page)
     snap_widths(page, screenshot_dir, "simulate-repair")
 
     uploader.set_input_files({"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,x,A\n"})
-    page.locator('[data-testid="stAlertContentError"]').first.wait_for(timeout=PATIENCE)
+    page.locator(ERROR).first.wait_for(timeout=PATIENCE)
     wait_idle(page)
-    sidebar = page.locator(SIDEBAR).inner_text()
-    assert "none loaded; the file 'broken.csv' could not be used" in sidebar
-    assert "dirty.csv" not in sidebar
+    sidebar = page.locator(SIDEBAR)
+    expect(sidebar).to_contain_text("none loaded; the file 'broken.csv' could not be used")
+    expect(sidebar).not_to_contain_text("dirty.csv")
+
+    # a time that cannot be read: the message says so, no traceback
+    uploader.set_input_files(
+        {"name": "broken.csv", "mimeType": "text/csv", "buffer": b"user,time,state\nu1,2024-01-01,A\nu1,not a time,B\n"}
+    )
+    page.locator(ERROR).filter(has_text="cannot be read as times").first.wait_for(timeout=PATIENCE)
+    wait_idle(page)
+    assert not page.locator(EXCEPTION).count()
+    snap_widths(page, screenshot_dir, "simulate-bad-csv")

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.e2e.pages import MAIN, PATIENCE, alerts, download, open_page, sideways_at, snap_widths, wait_idle
+from tests.e2e.pages import MAIN, PATIENCE, alerts, download, expect, open_page, sideways_at, snap_widths, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 def test_a_synthetic_table_is_drawn_downloaded_and_compared(page: Any, app_url: str, screenshot_dir: Path) -> None:
     open_page(page, app_url, "synthesize")
     main = page.locator(MAIN)
-    assert "How ε_puffer = 1 is spent" in main.inner_text()
+    expect(main).to_contain_text("How ε_puffer = 1 is spent")
     snap_widths(page, screenshot_dir, "synthesize-plan")
     page.get_by_role("button", name="Generate the synthetic dataset").click()
     page.get_by_text("Download the synthetic data (CSV)").wait_for(timeout=PATIENCE)
