@@ -75,18 +75,6 @@ def value_secrets(choice: SecretsChoice, prior: PriorChoice, what: str) -> tuple
     return resolved, ""
 
 
-def every_pair_note(what: str) -> None:
-    """For a page that protects every pair of values at every entry (``what`` names it): says so, and that the
-    secrets chosen on the other pages (kept in the settings) are not applied here (docs/math.md §16)."""
-    chosen = SecretsChoice.from_session()
-    words = f"**What is protected.** {what} protects every pair of values at every entry."
-    if chosen.is_all:
-        st.caption(words)
-    else:
-        st.info(f"{words} The secrets chosen under *What is secret* on Influence curves, Calibrate and Plan are not"
-                " applied here: these numbers are for every pair, never fewer.", icon=":material/lock_open:")
-
-
 def script_secrets(choice: SecretsChoice, prior: PriorChoice) -> tuple[Code, list[str]]:
     """The secrets for an exported script's ``SECRETS = …`` line, and the names it imports from puffer_core."""
     _, length = prior_shape(prior.kind, prior.params)
