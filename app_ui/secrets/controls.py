@@ -21,6 +21,7 @@ from app_ui.secrets.form import PAIRS, WHERE, Form, build, form_of
 from app_ui.secrets.settings import GRID, SECRETS, SecretsChoice
 from puffer_core.priors.codecs import default_labels
 from puffer_core.priors.kinds import Params
+from puffer_core.secrets import EventSecrets
 from puffer_core.secrets.rules import WEEKDAYS
 
 KEY = "w_sec"  # the widgets' keys start with it; the section's name among the invalid inputs
@@ -131,6 +132,12 @@ def secrets_controls(labels: tuple[str, ...] | None, length: int, eps: float | N
     """The section's controls and sentence for states ``labels`` and ``length`` entries (:func:`secrets_section`);
     ``belief``: the attacker's belief in the sentence."""
     current = SecretsChoice.from_session()
+    untaken = values_only and (isinstance(current.secrets, EventSecrets) or current.secrets.rule is not None)
+    if untaken:  # said before the controls put what they can take in its place (docs/math.md §16)
+        st.info(f"The secrets chosen on another page ({current.secrets.sentence(labels, None, None)}) are"
+                f" {'an event' if isinstance(current.secrets, EventSecrets) else 'entries chosen by their time'},"
+                " which this page cannot take: it starts from every pair of values at every entry. Choose value"
+                f" pairs and entries under *{NAME}*.", icon=":material/info:")
     _start_widgets(form_of(current.secrets, current.grid, labels))
     with st.expander(NAME, icon=":material/lock:"):  # one label: a changing one would close it on every edit
         form = _controls(labels, values_only)
