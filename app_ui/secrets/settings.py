@@ -17,7 +17,7 @@ import pandas as pd
 
 from app_ui.core.records import SettingsRecord, setting
 from app_ui.core.state import ParameterGroup
-from puffer_core.priors.codecs import Parameter
+from puffer_core.priors.codecs import Number, Parameter
 from puffer_core.secrets import ALL_SECRETS, EventSecrets, Secrets, read_secrets
 
 AnyChosen = Secrets | EventSecrets
@@ -113,7 +113,13 @@ def check_grid(start: str, step: str) -> Grid:
 SECRETS = Parameter("secrets", ALL_SECRETS, "sec", SecretsText(), label="What is secret")
 GRID = Parameter("secret_grid", DEFAULT_GRID, "sgrid", GridText(), label="The entries' time grid")
 NAMES = Parameter("secret_names", None, "snames", NamesText(), label="The states the secrets name")
-SECRETS_GROUP = ParameterGroup("secrets", (SECRETS, GRID, NAMES))  # registered by streamlit_app.py
+MAX_ENTRY = 10**7  # the redaction planner's protected entry, in a link (the box takes 1..T)
+REDACT_NODE = Parameter("redaction_node", None, "rnode", Number(1, MAX_ENTRY, whole=True),
+                        label="Redaction planner: the protected entry")  # None: the middle entry
+REDACT_EPS = Parameter("redaction_eps", None, "reps", Number(0.0, 1000.0),
+                       label="Redaction planner: the target ε")  # None: the page's ε_puffer
+SECRETS_GROUP = ParameterGroup("secrets", (SECRETS, GRID, NAMES, REDACT_NODE, REDACT_EPS))  # registered by
+# streamlit_app.py
 
 
 @dataclass(frozen=True)
@@ -175,3 +181,15 @@ class SecretsChoice(SettingsRecord):
             return ()
         rule = isinstance(self.secrets, Secrets) and self.secrets.rule is not None
         return (SECRETS, *((GRID,) if rule else ()), *((NAMES,) if self.state_names else ()))
+
+
+@dataclass(frozen=True)
+class RedactionChoice(SettingsRecord):
+    """The redaction planner's inputs (docs/math.md §16): the protected entry (1-based) and the target ε, each None
+    until set in its box (then the middle entry and the page's ε_puffer); in a link once set."""
+
+    node: int | None = setting(REDACT_NODE)
+    eps: float | None = setting(REDACT_EPS)
+
+    def link(self) -> tuple[Parameter, ...]:
+        return (*((REDACT_NODE,) if self.node is not None else ()), *((REDACT_EPS,) if self.eps is not None else ()))
