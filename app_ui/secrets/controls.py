@@ -44,7 +44,7 @@ def _key(name: str) -> str:
     return f"{KEY}_{name}"
 
 
-def _kw(name: str) -> dict[str, str]:
+def _kw(name: str) -> dict[str, Any]:
     """A control's key, its value kept for the session: it survives a page that does not draw the section (where
     Streamlit would otherwise forget it, and the next page start from an empty choice)."""
     return {"key": _key(name), "persist_state": "session"}

@@ -21,7 +21,7 @@ from app_ui.prior.smoothing import SMOOTHING_GRID
 from app_ui.secrets.settings import SecretsChoice
 from app_ui.simulate.settings import MAX_DRAWS_UI, MAX_TRIALS_UI, SimulateSettings
 from puffer_core.mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
-from puffer_core.priors.codecs import Choice, Flag, Number, Parameter
+from puffer_core.priors.codecs import Choice, Codec, Flag, Number, Parameter
 from puffer_core.simulation.run import MAX_RELEASES, RELEASE_MODES
 
 MAX_TEXT = 200  # characters of the ε grid in a link
@@ -57,7 +57,7 @@ class Names:
         return ",".join(value)
 
 
-def _optional(key: str, url: str, codec: object) -> Parameter:
+def _optional(key: str, url: str, codec: Codec) -> Parameter:
     return Parameter(f"sim_{key}", None, url, codec, label=f"Simulate: {key}")
 
 
