@@ -16,10 +16,13 @@ from app_ui.data.picker import LoadedData, dataset_picker, fitted_prior
 from app_ui.guided import analyst as path
 from app_ui.guided import exports
 from app_ui.guided.carry import carry_plan, carry_trial
+from app_ui.guided.secrets import path_curve, path_protected, path_secrets
 from app_ui.guided.settings import GUIDE_STEP, AnalystSettings
 from app_ui.guided.steps import current_step, go_to, step_buttons, step_header
 from app_ui.guided.trial import trial_choices
 from app_ui.prior.current import current_curve, fitted_data, uncertainty, uncertainty_controls, use_prior
+from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.controls import secrets_section
 from app_ui.synthesize.guided import offer_synthesis
 from puffer_core import calibrate
 from puffer_core.display import fmt
@@ -59,7 +62,11 @@ def _prior(data: LoadedData, settings: AnalystSettings):  # noqa: ANN202 - a cha
 
 
 def _curve(data: LoadedData, settings: AnalystSettings):  # noqa: ANN202 - Θ's curve when uncertainty is on
-    return uncertainty(data).spread.robust if settings.prior.uncertainty.on else current_curve().curve
+    """The curve of the path's numbers: for the chosen secrets (docs/math.md §16), of Θ with prior uncertainty."""
+    if settings.prior.uncertainty.on:
+        spread = uncertainty(data)
+        return path_curve(settings, spread.spread.robust, spread)
+    return path_curve(settings, current_curve().curve, None)
 
 
 def _trial_key(data: LoadedData, settings: AnalystSettings) -> tuple[object, ...]:
@@ -75,6 +82,7 @@ def _trial_key(data: LoadedData, settings: AnalystSettings) -> tuple[object, ...
         settings.eps_puffer,
         settings.trials,
         settings.seed,
+        *settings.secrets.link_key,
     )
 
 
@@ -143,6 +151,7 @@ elif step == 2 and (data := _chosen_data()) is not None:
         if st.button("Calibrate: from the accuracy", icon=":material/tune:", key="w_guide_to_accuracy"):
             open_from_guide()
             st.switch_page(page_path("calibrate"))
+    secrets_section(PriorChoice.from_session(), float(state.get(state.EPS_PUFFER)))  # what is secret (§16)
     inputs.stop_if_invalid()
     settings = AnalystSettings.from_session()
     curve = _curve(data, settings)
@@ -164,6 +173,7 @@ elif step == 3 and (data := _chosen_data()) is not None:
     curve = _curve(data, settings)
     plan = path.plan_numbers(curve, settings.eps_puffer, settings.plan_releases)
     st.markdown(path.plan_words(plan))
+    path_protected(settings)
     figure, notes = path.plan_figure(curve, plan)
     show_figure(figure, notes, key="guide_plan")
     st.caption(
@@ -184,8 +194,10 @@ elif step == 4 and (data := _chosen_data()) is not None:
     key = _trial_key(data, settings)
     if st.button("Run the trial", type="primary", icon=":material/play_arrow:", key="w_guide_run"):
         with st.spinner(f"Simulating {trials} releases on the data…"):
-            table = path.trial_run(data, _prior(data, settings), query, eps, trials, k=k, seed=seed)
+            table = path.trial_run(data, _prior(data, settings), query, eps, trials, k=k, seed=seed,
+                                   secrets=path_secrets(settings))
         st.session_state["guide_trial"] = (key, table, path.trial_words(query, table, k))
+    path_protected(settings)
     ran = _trial(data, settings)
     if ran is not None:
         static_table(ran[1])
@@ -235,6 +247,7 @@ elif step == 5 and (data := _chosen_data()) is not None:
         f"- **Plan:** {releases} releases → ε_puffer = {fmt(plan.composed)} together\n"
         f"- **Trial run:** {'included' if trial is not None else 'not run with these settings (step 5)'}"
     )
+    path_protected(settings)
     st.markdown(
         "**Take it with you**: the report (every setting, every number and chart of the path) and a script that"
         " recomputes every number in it with puffer_core; *Share these settings* (top) reopens this path as it is."

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_ui import page_path
 from app_ui.accuracy.risk import attack_region_section
+from app_ui.attack.secrets import attack_secrets_section
 from app_ui.attack.settings import ATTACK_DRAWS, ATTACK_EPS, ATTACK_K, ATTACK_RELEASE, ATTACK_SEED, AttackSettings
 from app_ui.attack.views import (
     DEMO_PRIORS,
@@ -47,6 +48,7 @@ try:
     user_problem = None if chains is not None else "it is a Gaussian process; the attacker needs a Markov chain"
 except ValueError as exc:
     chains, user_problem = None, str(exc)
+secret = attack_secrets_section(prior, chains is not None)  # what is secret for your prior (docs/math.md §16)
 
 left, right = st.columns([3, 2], gap="large")
 with left:
@@ -100,13 +102,15 @@ with right:
         help="Outputs drawn from the mechanism before the climb; more draws, a larger lower bound (slower).",
     )
     inputs.stop_if_invalid()  # never run with a value other than the one in its box
+    if secret is None:
+        st.stop()
     run = st.button("Run the attack", type="primary", icon=":material/target:", key="w_attack_run")
 
 settings = AttackSettings.from_session()  # as the controls above left them
 eps, seed, draws = settings.eps, settings.seed, settings.draws
 k = settings.k if release == "exponential" else 1
 sources = tuple(
-    ("demo", key) if key != USER else ("user", prior.kind, prior.params, description) for key in chosen
+    ("demo", key) if key != USER else ("user", prior.kind, prior.params, description, secret) for key in chosen
 )
 run_key = (sources, release, eps, k, seed, draws)
 runs = st.session_state.setdefault("attack_runs", set())

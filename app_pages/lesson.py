@@ -28,6 +28,7 @@ def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve
     return influence_curve(MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=lesson.HOURS))
 
 
+st.caption(lesson.PROTECTED)  # what is secret (docs/math.md §16)
 chosen = LessonSettings.from_session()  # what the sliders of the other steps left
 p, q = chosen.p, chosen.q
 

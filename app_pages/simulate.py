@@ -23,6 +23,7 @@ from app_ui.simulate import link as sim_link
 from app_ui.simulate import views as views
 from app_ui.simulate import words as words
 from app_ui.simulate.baselines import show_baselines
+from app_ui.simulate.secrets import secrets_of, simulate_secrets_section
 from app_ui.simulate.settings import SimulateSettings, simulation_settings
 from puffer_core.engine.spread import PriorSpread, prior_spread
 from puffer_core.errors import DataError
@@ -156,6 +157,7 @@ def _run(loaded: LoadedData, chosen: SimulateSettings) -> tuple[SimulationResult
                     progress=_progress(bar, what, start, stop),
                     topk_laplace=chosen.topk_laplace,
                     postprocess=chosen.postprocess,
+                    secrets=secrets_of(chosen.secrets),  # what is secret (docs/math.md §16)
                 )
             )
     except (ValueError, DataError) as exc:
@@ -358,9 +360,10 @@ def _ledger(
 
 if data is not None:
     smoothing = _summary(data)
+    secret = simulate_secrets_section(data)  # what is secret (docs/math.md §16)
     chosen = simulation_settings(data.stats, can_postprocess=data.holds_sequences)
-    if chosen is not None:
-        chosen = replace(chosen, smoothing=smoothing)
+    if chosen is not None and secret is not None:
+        chosen = replace(chosen, smoothing=smoothing, secrets=secret)
         renyi = renyi_caption(chosen.mechanisms, chosen.eps_grid)  # Gaussian noise: a Rényi ε (app_ui/gaussian)
         if renyi is not None:
             st.caption(renyi)

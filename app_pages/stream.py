@@ -12,7 +12,6 @@ from app_ui.core.charts import show_figure
 from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_table, static_table
 from app_ui.prior.current import kind_curve
-from app_ui.secrets.page import every_pair_note
 from app_ui.streams.accuracy import stream_accuracy_section
 from app_ui.streams.controls import (
     direction_controls,
@@ -21,6 +20,7 @@ from app_ui.streams.controls import (
     release_control,
     schedule_controls,
 )
+from app_ui.streams.secrets import stream_secrets_section
 from app_ui.streams.settings import STREAM_LOG, STREAM_TARGET, STREAM_UNBOUNDED, StreamSettings
 from app_ui.streams.views import (
     DEFAULT_DIRECTIONS,
@@ -62,7 +62,6 @@ st.markdown(
 )
 state.show_ignored_link_settings()
 state.share_button()
-every_pair_note("Every number on this page")  # what is secret (docs/math.md §16)
 
 
 def _shorten(length: int) -> None:
@@ -75,6 +74,11 @@ if source is None:
     state.share(StreamSettings.from_session().link())
     st.stop()
 kind, params, description = source
+secret = stream_secrets_section(kind, params, description)  # what is secret (docs/math.md §16)
+if secret is None:
+    state.share(StreamSettings.from_session().link())
+    st.stop()
+sec = secret.text  # every number below is for these value secrets ("" for every pair at every entry)
 chains = chain_priors(build_prior(kind, params))
 length = kind_curve(kind, params).length
 if chains is None:
@@ -111,10 +115,10 @@ settings = StreamSettings.from_session()  # as the controls above left them (the
 target = settings.target
 optimal = None
 if mode == "optimal" and directions is not None:
-    refusal = schedule_refusal(kind, params, directions)
+    refusal = schedule_refusal(kind, params, directions, sec)
     if refusal is None:
         with st.spinner("Finding the optimal schedule…"):
-            optimal = stream_schedule(kind, params, target, directions)
+            optimal = stream_schedule(kind, params, target, directions, sec)
         schedule = optimal_as_schedule(optimal.eps, target)
     else:
         st.info(f"No optimal schedule: {refusal}.")
@@ -122,7 +126,7 @@ if mode == "optimal" and directions is not None:
 exact = None
 if schedule is not None:
     with st.spinner("Computing the leakage over time…"):
-        numbers = stream_numbers(kind, params, schedule.eps, directions)  # cached: the view below reuses it
+        numbers = stream_numbers(kind, params, schedule.eps, directions, sec)  # cached: the view below reuses it
     can_shorten = False
     if chains is None:
         refusal = "the exact audit needs a Markov chain prior"
@@ -133,7 +137,7 @@ if schedule is not None:
         can_shorten = refusal is not None
     if refusal is None:
         with st.spinner("Enumerating every sequence for the exact leakage…"):
-            exact = stream_exact(kind, params, schedule.eps, release)
+            exact = stream_exact(kind, params, schedule.eps, release, sec)
 
     columns = st.columns(len(STREAM_BOUNDS) + 1)
     for column, (name, bound) in zip(columns, numbers.bounds.items()):
@@ -161,7 +165,7 @@ if schedule is not None:
 
     log_y = state.toggle(st, "Log scale", STREAM_LOG, key="w_stream_log")
     with st.spinner("Drawing…"):
-        view = stream_view(kind, params, schedule.eps, release, exact is not None, log_y, directions)
+        view = stream_view(kind, params, schedule.eps, release, exact is not None, log_y, directions, sec)
     show_figure(view.figure, view.notes, key="stream_chart")
     if exact is None:
         shorter = largest_exact_length(release, chains[0].n_states, len(chains)) if can_shorten else None
@@ -183,7 +187,7 @@ if schedule is not None:
         )
 
     if schedule.constant is not None:
-        supremum = stream_supremum(kind, params, schedule.constant, directions)
+        supremum = stream_supremum(kind, params, schedule.constant, directions, sec)
         if supremum is not None:
             with st.container(border=True):
                 s1, s2 = st.columns([1, 3])
@@ -213,13 +217,13 @@ inputs.stop_if_invalid()
 settings = StreamSettings.from_session()  # with the planner's target and the unbounded switch
 if directions is not None:
     with st.spinner("Planning…"):
-        plan = stream_plan(kind, params, settings.target, settings.unbounded, directions)
+        plan = stream_plan(kind, params, settings.target, settings.unbounded, directions, sec)
     for column, (name, value) in zip(st.columns(len(plan)), plan.items()):
         column.metric(plan_label(name), "—" if math.isnan(value) else fmt(value))
     st.markdown(plan_sentence(plan, settings.target, length, settings.unbounded))
-    if chains is not None and schedule_refusal(kind, params, directions) is None:
+    if chains is not None and schedule_refusal(kind, params, directions, sec) is None:
         with st.expander("Schedules for this target: constant, three-value and optimal", expanded=mode == "optimal"):
-            optimal = optimal or stream_schedule(kind, params, settings.target, directions)
+            optimal = optimal or stream_schedule(kind, params, settings.target, directions, sec)
             st.plotly_chart(schedule_figure(optimal), key="schedule_chart", config={"displaylogo": False})
             static_table(schedule_totals(optimal))
             st.caption(schedule_caption(optimal, settings.target, length))
@@ -236,6 +240,8 @@ if schedule is not None:
         settings.unbounded,
         settings.log_y,
         directions,
+        sec,
+        secret.protected,
     )
     st.divider()
     script = stream_script(export)

@@ -171,7 +171,7 @@ def _sweep(loaded: LoadedData, settings: SynthesizeSettings, chosen: SynthesisPl
     fig = views.sweep_figure(frame, metric)
     note = (f"Everyone, the mean of {views.SWEEP_RUNS} releases per point (bars: lowest to highest), numpy noise"
             f" from seed {settings.seed}: a what-if, not a release"
-            f"{'' if settings.secrets.is_all else ', calibrated for every pair at every entry'}.")
+            f"{'' if settings.secrets.is_all else ', calibrated for the chosen secrets'}.")
     show_figure(fig, [note], key="synth_sweep_chart")
     return [Section("How fidelity changes with ε_puffer", note, fig, frame)]
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import ParameterGroup
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import Choice, Number, Parameter
 from puffer_core.tightness.releases import RELEASES
 
@@ -29,6 +30,7 @@ class AttackSettings(SettingsRecord):
     """What the attack page runs: the prior in use (one of the priors it offers), the release, ε, k, seed, draws."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)  # what is secret for your prior (docs/math.md §16)
     release: str = setting(ATTACK_RELEASE)
     eps: float = setting(ATTACK_EPS)
     k: int = setting(ATTACK_K)

@@ -19,15 +19,18 @@ import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from app_ui.attack.secrets import secrets_of
 from app_ui.core.report import Section, html_report
 from app_ui.core.tables import fmt, right_aligned
 from app_ui.core.templates import Code, fill
 from app_ui.prior.current import Params, kind_curve, prior_source
+from app_ui.secrets.views import chosen_curve
 from puffer_core import MarkovChainPrior, fit_markov_chain, influence_curve, load_dataset
 from puffer_core.engine.curve import InfluenceCurve
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.priors.kinds import PRIOR_KINDS, sticky_matrix
 from puffer_core.priors.models import theta_or_none
+from puffer_core.secrets import Secrets
 from puffer_core.stream.registry import STREAM_BOUNDS
 from puffer_core.tightness.ladder import LadderRow, ladder_row, ratio_text
 from puffer_core.tightness.releases import RELEASES
@@ -81,7 +84,7 @@ DEMO_PRIORS: dict[str, DemoPrior] = {
 }
 USER = "user"  # the prior chosen (or fitted from data) on the Influence curves page
 
-Source = tuple  # ("demo", key) or ("user", kind, params, description)
+Source = tuple  # ("demo", key) or ("user", kind, params, description, secrets text: "" for every pair)
 
 
 def is_stream(release: str) -> bool:
@@ -112,11 +115,17 @@ def source_priors(source: Source) -> tuple[list[MarkovChainPrior], InfluenceCurv
     """The chain priors of an attack row and their (cached) a(b) curve."""
     if source[0] == "demo":
         return [demo_prior(source[1])], demo_curve(source[1])
-    _, kind, params, _ = source
+    _, kind, params, _, text = source
     chains = user_chains(kind, params)
     if chains is None:
         raise ValueError("the attacker needs a Markov chain prior")
-    return chains, kind_curve(kind, params)
+    return chains, kind_curve(kind, params) if not text else chosen_curve(kind, params, text)
+
+
+def source_secrets(source: Source) -> Secrets | None:
+    """What an attack row's ladder protects: your prior's chosen value secrets (docs/math.md §16), else None
+    (every pair at every entry: the demo priors)."""
+    return secrets_of(source[4]) if source[0] == "user" else None
 
 
 def source_label(source: Source) -> tuple[str, str]:
@@ -132,7 +141,8 @@ def attack_row(source: Source, release: str, eps: float, k: int, seed: int, draw
     """One prior's ladder (seeded attack, exact truth when small enough, every bound that applies)."""
     chains, curve = source_priors(source)
     label, short = source_label(source)
-    return ladder_row(chains, release, eps, k=k, seed=seed, draws=draws, curve=curve, label=label, short=short)
+    return ladder_row(chains, release, eps, k=k, seed=seed, draws=draws, curve=curve, label=label, short=short,
+                      secrets=source_secrets(source))
 
 
 def _or_nan(value: float | None) -> float:
@@ -318,7 +328,9 @@ def attack_script(export: AttackExport) -> str:
     rows = export.rows()
     user = [s for s in export.sources if s[0] != "demo"]
     expressions = [DEMO_PRIORS[s[1]].code if s[0] == "demo" else "your_prior" for s in export.sources]
-    priors = ",\n    ".join(f"({r.short!r}, {code})" for r, code in zip(rows, expressions))
+    secrets = [source_secrets(s) for s in export.sources]  # what each ladder protects (docs/math.md §16)
+    codes = ["None" if value is None else value.source() for value in secrets]
+    priors = ",\n    ".join(f"({r.short!r}, {code}, {sec})" for r, code, sec in zip(rows, expressions, codes))
     names, prior = prior_source(user[0][1], user[0][2], name="your_prior") if user else ("", "")
     return fill(
         "attack",
@@ -332,7 +344,8 @@ def attack_script(export: AttackExport) -> str:
             "PRIORS": Code(f"[\n    {priors},\n]"),
         },
         blocks={"prior": prior} if user else {},
-        imports=[*(n for n in names.split(", ") if n), "fit_markov_chain", "load_dataset"],  # kept where used
+        imports=[*(n for n in names.split(", ") if n), "fit_markov_chain", "load_dataset",
+                 *(["Secrets"] if any(v is not None for v in secrets) else [])],  # kept where used
     )
 
 
@@ -371,6 +384,11 @@ def attack_report(export: AttackExport) -> str:
         "seed": export.seed,
         "draws": export.draws,
         "priors": [source_label(s)[0] for s in export.sources],
+        "what is secret": [
+            f"{source_label(s)[1]}: " + (v.words(None) if (v := source_secrets(s)) is not None else "every pair of"
+                                          " values at every entry")
+            for s in export.sources
+        ],
     }
     summary = (
         f"Attacks on {release_label(export.release)} with ε = {export.eps:g}, seed {export.seed}, {export.draws} draws,"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, LOG_Y, ParameterGroup
 from app_ui.prior.settings import PriorChoice
-from app_ui.secrets.settings import SecretsChoice
+from app_ui.secrets.settings import RedactionChoice, SecretsChoice
 from puffer_core.priors.codecs import Parameter
 
 Pin = tuple[str, tuple[float, ...], tuple[float, ...]]  # (label, b, a) of a pinned curve
@@ -24,6 +24,7 @@ class CurvesSettings(SettingsRecord):
 
     prior: PriorChoice = holds(PriorChoice)
     secrets: SecretsChoice = holds(SecretsChoice)
+    redaction: RedactionChoice = holds(RedactionChoice)  # the redaction planner's entry and ε (docs/math.md §16)
     log_y: bool = setting(LOG_Y)
     b_axis: str = setting(B_AXIS)
     pinned: tuple[Pin, ...] = setting(PINNED)

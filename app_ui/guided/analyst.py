@@ -37,6 +37,7 @@ from puffer_core import (
     QUERIES as QUERY_NAMES,
 )
 from puffer_core.display import fmt
+from puffer_core.secrets import EventSecrets, Secrets
 
 TITLES = ("Your data", "The attacker's belief", "Your target", "Your plan", "A trial run", "Your report")
 # per query: the first curve-calibrated mechanism whose release answers it as it is, and its group-DP twin
@@ -163,9 +164,11 @@ def trial_run(
     trials: int,
     k: int = 3,
     seed: int = 0,
+    secrets: Secrets | EventSecrets | None = None,
 ) -> pd.DataFrame:
-    """The release simulated on the data (noise seed ``seed``): one row per mechanism with its accuracy and 95%
-    interval, as the page and the path's script show it."""
+    """The release simulated on the data (noise seed ``seed``) for ``secrets`` (docs/math.md §16; None: every pair
+    at every entry): one row per mechanism with its accuracy and 95% interval, as the page and the path's script
+    show it."""
     result = simulate(
         data.stats,
         prior=prior,
@@ -175,6 +178,7 @@ def trial_run(
         eps_grid=[float(eps)],
         trials=int(trials),
         rng=int(seed),
+        secrets=secrets,
     )
     metric = f"HitRate@{k}" if query == "topk" else "L1"
     rows = result.metrics[(result.metrics["metric"] == metric) & (result.metrics["release"] == 1)]

@@ -13,6 +13,7 @@ from typing import Any
 from app_ui.core.templates import Code, fill
 from app_ui.data.picker import LoadedData
 from app_ui.guided.analyst import QUERIES, TRIAL_MECHANISMS
+from app_ui.guided.secrets import script_secrets, secrets_words
 from app_ui.guided.settings import AnalystSettings
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 
@@ -44,7 +45,7 @@ def _prior_source(settings: AnalystSettings, length: int) -> tuple[str, str, lis
         code = (
             "# the Markov chain fitted on the data (docs/math.md §6): the attacker's belief, and its a(b) curve\n"
             f"prior = fit_markov_chain(data, smoothing={DEFAULT_SMOOTHING!r})\n"
-            "curve = influence_curve(prior)\n"
+            "curve = influence_curve(prior, secrets=SECRETS)\n"
         )
         words = f"the Markov chain fitted on these data (docs/math.md §6, smoothing τ = {DEFAULT_SMOOTHING:g})."
         return words, code, ["fit_markov_chain", "influence_curve"]
@@ -53,13 +54,14 @@ def _prior_source(settings: AnalystSettings, length: int) -> tuple[str, str, lis
         " covers them all\n"
         f"spread = prior_spread(data, draws={chosen.draws}, seed={chosen.seed},"
         f" concentration={chosen.concentration!r}, length={length}, smoothing={DEFAULT_SMOOTHING!r})\n"
-        "prior, curve = list(spread.priors), spread.robust\n"
+        + ("prior, curve = list(spread.priors), spread.robust\n" if settings.secrets.is_all
+           else "prior = list(spread.priors)\ncurve = influence_curve(prior, secrets=SECRETS)  # for the secrets\n")
     )
     words = (
         f"Θ = the chain fitted on these data and {chosen.draws} draws from its Dirichlet posterior (docs/math.md"
         f" §12, seed {chosen.seed})."
     )
-    return words, code, ["prior_spread"]
+    return words, code, ["prior_spread", "influence_curve"]
 
 
 def script(loaded: LoadedData, settings: AnalystSettings, length: int, trial: bool) -> str:
@@ -68,6 +70,7 @@ def script(loaded: LoadedData, settings: AnalystSettings, length: int, trial: bo
     how, data, data_imports = _data_source(loaded)
     prior_words, prior, prior_imports = _prior_source(settings, length)
     run = "python guided.py" if loaded.builtin is not None else f"python guided.py [path to {loaded.name}]"
+    secrets, secret_names = script_secrets(settings)  # what is secret (docs/math.md §16)
     return fill(
         "guided",
         doc={"Data": how, "Prior": prior_words, "Run": run},
@@ -80,9 +83,10 @@ def script(loaded: LoadedData, settings: AnalystSettings, length: int, trial: bo
             "SEED": settings.seed,
             "TRIAL": trial,
             "MECHANISMS": Code(repr(TRIAL_MECHANISMS[settings.query])),
+            "SECRETS": Code(secrets),
         },
         blocks={"data": data, "prior": prior},
-        imports=[*data_imports, *prior_imports],
+        imports=[*data_imports, *prior_imports, *secret_names],
     )
 
 
@@ -106,6 +110,7 @@ def report_settings(loaded: LoadedData, settings: AnalystSettings, prior: str, t
         "target ε_puffer per release": settings.eps_puffer,
         "releases planned": settings.plan_releases,
         "what you publish": QUERIES[settings.query],
+        "what is secret": secrets_words(settings),  # docs/math.md §16
     }
     if settings.query == "topk":
         out["k"] = settings.k

@@ -25,6 +25,12 @@ TITLES = (
     "When privacy collapses",
 )
 
+# what the lesson's numbers protect (docs/math.md §16): its own chain, whatever is chosen on the other pages
+PROTECTED = (
+    f"**What is protected.** The lesson's numbers protect whether Ana was home or out at every one of the {HOURS}"
+    " hours (every pair of values at every entry). The secrets chosen under *What is secret* on the other pages"
+    " (Influence curves, Calibrate, Plan, Simulate, Streams) apply there, to their own prior."
+)
 WORDS = {
     "hour": (
         "Ana is either **at home** or **out**, hour by hour. Differential privacy protects each hour of her"

@@ -17,6 +17,7 @@ import streamlit as st
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import EPS_PUFFER, PLAN_RELEASES, ParameterGroup
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import Choice, Number, Parameter
 
 # the trial run's settings (step 5) and the step the path is at: in the path's link, so that it reopens as it was
@@ -35,6 +36,7 @@ class AnalystSettings(SettingsRecord):
     target ε_puffer, the releases planned, the trial run's query, k, trials and seed, and the step shown."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)  # what is secret (docs/math.md §16), link key sec
     eps_puffer: float = setting(EPS_PUFFER)
     plan_releases: int = setting(PLAN_RELEASES)
     query: str = setting(GUIDE_QUERY)

@@ -18,9 +18,10 @@ from app_ui.core import inputs, state
 from app_ui.prior.current import build_prior, chain_priors
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.form import PAIRS, WHERE, Form, build, form_of
-from app_ui.secrets.settings import GRID, SECRETS, SecretsChoice
+from app_ui.secrets.settings import GRID, NAMES, SECRETS, SecretsChoice, names_of
 from puffer_core.priors.codecs import default_labels
 from puffer_core.priors.kinds import Params
+from puffer_core.secrets import EventSecrets
 from puffer_core.secrets.rules import WEEKDAYS
 
 KEY = "w_sec"  # the widgets' keys start with it; the section's name among the invalid inputs
@@ -43,6 +44,12 @@ def _key(name: str) -> str:
     return f"{KEY}_{name}"
 
 
+def _kw(name: str) -> dict[str, Any]:
+    """A control's key, its value kept for the session: it survives a page that does not draw the section (where
+    Streamlit would otherwise forget it, and the next page start from an empty choice)."""
+    return {"key": _key(name), "persist_state": "session"}
+
+
 def _start_widgets(form: Form) -> None:
     """Give every control that has no value yet the value of the settings (a link), and keep the values of the
     others: written back through the session state, they survive a change of page (Streamlit would otherwise
@@ -56,7 +63,7 @@ def _start_widgets(form: Form) -> None:
 def _multiselect(container: Any, label: str, name: str, labels: tuple[str, ...], **kwargs: Any) -> list[str]:
     chosen = list(st.session_state.get(_key(name), []))
     options = list(labels) + [n for n in chosen if n not in labels]  # a name the prior lacks is said, not dropped
-    return list(container.multiselect(label, options, key=_key(name), **kwargs))
+    return list(container.multiselect(label, options, **_kw(name), **kwargs))
 
 
 def _controls(labels: tuple[str, ...] | None, values_only: bool = False) -> Form:
@@ -69,7 +76,7 @@ def _controls(labels: tuple[str, ...] | None, values_only: bool = False) -> Form
     wheres = {k: v for k, v in WHERE.items() if k != "rule"} if values_only else WHERE
     if st.session_state.get(_key("where")) not in wheres:
         st.session_state[_key("where")] = "every"
-    kind = st.radio("Which values are secret", list(kinds), format_func=kinds.get, key=_key("kind"))
+    kind = st.radio("Which values are secret", list(kinds), format_func=kinds.get, **_kw("kind"))
     names = labels or ()
     values: dict[str, Any] = {"kind": kind}
     if kind == "sensitive":
@@ -78,33 +85,33 @@ def _controls(labels: tuple[str, ...] | None, values_only: bool = False) -> Form
                                                       " secret only when it was one of these."))
     elif kind == "groups":
         values["groups"] = st.text_input("Groups of states (commas inside a group, semicolons between groups)",
-                                         key=_key("groups"), placeholder="flu, cold; asthma, diabetes",
+                                         **_kw("groups"), placeholder="flu, cold; asthma, diabetes",
                                          help="Which state among a group is secret, not whether it was in the group.")
     elif kind == "list":
-        values["listed"] = st.text_area("Pairs of states, one per line (clinic > home)", key=_key("listed"),
+        values["listed"] = st.text_area("Pairs of states, one per line (clinic > home)", **_kw("listed"),
                                         placeholder="clinic > home\nclinic > work", height=90)
         values["ordered"] = st.toggle("One way only (clinic rather than home, not home rather than clinic)",
-                                      key=_key("ordered"))
+                                      **_kw("ordered"))
     elif kind == "event":
         values["event_states"] = tuple(_multiselect(st, "Visited states A", "event_states", names))
-        values["windows"] = st.text_input("Windows of entries (1-based, e.g. 1-7; 20-26)", key=_key("windows"),
+        values["windows"] = st.text_input("Windows of entries (1-based, e.g. 1-7; 20-26)", **_kw("windows"),
                                           help="In A at some entry of a window, against at none of them.")
     if kind != "event":
-        where = st.radio("At which entries", list(wheres), format_func=wheres.get, key=_key("where"), horizontal=True)
+        where = st.radio("At which entries", list(wheres), format_func=wheres.get, **_kw("where"), horizontal=True)
         values["where"] = where
         if where == "entries":
-            values["entries"] = st.text_input("Protected entries (1-based, e.g. 1-6; 20)", key=_key("entries"))
+            values["entries"] = st.text_input("Protected entries (1-based, e.g. 1-6; 20)", **_kw("entries"))
         elif where == "rule":
-            values["hours"] = st.text_input("Hours (e.g. 22-5 for 22:00–05:59; empty: every hour)", key=_key("hours"))
+            values["hours"] = st.text_input("Hours (e.g. 22-5 for 22:00–05:59; empty: every hour)", **_kw("hours"))
             values["weekdays"] = tuple(st.multiselect("Days of the week (none: every day)", list(WEEKDAYS),
-                                                      key=_key("weekdays")))
+                                                      **_kw("weekdays")))
             first, last = st.columns(2)
-            values["date_from"] = first.text_input("From date (YYYY-MM-DD, optional)", key=_key("date_from"))
-            values["date_to"] = last.text_input("To date (optional)", key=_key("date_to"))
+            values["date_from"] = first.text_input("From date (YYYY-MM-DD, optional)", **_kw("date_from"))
+            values["date_to"] = last.text_input("To date (optional)", **_kw("date_to"))
             st.caption("A prior has entries 1..T but no clock: say when entry 1 is and the time between entries.")
             start, step = st.columns(2)
-            values["grid_start"] = start.text_input("Entry 1 is at", key=_key("grid_start"))
-            values["grid_step"] = step.text_input("Time between entries", key=_key("grid_step"),
+            values["grid_start"] = start.text_input("Entry 1 is at", **_kw("grid_start"))
+            values["grid_step"] = step.text_input("Time between entries", **_kw("grid_step"),
                                                   help="A duration: 1h, 30min, 1D.")
     return Form(**{**Form(grid_start=state.get(GRID)[0], grid_step=state.get(GRID)[1]).__dict__, **values})
 
@@ -131,7 +138,13 @@ def secrets_controls(labels: tuple[str, ...] | None, length: int, eps: float | N
     """The section's controls and sentence for states ``labels`` and ``length`` entries (:func:`secrets_section`);
     ``belief``: the attacker's belief in the sentence."""
     current = SecretsChoice.from_session()
-    _start_widgets(form_of(current.secrets, current.grid, labels))
+    untaken = values_only and (isinstance(current.secrets, EventSecrets) or current.secrets.rule is not None)
+    if untaken:  # said before the controls put what they can take in its place (docs/math.md §16)
+        st.info(f"The secrets chosen on another page ({current.secrets.sentence(labels, None, None)}) are"
+                f" {'an event' if isinstance(current.secrets, EventSecrets) else 'entries chosen by their time'},"
+                " which this page cannot take: it starts from every pair of values at every entry. Choose value"
+                f" pairs and entries under *{NAME}*.", icon=":material/info:")
+    _start_widgets(form_of(current.secrets, current.grid, current.labels_for(labels)))  # states by name
     with st.expander(NAME, icon=":material/lock:"):  # one label: a changing one would close it on every edit
         form = _controls(labels, values_only)
     try:
@@ -144,6 +157,7 @@ def secrets_controls(labels: tuple[str, ...] | None, length: int, eps: float | N
     inputs.run_state()["invalid"].pop(KEY, None)
     state.put(SECRETS, chosen)
     state.put(GRID, grid)
+    state.put(NAMES, names_of(chosen, labels))  # the states by name: another page reads the same ones
     choice = SecretsChoice.from_session()
     words = choice.secrets.sentence(labels, eps, belief)
     st.caption(f"**What is protected.** {words}")

@@ -17,7 +17,7 @@ from app_ui.core.templates import Code
 from app_ui.prior.current import Uncertainty
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.controls import prior_shape
-from app_ui.secrets.settings import SecretsChoice
+from app_ui.secrets.settings import REDACT_EPS, REDACT_NODE, RedactionChoice, SecretsChoice
 from app_ui.secrets.views import curve_for, gain_section, pairs_only, redaction_view, report_section, view_of
 from puffer_core import InfluenceCurve
 from puffer_core.priors.codecs import Number
@@ -75,18 +75,6 @@ def value_secrets(choice: SecretsChoice, prior: PriorChoice, what: str) -> tuple
     return resolved, ""
 
 
-def every_pair_note(what: str) -> None:
-    """For a page that protects every pair of values at every entry (``what`` names it): says so, and that the
-    secrets chosen on the other pages (kept in the settings) are not applied here (docs/math.md §16)."""
-    chosen = SecretsChoice.from_session()
-    words = f"**What is protected.** {what} protects every pair of values at every entry."
-    if chosen.is_all:
-        st.caption(words)
-    else:
-        st.info(f"{words} The secrets chosen under *What is secret* on Influence curves, Calibrate and Plan are not"
-                " applied here: these numbers are for every pair, never fewer.", icon=":material/lock_open:")
-
-
 def script_secrets(choice: SecretsChoice, prior: PriorChoice) -> tuple[Code, list[str]]:
     """The secrets for an exported script's ``SECRETS = …`` line, and the names it imports from puffer_core."""
     _, length = prior_shape(prior.kind, prior.params)
@@ -112,13 +100,19 @@ def redaction_section(choice: SecretsChoice, prior: PriorChoice) -> None:
         " large must the window be so that what is released reveals at most ε about that entry, for the chosen"
         " pairs of values? (docs/math.md §16; the leakage is the engine's own term for one window.)")
     left, right = st.columns(2)
+    chosen = RedactionChoice.from_session()  # a link's entry and ε (docs/math.md §16)
+    start = chosen.node if chosen.node is not None and chosen.node <= length else min(length, 1 + length // 2)
     # keyed by T: an entry chosen for a longer prior never lingers as an error once T shrinks
-    node = inputs.number(left, "Protected entry (1-based)", Number(1, length, whole=True), min(length, 1 + length // 2),
+    node = inputs.number(left, "Protected entry (1-based)", Number(1, length, whole=True), start,
                          key=f"w_red_node_{length}")
-    eps = inputs.number(right, "Target ε (nats)", Number(0.0, 1000.0), float(state.get(EPS_PUFFER)),
-                        key="w_red_eps", step=0.1)
+    target = float(state.get(EPS_PUFFER)) if chosen.eps is None else chosen.eps
+    eps = inputs.number(right, "Target ε (nats)", Number(0.0, 1000.0), target, key="w_red_eps", step=0.1)
     if node is None or eps is None:
         return
+    if node != start or chosen.node is not None:
+        state.put(REDACT_NODE, int(node))  # in the link from the first change on
+    if eps != target or chosen.eps is not None:
+        state.put(REDACT_EPS, float(eps))
     try:
         with st.spinner("Planning the window…"):
             view = redaction_view(prior.kind, prior.params, pairs_only(choice.secrets).to_text(), node - 1, eps)

@@ -18,9 +18,10 @@ from app_ui.core import state
 from app_ui.core.state import DataText, ParameterGroup
 from app_ui.data.picker import BY_TITLE, UPLOAD, LoadedData
 from app_ui.prior.smoothing import SMOOTHING_GRID
+from app_ui.secrets.settings import SecretsChoice
 from app_ui.simulate.settings import MAX_DRAWS_UI, MAX_TRIALS_UI, SimulateSettings
 from puffer_core.mechanisms import MECHANISMS, QUERIES, TOPK_LAPLACE
-from puffer_core.priors.codecs import Choice, Flag, Number, Parameter
+from puffer_core.priors.codecs import Choice, Codec, Flag, Number, Parameter
 from puffer_core.simulation.run import MAX_RELEASES, RELEASE_MODES
 
 MAX_TEXT = 200  # characters of the ε grid in a link
@@ -56,7 +57,7 @@ class Names:
         return ",".join(value)
 
 
-def _optional(key: str, url: str, codec: object) -> Parameter:
+def _optional(key: str, url: str, codec: Codec) -> Parameter:
     return Parameter(f"sim_{key}", None, url, codec, label=f"Simulate: {key}")
 
 
@@ -141,4 +142,4 @@ def share() -> None:
     wanted = st.session_state.get("sim_link_file")
     if wanted and not isinstance(st.session_state.get("dataset"), LoadedData):
         st.info(f"The link was made with the file **{wanted}**: upload it above (the app keeps no copy of it).")
-    state.share(SIMULATE_LINK)
+    state.share((*SIMULATE_LINK, *SecretsChoice.from_session().link()))  # with what is secret (docs/math.md §16)

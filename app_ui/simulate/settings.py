@@ -35,7 +35,8 @@ class SimulateSettings:
     """What the Simulate page runs: the form's choices (hashable: the results are kept under them).
 
     ``seed`` draws the noise; with ``robust``, Θ is the fit and ``draws`` Dirichlet posterior draws with
-    ``concentration`` α₀ (None: 1/K) and ``prior_seed``; ``smoothing`` is the fit's τ (chosen in section 1).
+    ``concentration`` α₀ (None: 1/K) and ``prior_seed``; ``smoothing`` is the fit's τ (chosen in section 1);
+    ``secrets`` what every mechanism protects (:mod:`app_ui.simulate.secrets`).
     """
 
     query: str
@@ -53,6 +54,7 @@ class SimulateSettings:
     concentration: float | None = None
     prior_seed: int = 0
     smoothing: float = DEFAULT_SMOOTHING
+    secrets: str = ""  # what is secret (docs/math.md §16): the chosen value secrets' text, "" for every pair
 
     def as_dict(self) -> dict[str, Any]:
         """The settings by name, as the JSON report writes them (Θ's only with a robust Θ)."""

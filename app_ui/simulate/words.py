@@ -21,6 +21,7 @@ from app_ui.core.tables import fmt, join_words
 from app_ui.core.templates import Code, fill
 from app_ui.data.picker import LoadedData
 from app_ui.prior.smoothing import drivers_sentence
+from app_ui.simulate.secrets import secrets_sentence, secrets_source
 from puffer_core.mechanisms import DEFAULT_MECHANISMS, MECHANISMS, Calibrated
 from puffer_core.simulation.explain import Explanation, Finding, base_name
 from puffer_core.simulation.run import SimulationResult
@@ -432,6 +433,7 @@ def report_settings(loaded: LoadedData, chosen: SimulateSettings) -> dict[str, A
             "topk laplace": chosen.topk_laplace,
         }
     )
+    out["what is secret"] = secrets_sentence(chosen.secrets, [str(s) for s in seqs.states])  # docs/math.md §16
     out["post-processing with the prior"] = "yes (docs/math.md §14)" if chosen.postprocess else "no"
     return out
 
@@ -503,6 +505,10 @@ def script(loaded: LoadedData, chosen: SimulateSettings, metric: str, release: i
         "postprocess": chosen.postprocess,
     }
     lines = "".join(f"    {key}={value!r},\n" for key, value in settings.items())
+    source = secrets_source(chosen.secrets)
+    if source is not None:  # what is secret (docs/math.md §16)
+        lines += f"    secrets={source},\n"
+        imports.append("Secrets")
     return fill(
         "simulate",
         doc={"Data": how, "Prior": f"{prior_words(chosen)}.", "Run": run},

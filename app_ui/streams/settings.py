@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import ParameterGroup
 from app_ui.prior.settings import PriorChoice
+from app_ui.secrets.settings import SecretsChoice
 from puffer_core.priors.codecs import MAX_STATES, Choice, Flag, Matrix, MatrixText, Number, Parameter
 from puffer_core.tightness.releases import stream_releases
 
@@ -112,6 +113,7 @@ class StreamSettings(SettingsRecord):
     order of STREAM_PARAMETERS, the link's)."""
 
     prior: PriorChoice = holds(PriorChoice)
+    secrets: SecretsChoice = holds(SecretsChoice)  # what is secret (docs/math.md §16)
     mode: str = setting(STREAM_MODE)
     eps: float = setting(STREAM_EPS)
     segments: tuple[Segment, ...] | None = setting(STREAM_SEGMENTS)

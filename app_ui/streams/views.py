@@ -25,9 +25,11 @@ from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
 from app_ui.prior.current import Params, build_prior, chain_priors, kind_curve, prior_source
+from app_ui.secrets.views import chosen_curve
 from app_ui.streams.settings import MAX_STEP_EPS
 from puffer_core.audit.stream import StreamAudit
 from puffer_core.priors.kinds import PRIOR_KINDS
+from puffer_core.secrets import Secrets, read_secrets
 from puffer_core.stream.bounds import describe_bounds
 from puffer_core.stream.registry import (
     STREAM_BOUNDS,
@@ -207,10 +209,27 @@ def parse_segments(rows: Sequence[Sequence[object]], length: int) -> tuple[Sched
 # the prior, and what can be computed for it
 
 
-def setting_of(kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS) -> StreamSetting:
-    """What the stream bounds read: the chains (or the Gaussian prior), its cached a(b) curve and the directions."""
+def chosen_secrets(text: str) -> Secrets | None:
+    """The value secrets written ``text`` (resolved on the prior's entries), None for "" (every pair, every entry)."""
+    if not text:
+        return None
+    value = read_secrets(text)
+    if not isinstance(value, Secrets):
+        raise ValueError("the stream bounds take value pairs and positions, not event secrets")
+    return value
+
+
+def setting_of(
+    kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS, secrets: str = ""
+) -> StreamSetting:
+    """What the stream bounds read: the chains (or the Gaussian prior), its cached a(b) curve and the directions;
+    ``secrets``: the chosen value secrets' text ("" for every pair at every entry, docs/math.md §16)."""
     backward, forward = directions
-    return stream_setting(build_prior(kind, params), kind_curve(kind, params), backward, forward)
+    chosen = chosen_secrets(secrets)
+    if chosen is None:
+        return stream_setting(build_prior(kind, params), kind_curve(kind, params), backward, forward)
+    curve = chosen_curve(kind, params, secrets)
+    return stream_setting(build_prior(kind, params), curve, backward, forward, secrets=chosen)
 
 
 @dataclass(frozen=True)
@@ -254,10 +273,10 @@ def summary_of(bounds: dict[str, BoundValues]) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def stream_numbers(
-    kind: str, params: Params, eps: tuple[float, ...], directions: Directions = DEFAULT_DIRECTIONS
+    kind: str, params: Params, eps: tuple[float, ...], directions: Directions = DEFAULT_DIRECTIONS, secrets: str = ""
 ) -> StreamNumbers:
-    """Every registered bound of the stream, through the app's cached curve."""
-    bounds = bound_table(setting_of(kind, params, directions), eps)
+    """Every registered bound of the stream, through the app's cached curve (for the secrets written ``secrets``)."""
+    bounds = bound_table(setting_of(kind, params, directions, secrets), eps)
     return StreamNumbers(np.array(eps), bounds, summary_of(bounds))
 
 
@@ -267,13 +286,14 @@ def exact_stream_refusal(n_states: int, length: int, n_priors: int, release: str
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def stream_exact(kind: str, params: Params, eps: tuple[float, ...], release: str) -> StreamAudit:
-    """The exact leakage per entry by enumeration (docs/math.md §9); only for streams the app allows."""
+def stream_exact(kind: str, params: Params, eps: tuple[float, ...], release: str, secrets: str = "") -> StreamAudit:
+    """The exact leakage per entry by enumeration (docs/math.md §9); only for streams the app allows; about the
+    chosen value pairs at the protected entries for ``secrets`` (0 at the others, docs/math.md §16)."""
     chains = chain_priors(build_prior(kind, params))
     if chains is None:
         raise ValueError("the exact audit needs a Markov chain prior")
     setting = setting_of(kind, params)
-    return RELEASES[release].exact_stream(setting.chains, eps)
+    return RELEASES[release].exact_stream(setting.chains, eps, chosen_secrets(secrets))
 
 
 @dataclass(frozen=True)
@@ -283,9 +303,17 @@ class Supremum:
     eps: float
     value: float
     threshold: DivergenceThreshold
+    chosen: bool = False  # for chosen value pairs: the threshold (every pair's) is not theirs
 
     def explain(self) -> str:
         limit = self.threshold
+        if self.chosen:
+            value = "∞" if math.isinf(self.value) else fmt(self.value)
+            return (
+                f"An unbounded stream (t = 1, 2, … without end) with ε = {self.eps:g} at every step leaks at most"
+                f" sup TPL = {value} about any entry, for the chosen pairs of values (docs/math.md §16: positions do"
+                " not lower the supremum of an endless stream, whose middle entries are all alike)."
+            )
         if math.isfinite(self.value):
             where = (
                 f" It stays finite for every ε below {fmt(limit.eps)}."
@@ -312,41 +340,51 @@ class Supremum:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def stream_supremum(
-    kind: str, params: Params, eps: float, directions: Directions = DEFAULT_DIRECTIONS
+    kind: str, params: Params, eps: float, directions: Directions = DEFAULT_DIRECTIONS, secrets: str = ""
 ) -> Supremum | None:
-    """The supremum for constant ε (stationary Markov chain priors; None otherwise)."""
+    """The supremum for constant ε (stationary Markov chain priors; None otherwise), for ``secrets``."""
     chains = chain_priors(build_prior(kind, params))
     if chains is None or not all(p.stationary_initial for p in chains):
         return None
     backward, forward = directions
     return Supremum(
         eps,
-        tpl_supremum(chains, eps, backward=backward, forward=forward),
+        tpl_supremum(chains, eps, backward=backward, forward=forward, secrets=chosen_secrets(secrets)),
         tpl_divergence_threshold(chains, backward=backward, forward=forward),
+        bool(secrets),
     )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def stream_plan(
-    kind: str, params: Params, target: float, unbounded: bool, directions: Directions = DEFAULT_DIRECTIONS
+    kind: str,
+    params: Params,
+    target: float,
+    unbounded: bool,
+    directions: Directions = DEFAULT_DIRECTIONS,
+    secrets: str = "",
 ) -> dict[str, float]:
     """The largest constant ε per step for a target under every bound (NaN where it does not apply)."""
-    return plan_table(setting_of(kind, params, directions), target, unbounded)
+    return plan_table(setting_of(kind, params, directions, secrets), target, unbounded)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def stream_schedule(
-    kind: str, params: Params, target: float, directions: Directions = DEFAULT_DIRECTIONS
+    kind: str, params: Params, target: float, directions: Directions = DEFAULT_DIRECTIONS, secrets: str = ""
 ) -> StreamSchedule:
-    """The optimal schedule for the target over the prior's length (Markov chain priors)."""
-    setting = setting_of(kind, params, directions)
+    """The optimal schedule for the target over the prior's length (Markov chain priors), for ``secrets``."""
+    setting = setting_of(kind, params, directions, secrets)
     backward, forward = directions
-    return optimal_schedule(list(setting.chains), target, setting.length, backward=backward, forward=forward)
+    return optimal_schedule(
+        list(setting.chains), target, setting.length, backward, forward, chosen_secrets(secrets)
+    )
 
 
-def schedule_refusal(kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS) -> str | None:
+def schedule_refusal(
+    kind: str, params: Params, directions: Directions = DEFAULT_DIRECTIONS, secrets: str = ""
+) -> str | None:
     """Why no optimal schedule is offered (it rests on TPL), or None."""
-    setting = setting_of(kind, params, directions)
+    setting = setting_of(kind, params, directions, secrets)
     values = STREAM_BOUNDS["tpl"]
     if setting.chains is None:
         return "the optimal schedule keeps TPL within the target, and TPL needs a Markov chain prior"
@@ -430,13 +468,14 @@ def stream_view(
     with_exact: bool,
     log_y: bool,
     directions: Directions = DEFAULT_DIRECTIONS,
+    secrets: str = "",
 ) -> StreamView:
     """The chart and the table of one stream, built once per input (a figure costs ~0.1 s to build).
 
     Shared, not copied: callers must not change what they get.
     """
-    numbers = stream_numbers(kind, params, eps, directions)
-    exact = stream_exact(kind, params, eps, release) if with_exact else None
+    numbers = stream_numbers(kind, params, eps, directions, secrets)
+    exact = stream_exact(kind, params, eps, release, secrets) if with_exact else None
     figure, notes = stream_figure(numbers, exact, log_y)
     return StreamView(numbers, exact, figure, tuple(notes), shown(stream_table(numbers, exact)))
 
@@ -499,6 +538,8 @@ class StreamExport:
     unbounded: bool
     log_y: bool
     directions: Directions = DEFAULT_DIRECTIONS
+    secrets: str = ""  # the chosen value secrets' text, resolved ("" for every pair at every entry)
+    protected: str = ""  # what is protected, in words (docs/math.md §16)
 
 
 def _number(value: float) -> str:
@@ -508,7 +549,14 @@ def _number(value: float) -> str:
 def stream_report(export: StreamExport) -> str:
     """The Streams page as one offline HTML file (~4.6 MB: built when its download is clicked)."""
     view = stream_view(
-        export.kind, export.params, export.schedule.eps, export.release, export.exact, export.log_y, export.directions
+        export.kind,
+        export.params,
+        export.schedule.eps,
+        export.release,
+        export.exact,
+        export.log_y,
+        export.directions,
+        export.secrets,
     )
     numbers, exact, fig, notes, table = view.numbers, view.exact, view.figure, list(view.notes), view.table.frame
     stride = max(1, math.ceil(len(table) / 500))
@@ -525,10 +573,10 @@ def stream_report(export: StreamExport) -> str:
     ]
     constant = export.schedule.constant
     if constant is not None:
-        supremum = stream_supremum(export.kind, export.params, constant, export.directions)
+        supremum = stream_supremum(export.kind, export.params, constant, export.directions, export.secrets)
         if supremum is not None:
             sections.append(Section("Unbounded stream", supremum.explain()))
-    plan = stream_plan(export.kind, export.params, export.target, export.unbounded, export.directions)
+    plan = stream_plan(export.kind, export.params, export.target, export.unbounded, export.directions, export.secrets)
     sentence = plan_sentence(plan, export.target, numbers.eps.size, export.unbounded)
     sections.append(Section("Planner", sentence, table=plan_frame(plan)))
     settings = {
@@ -540,7 +588,10 @@ def stream_report(export: StreamExport) -> str:
         "P^B, P^F": "from the prior" if export.directions == DEFAULT_DIRECTIONS else str(export.directions),
         "planner target ε": export.target,
         "planner: unbounded stream": export.unbounded,
+        "what is secret": export.secrets or "every pair of values at every entry",
     }
+    if export.protected:
+        sections.insert(0, Section("What is secret (docs/math.md §16)", export.protected))
     summary = f"A stream over {export.description}, {export.schedule.text}. {numbers.summary}"
     return html_report("Streams: leakage over time", summary, settings, sections)
 
@@ -591,6 +642,9 @@ def stream_script(export: StreamExport) -> str:
     names, prior = prior_source(export.kind, export.params)
     segments = ",\n    ".join(repr(s) for s in export.schedule.segments)
     backward, forward = export.directions
+    chosen = chosen_secrets(export.secrets)
+    secrets = Code("ALL_SECRETS") if chosen is None else Code(chosen.source())
+    secret_names = ["ALL_SECRETS"] if chosen is None else ["Secrets", *(["TimeRule"] if chosen.rule else [])]
     return fill(
         "stream",
         doc={"Stream": f"{export.description}."},
@@ -602,9 +656,10 @@ def stream_script(export: StreamExport) -> str:
             "UNBOUNDED": export.unbounded,
             "BACKWARD": Code(repr(backward)),
             "FORWARD": Code(repr(forward)),
+            "SECRETS": secrets,
         },
         blocks={"prior": prior},
-        imports=[*names.split(", "), "influence_curve"],
+        imports=[*names.split(", "), "influence_curve", *secret_names],
     )
 
 

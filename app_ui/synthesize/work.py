@@ -116,8 +116,9 @@ def sweep(loaded: LoadedData, settings: SynthesizeSettings, chosen: SynthesisPla
     """Fidelity over the ε grid (the page's ε in it), Pufferfish and group DP, with the noise and sampling parts
     (numpy noise from the page's seed: a what-if, not a release); once per key in the session."""
     key = (data_key(loaded), by_group(loaded, settings), settings.eps_puffer, settings.seed, settings.method,
-           settings.top_k, settings.query)
+           settings.top_k, settings.query, settings.secrets.link_key)
     return session_memo("synth_sweep", key, lambda: fidelity_over_eps(
         chosen.counts, None, sweep_grid(settings.eps_puffer), runs=SWEEP_RUNS, rng=settings.seed,
         top_k=min(settings.top_k, chosen.counts.n_states), query=settings.query, method=settings.method,
+        secrets=secrets(loaded, settings),  # the page's secrets (docs/math.md §16)
     ), 2)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..secrets.values import Secrets
 from ..validation import check_whole
 from .counts import ChainCounts
 from .fidelity import fidelity, noise_scores, reference_counts
@@ -25,13 +26,15 @@ def fidelity_over_eps(
     query: str = "visits",
     method: str = "projection",
     if_no_signal: str = "allow",
+    secrets: Secrets | None = None,
 ) -> pd.DataFrame:
     """How fidelity changes with ε: a tidy frame (guarantee, eps_puffer, run, part, group, metric, value).
 
     ``part`` is ``"total"`` (the synthetic table against the real counts), ``"noise"`` (the released chain against
     the real chain, :func:`noise_scores`) or ``"sampling"`` (a table drawn from the real chain without noise,
     :func:`reference_counts`; eps_puffer = inf).  ``runs`` independent releases per point, seeded from ``rng``
-    (numpy noise: reproducible, for a what-if, not for publishing).
+    (numpy noise: reproducible, for a what-if, not for publishing).  ``secrets``: what every point protects
+    (:func:`plan_synthesis`'s, docs/math.md §16; default every pair of states at every entry).
     """
     runs = check_whole("runs", runs)
     seeds = np.random.SeedSequence(int(rng)).spawn(runs * len(eps_grid) * len(guarantees) + 1)
@@ -47,7 +50,7 @@ def fidelity_over_eps(
     for guarantee in guarantees:
         for eps in eps_grid:
             plan = plan_synthesis(real, prior, eps, guarantee=guarantee, if_no_signal=if_no_signal,
-                                  min_group_users=1)
+                                  min_group_users=1, secrets=secrets)
             for run in range(runs):
                 _, chain, sample = draw_synthesis(plan, np.random.default_rng(seeds[i]), method=method)
                 i += 1

@@ -3,7 +3,7 @@ tab calibrates σ for the chosen value secrets (the page's σ* equals the librar
 here by hand, and differs from every pair's), its script passes them, and event secrets, which Gaussian noise
 cannot take, are said on the tab.  Synthesize plans for the chosen value secrets (its noise scale, window and a(b)
 equal plan_synthesis with the secrets written here), its link carries them and its script releases with them.
-Streams, which computes for every pair, says so, and says that chosen secrets are not applied there."""
+Streams: tests/app/test_app_secrets_streams.py."""
 
 from __future__ import annotations
 
@@ -129,12 +129,3 @@ def test_synthesize_offers_no_event_secrets_and_says_what_is_missing() -> None:
     at.radio(key="w_sec_kind").set_value("sensitive").run()
     assert any("none chosen yet" in e for e in errors(at))
     assert "Noise scale s" not in [m.label for m in at.metric]  # nothing planned meanwhile
-
-
-def test_streams_says_it_protects_every_pair() -> None:
-    at = open_page("app_pages/stream.py", CHAIN)
-    assert not problems(at) and not errors(at)
-    assert any("Every number on this page protects every pair of values at every entry" in c.value for c in at.caption)
-    chosen = open_page("app_pages/stream.py", {**CHAIN, "sec": "p=sensitive;s=2"})
-    assert not problems(chosen) and not errors(chosen)
-    assert any("are not applied here" in i.value for i in chosen.info)

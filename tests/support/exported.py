@@ -33,7 +33,7 @@ SECRETS_CASES = {
     "secrets": {"sec": "p=sensitive;s=0;t=0-5"},
     "night": {"sec": "p=all;r=h0-5.22-23,nnight-time", "sgrid": "2024-03-01 20:00|1h"},
 }
-SECRETS_PAGES = ("calibrate", "plan")
+SECRETS_PAGES = ("calibrate", "plan", "stream")
 # Gaussian releases of one count (Rényi Pufferfish, docs/math.md §17) on Plan, over the set Θ: the script prints the
 # Gaussian tab's Rényi rows
 GAUSSIAN_CASES = {"renyi": {"gauss": "1", "geps": "0.7", "grel": "3", "galpha": "2.5", "cstate": "1"}}

@@ -26,9 +26,9 @@ EPS = 1.0
 K = 3  # the exponential mechanism's top-k
 SEED = 0
 DRAWS = 200
-PRIORS = [
-    ("binary, T = 6", MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6)),
-    ("3 states, T = 4", MarkovChainPrior(sticky_matrix(3, 0.8), length=4)),
+PRIORS = [  # (name, prior, what is secret: None for every pair of values at every entry, docs/math.md §16)
+    ("binary, T = 6", MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), None),
+    ("3 states, T = 4", MarkovChainPrior(sticky_matrix(3, 0.8), length=4), None),
 ]
 
 
@@ -37,7 +37,7 @@ def show(value):
 
 
 # the ladder attacks and enumerates within the budgets of puffer_core.tightness.releases, as the page does
-for i, (name, prior) in enumerate(PRIORS):
-    row = ladder_row(prior, RELEASE, EPS, k=K, seed=SEED, draws=DRAWS)
+for i, (name, prior, secrets) in enumerate(PRIORS):
+    row = ladder_row(prior, RELEASE, EPS, k=K, seed=SEED, draws=DRAWS, secrets=secrets)
     bounds = " ".join(f"{bound}={show(value)}" for bound, value in row.bounds)
     print(f"row {i} lower={show(row.lower)} exact={show(row.exact)} {bounds}  # {name}")

@@ -15,6 +15,7 @@ import sys
 
 try:
     from puffer_core import (
+        ALL_SECRETS,
         Accountant,
         CurveEvent,
         calibrate,
@@ -34,10 +35,11 @@ except ModuleNotFoundError:
 # <data>
 data = load_dataset("checkins", user="user")
 # </data>
+SECRETS = ALL_SECRETS  # what is secret (docs/math.md §16): every pair of states at every entry
 # <prior>
 # the Markov chain fitted on the data (docs/math.md §6): the attacker's belief, and its a(b) curve
 prior = fit_markov_chain(data, smoothing=1e-05)
-curve = influence_curve(prior)
+curve = influence_curve(prior, secrets=SECRETS)
 # </prior>
 EPS = 1.0  # step 3: the target ε_puffer of one release
 RELEASES = 12  # step 4: the releases planned
@@ -74,7 +76,8 @@ print(f"together, group DP = {fmt(float(ledger.group_dp[-1]))}")
 # step 5: the trial run (docs/math.md §7): the release simulated on the data, TRIALS times with seed SEED
 if TRIAL:
     result = simulate(
-        data, prior=prior, query=QUERY, k=K, mechanisms=list(MECHANISMS), eps_grid=[EPS], trials=TRIALS, rng=SEED
+        data, prior=prior, query=QUERY, k=K, mechanisms=list(MECHANISMS), eps_grid=[EPS], trials=TRIALS, rng=SEED,
+        secrets=SECRETS,
     )
     metric = f"HitRate@{K}" if QUERY == "topk" else "L1"
     rows = result.metrics[(result.metrics["metric"] == metric) & (result.metrics["release"] == 1)]

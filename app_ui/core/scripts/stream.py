@@ -11,7 +11,7 @@ import math
 import sys
 
 try:
-    from puffer_core import MarkovChainPrior, influence_curve
+    from puffer_core import ALL_SECRETS, MarkovChainPrior, influence_curve
     from puffer_core.stream.registry import bound_table, plan_table, stream_setting
     from puffer_core.stream.supremum import tpl_divergence_threshold, tpl_supremum
     from puffer_core.tightness.releases import RELEASES
@@ -32,14 +32,15 @@ TARGET = 2.0  # the planner's target ε
 UNBOUNDED = False
 BACKWARD = None  # P^B the attacker knows (None: the prior's own)
 FORWARD = None  # P^F the attacker knows (None: the prior's own)
+SECRETS = ALL_SECRETS  # what is secret (docs/math.md §16): every pair of states at every entry
 
-curve = influence_curve(prior)  # the a(b) curve (docs/math.md §2)
+curve = influence_curve(prior, secrets=SECRETS)  # the a(b) curve for the secrets (docs/math.md §2, §16)
 length = curve.length
 eps = [0.0] * length
 for first, last, value in SEGMENTS:
     eps[first - 1 : last] = [value] * (last - first + 1)
 
-setting = stream_setting(prior, curve, BACKWARD, FORWARD)
+setting = stream_setting(prior, curve, BACKWARD, FORWARD, secrets=SECRETS)
 bounds = bound_table(setting, eps)  # every registered bound per step (docs/math.md §10)
 nan = [math.nan] * length
 for name, values in bounds.items():
@@ -49,13 +50,13 @@ bpl = list(tpl.detail.bpl) if tpl.values is not None else nan
 fpl = list(tpl.detail.fpl) if tpl.values is not None else nan
 exact = nan
 if EXACT:
-    audit = RELEASES[RELEASE].exact_stream(setting.chains, eps)
+    audit = RELEASES[RELEASE].exact_stream(setting.chains, eps, SECRETS)
     exact = list(audit.per_entry)
     print("exact", repr(audit.eps))
 if setting.chains is not None and tpl.values is not None and len(set(eps)) == 1:
     if all(p.stationary_initial for p in setting.chains):  # constant ε: the unbounded stream's supremum
         directions = {"backward": BACKWARD, "forward": FORWARD}
-        print("sup_tpl", repr(float(tpl_supremum(prior, eps[0], **directions))))
+        print("sup_tpl", repr(float(tpl_supremum(prior, eps[0], **directions, secrets=SECRETS))))
         print("divergence_eps", repr(float(tpl_divergence_threshold(prior, **directions).eps)))
 for name, value in plan_table(setting, TARGET, UNBOUNDED).items():
     print(f"plan_{name}", repr(value))
