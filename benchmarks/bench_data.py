@@ -233,11 +233,12 @@ def main() -> None:
             results = [future.result() for future in futures]
         hand = results[0] if not args.library_only else None
         for (name, _), got in zip(variants, results):
+            ratio = f"{got['query_cpu'] / hand['query_cpu']:.2f}" if hand else "—"
             engine = (f"{got['spilled'] / 1e9:.2f} GB / {got['peak'] / 1e9:.2f} GB" if got.get("spilled") is not None
                       else "—")
             print(f"| {got['entries']:,} | {name} | {got['query_cpu']:.1f} | {got['cpu']:.1f} | {got['rss_gb']:.2f} GB"
                   f" | {got['temp_gb']:.2f} GB | {engine} | {got['wall']:.0f} |"
-                  f" {got['query_cpu'] / hand['query_cpu']:.2f} |" if hand else " — |", flush=True)
+                  f" {ratio} |", flush=True)
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
     print(f"\nload average at the end: {_load()}")
