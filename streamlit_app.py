@@ -18,7 +18,7 @@ from app_ui.core import inputs, state
 from app_ui.curves.settings import CURVES_GROUP
 from app_ui.data.picker import LoadedData
 from app_ui.gaussian.settings import GAUSSIAN_GROUP
-from app_ui.guided.settings import GUIDE_GROUP
+from app_ui.guided.settings import GUIDE_GROUP, LESSON_GROUP
 from app_ui.optimal.settings import OPTIMAL_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
 from app_ui.prior.current import describe_prior
@@ -34,6 +34,7 @@ inputs.begin_run()
 state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, SYNTH_GROUP, GAUSSIAN_GROUP, OPTIMAL_GROUP)
 state.register(SECRETS_GROUP)
 state.register(GUIDE_GROUP, SIMULATE_GROUP, ACCURACY_GROUP)
+state.register(LESSON_GROUP)  # the lesson's secret hours
 
 sections: dict[str, list[st.Page]] = {}
 for page in PAGES.values():

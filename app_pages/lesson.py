@@ -5,12 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from app_ui import page_path
+from app_ui.core import inputs, state
 from app_ui.core.charts import show_figure
 from app_ui.core.docs import show_math
 from app_ui.guided import lesson as lesson
+from app_ui.guided.lesson_secrets import hours_choice, lesson_curve, protected_words
 from app_ui.guided.settings import LESSON_EPS, LESSON_RELEASES, STAY_HOME, STAY_OUT, LessonSettings
 from app_ui.guided.steps import step_buttons, step_header
-from puffer_core import MarkovChainPrior, influence_curve
 
 PATH = "lesson"
 
@@ -19,18 +20,21 @@ st.markdown(
     "For a class, or for yourself: what differential privacy protects, why correlated data leaks anyway, and"
     " how Pufferfish privacy puts a number on it. Plain words first; the mathematics is one click away."
 )
+state.share_button()  # the link carries the secret hours
 step = step_header(PATH, lesson.TITLES)
 last = len(lesson.TITLES) - 1
 
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve
-    return influence_curve(MarkovChainPrior([[p, 1 - p], [1 - q, q]], length=lesson.HOURS))
-
-
-st.caption(lesson.PROTECTED)  # what is secret (docs/math.md §16)
-chosen = LessonSettings.from_session()  # what the sliders of the other steps left
+hours_choice()  # what is secret (docs/math.md §16): every hour, or the hours from h₁ to h₂
+inputs.stop_if_invalid()
+chosen = LessonSettings.from_session()  # what the sliders of the other steps left, and the secret hours
+st.caption(protected_words(chosen.secrets, chosen.eps if step in (2, 3) else None))
+st.caption(lesson.PROTECTED)
 p, q = chosen.p, chosen.q
+
+
+def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve, for the secret hours
+    return lesson_curve(p, q, chosen.secrets.hours)
+
 
 if step == 0:
     st.markdown(lesson.WORDS["hour"])
@@ -63,3 +67,4 @@ else:
     show_math(8)
 
 step_buttons(PATH, step, last)
+state.share(chosen.secrets.link())

@@ -25,11 +25,15 @@ TITLES = (
     "When privacy collapses",
 )
 
-# what the lesson's numbers protect (docs/math.md §16): its own chain, whatever is chosen on the other pages
+# what the lesson's numbers protect (docs/math.md §16): its own secret hours (app_ui/guided/lesson_secrets.py),
+# whatever is chosen on the other pages
 PROTECTED = (
-    f"**What is protected.** The lesson's numbers protect whether Ana was home or out at every one of the {HOURS}"
-    " hours (every pair of values at every entry). The secrets chosen under *What is secret* on the other pages"
+    "The lesson chooses its own secret hours, above. The secrets chosen under *What is secret* on the other pages"
     " (Influence curves, Calibrate, Plan, Simulate, Streams) apply there, to their own prior."
+)
+GROUP_NOTE = (
+    " Group DP protects the whole day as one record, whichever hours are secret: it does not follow the choice of"
+    " hours."
 )
 WORDS = {
     "hour": (
@@ -89,6 +93,11 @@ def curve_figure(curve: InfluenceCurve) -> tuple[go.Figure, list[str]]:
     )
 
 
+def _group_note(curve: InfluenceCurve) -> str:
+    """Beside numbers for chosen hours: the group-DP figure does not follow them ("" for every hour)."""
+    return "" if getattr(curve.secrets, "is_all", True) else GROUP_NOTE
+
+
 def target_words(curve: InfluenceCurve, eps: float) -> str:
     cal = calibrate(curve, eps)
     group = group_dp(curve, eps)
@@ -100,7 +109,7 @@ def target_words(curve: InfluenceCurve, eps: float) -> str:
     return (
         f"At ε_puffer = {eps:g}: hide b = {cal.b} hours around each one (a(b) = {fmt(cal.a)} still leaks) and give"
         f" each hour ε_DP = **{fmt(cal.eps_dp)}** — {cal.eps_dp / group.eps_dp:.3g} times the {fmt(group.eps_dp)}"
-        f" that protecting the whole day as one record would allow."
+        f" that protecting the whole day as one record would allow." + _group_note(curve)
     )
 
 
@@ -120,4 +129,7 @@ def compose_figure(curve: InfluenceCurve, eps: float, releases: int) -> tuple[go
         f" {fmt(float(ledger.naive_sum[-1]))} if each release were added up and {fmt(float(ledger.group_dp[-1]))}"
         " if the whole day were protected as one record."
     )
+    if _group_note(curve):
+        words += (" The whole-day line counts these releases' per-hour budget over all the day's hours: group DP does"
+                  " not look at which hours are secret.")
     return figure, notes, words

@@ -4,7 +4,8 @@ The analyst's path sets the same settings the Calibrate and Plan pages use — t
 data, with its uncertainty), ε_puffer per release and the number of releases — so its record holds the shared
 :class:`~app_ui.prior.settings.PriorChoice` and reads the shared Parameters.  The lesson's four sliders are its
 own, kept for the session by their widgets and never in a link: :class:`LessonSettings` reads them, with the
-defaults the sliders start from.
+defaults the sliders start from.  The lesson's secret hours (docs/math.md §16: every hour, or only the hours from
+h₁ to h₂) are a setting in its link, held by :class:`LessonSecrets`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,46 @@ GUIDE_SEED = Parameter("guide_seed", 0, "gseed", Number(0, 2**31 - 1, whole=True
 GUIDE_STEP = Parameter("guide_step", 0, "gstep", Number(0, 20, whole=True), label="The guided path's step")
 GUIDE_GROUP = ParameterGroup("guided", (GUIDE_QUERY, GUIDE_K, GUIDE_TRIALS, GUIDE_SEED, GUIDE_STEP))
 
+Span = tuple[int, int]  # the lesson's secret hours: the first and the last (through midnight when first > last)
+
+
+def hour_span(text: str) -> Span:
+    """"22-6" → (22, 6): the first and the last secret hour of Ana's day, 0–23 (ValueError saying what is wrong)."""
+    written = text.strip().replace("–", "-")
+    if not written:
+        raise ValueError("no hours given (the range is empty): write the first and the last secret hour, 0–23,"
+                         " e.g. 0-5, or 22-6 for the night through midnight")
+    first, dash, last = written.partition("-")
+    try:
+        span = int(first), int(last)
+    except ValueError:
+        raise ValueError(f"cannot read {written!r}: write the first and the last secret hour as two whole numbers"
+                         " 0–23 joined by a dash, e.g. 0-5 or 22-6") from None
+    if not dash or not all(0 <= h <= 23 for h in span):
+        raise ValueError(f"{written!r} is not a range of hours 0–23: write e.g. 0-5, or 22-6 through midnight")
+    if (span[1] - span[0]) % 24 == 23:
+        raise ValueError(f"{written!r} covers every hour of the day: choose *Every hour* for that")
+    return span
+
+
+def span_text(span: Span) -> str:
+    return f"{span[0]}-{span[1]}"
+
+
+@dataclass(frozen=True)
+class HoursText:
+    """The lesson's secret hours in a link: ``0-5``, ``22-6``."""
+
+    def parse(self, text: str) -> Span:
+        return hour_span(text)
+
+    def encode(self, value: Span) -> str:
+        return span_text(value)
+
+
+LESSON_HOURS = Parameter("lesson_hours", None, "lh", HoursText(), label="The lesson's secret hours")  # None: every hour
+LESSON_GROUP = ParameterGroup("lesson", (LESSON_HOURS,))  # registered by streamlit_app.py: in every link
+
 
 @dataclass(frozen=True)
 class AnalystSettings(SettingsRecord):
@@ -44,6 +85,14 @@ class AnalystSettings(SettingsRecord):
     trials: int = setting(GUIDE_TRIALS)
     seed: int = setting(GUIDE_SEED)
     step: int = setting(GUIDE_STEP)
+
+
+@dataclass(frozen=True)
+class LessonSecrets(SettingsRecord):
+    """What the lesson's numbers protect (docs/math.md §16): home against out at every hour (``hours`` None) or at
+    the hours ``hours`` = (first, last) only; the lesson's link carries it."""
+
+    hours: Span | None = setting(LESSON_HOURS)
 
 
 @dataclass(frozen=True)
@@ -76,15 +125,17 @@ LESSON_RELEASES = Slider("w_lesson_releases", 1, 36, 12, 1)
 
 @dataclass(frozen=True)
 class LessonSettings:
-    """The lesson's four choices, as its sliders left them."""
+    """The lesson's choices: its four sliders as they left them, and the secret hours."""
 
     p: float
     q: float
     eps: float
     releases: int
+    secrets: LessonSecrets
 
     @classmethod
     def from_session(cls) -> Self:
         return cls(
-            float(STAY_HOME.value()), float(STAY_OUT.value()), float(LESSON_EPS.value()), int(LESSON_RELEASES.value())
+            float(STAY_HOME.value()), float(STAY_OUT.value()), float(LESSON_EPS.value()), int(LESSON_RELEASES.value()),
+            LessonSecrets.from_session(),
         )
