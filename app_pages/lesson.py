@@ -21,6 +21,7 @@ st.markdown(
     " how Pufferfish privacy puts a number on it. Plain words first; the mathematics is one click away."
 )
 state.share_button()  # the link carries the secret hours
+state.show_ignored_link_settings()
 step = step_header(PATH, lesson.TITLES)
 last = len(lesson.TITLES) - 1
 

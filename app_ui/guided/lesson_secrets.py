@@ -37,8 +37,7 @@ def lesson_secrets(span: Span | None) -> Secrets:
         return ALL_SECRETS
     first, last = span
     hours = list(range(first, last + 1)) if first <= last else [*range(first, HOURS), *range(0, last + 1)]
-    rule = TimeRule(hours=tuple(hours), name="night-time" if first > last else "")
-    return Secrets(rule=rule).on_grid(DAY_START, "1h", HOURS)
+    return Secrets(rule=TimeRule(hours=tuple(hours))).on_grid(DAY_START, "1h", HOURS)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

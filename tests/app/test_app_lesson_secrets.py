@@ -141,7 +141,7 @@ def test_the_sentence_and_the_link_carry_the_hours(early: dict[str, object]) -> 
     at = open_page(LESSON, {"lh": "22-6"})  # a link through midnight reopens the choice
     assert not problems(at) and not errors(at)
     assert at.radio(key="w_lesson_where").value == "hours" and at.text_input(key="w_lesson_hours").value == "22-6"
-    assert any("night-time hours (22:00–06:59)" in c.value for c in at.caption)
+    assert any("at hours (22:00–06:59)" in c.value for c in at.caption)
     _next(at)
     _, y = _chart(at)
     chain = _chain(HOURS, P0, Q0)
@@ -159,3 +159,11 @@ def test_bad_hours_give_one_clear_message(text: str, said: str) -> None:
     assert not problems(at)
     assert len(errors(at)) == 1 and said in errors(at)[0] and errors(at)[0].startswith("Secret hours:")
     assert not at.info and not at.get("plotly_chart")  # nothing computed with other hours than the ones shown
+
+
+def test_a_bad_link_is_said_and_the_lesson_protects_every_hour() -> None:
+    at = open_page(LESSON, {"lh": "25-3"})
+    assert not problems(at) and not errors(at)
+    assert any("lh=25-3" in w.value and "not a range of hours" in w.value for w in at.warning)
+    assert at.radio(key="w_lesson_where").value == "every"
+    assert any("at any entry" in c.value for c in at.caption)
