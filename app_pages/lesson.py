@@ -37,6 +37,10 @@ def _curve(p: float, q: float):  # noqa: ANN202 - an InfluenceCurve, for the sec
     return lesson_curve(p, q, chosen.secrets.hours)
 
 
+def _every(p: float, q: float):  # noqa: ANN202 - the every-hour curve to compare with (None: that is the choice)
+    return None if chosen.secrets.hours is None else lesson_curve(p, q, None)
+
+
 if step == 0:
     st.markdown(lesson.WORDS["hour"])
     cols = st.columns(2)
@@ -46,13 +50,13 @@ if step == 0:
     show_math(1)
 elif step == 1:
     st.markdown(lesson.WORDS["curve"])
-    figure, notes = lesson.curve_figure(_curve(p, q))
+    figure, notes = lesson.curve_figure(_curve(p, q), _every(p, q))
     show_figure(figure, notes, key="lesson_curve")
     show_math(2)
 elif step == 2:
     st.markdown(lesson.WORDS["target"])
     eps = LESSON_EPS.draw(st, "ε_puffer of one release")
-    st.success(lesson.target_words(_curve(p, q), eps))
+    st.success(lesson.target_words(_curve(p, q), eps, _every(p, q)))
     show_math(3)
 elif step == 3:
     st.markdown(lesson.WORDS["compose"])

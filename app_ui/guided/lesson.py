@@ -83,9 +83,13 @@ def hour_words(curve: InfluenceCurve, p: float, q: float) -> str:
     )
 
 
-def curve_figure(curve: InfluenceCurve) -> tuple[go.Figure, list[str]]:
+def curve_figure(curve: InfluenceCurve, every: InfluenceCurve | None = None) -> tuple[go.Figure, list[str]]:
+    """The a(b) curve; with ``every`` (the every-hour curve, when only some hours are secret) drawn under it."""
+    traces = [curve_trace(curve, "a(b), the secret hours" if every is not None else "a(b)")]
+    if every is not None:
+        traces.append(Trace("a(b), every hour secret", np.asarray(every.b, dtype=float), every.a, dash="dot"))
     return line_figure(
-        [curve_trace(curve, "a(b)")],
+        traces,
         "b — hours hidden around the hour",
         "a(b) — what still leaks (nats)",
         integer_x=True,
@@ -98,7 +102,16 @@ def _group_note(curve: InfluenceCurve) -> str:
     return "" if getattr(curve.secrets, "is_all", True) else GROUP_NOTE
 
 
-def target_words(curve: InfluenceCurve, eps: float) -> str:
+def _gained(eps_dp: float, every: InfluenceCurve | None, eps: float) -> str:
+    """The budget the chosen hours gain over every hour secret ("" without a comparison)."""
+    if every is None:
+        return ""
+    whole = calibrate(every, eps).eps_dp
+    return f" With every hour secret it would be {fmt(whole)}: the chosen hours give ×{eps_dp / whole:.3g} the budget."
+
+
+def target_words(curve: InfluenceCurve, eps: float, every: InfluenceCurve | None = None) -> str:
+    """The calibration at ``eps`` in words; ``every``: the every-hour curve to compare with (chosen hours only)."""
     cal = calibrate(curve, eps)
     group = group_dp(curve, eps)
     if cal.group_dp:
@@ -110,6 +123,7 @@ def target_words(curve: InfluenceCurve, eps: float) -> str:
         f"At ε_puffer = {eps:g}: hide b = {cal.b} hours around each one (a(b) = {fmt(cal.a)} still leaks) and give"
         f" each hour ε_DP = **{fmt(cal.eps_dp)}** — {cal.eps_dp / group.eps_dp:.3g} times the {fmt(group.eps_dp)}"
         f" that protecting the whole day as one record would allow." + _group_note(curve)
+        + _gained(cal.eps_dp, every, eps)
     )
 
 

@@ -47,9 +47,9 @@ def _next(at: AppTest) -> None:
     assert not problems(at) and not errors(at)
 
 
-def _chart(at: AppTest) -> tuple[np.ndarray, np.ndarray]:
+def _chart(at: AppTest, trace: int = 0) -> tuple[np.ndarray, np.ndarray]:
     data = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
-    return plotly_array(data[0]["x"]), plotly_array(data[0]["y"])
+    return plotly_array(data[trace]["x"]), plotly_array(data[trace]["y"])
 
 
 def _walk(at: AppTest, secret: str | None) -> dict[str, object]:
@@ -64,6 +64,9 @@ def _walk(at: AppTest, secret: str | None) -> dict[str, object]:
     seen: dict[str, object] = {"captions": [c.value for c in at.caption], "link": at.query_params.get("lh")}
     _next(at)
     seen["curve"] = _chart(at)
+    seen["traces"] = len(json.loads(at.get("plotly_chart")[0].proto.spec)["data"])
+    if secret is not None:
+        seen["every curve"] = _chart(at, 1)
     _next(at)
     at.slider(key="w_lesson_eps").set_value(EPS).run()
     seen["target"] = at.success[0].value
@@ -90,6 +93,9 @@ def test_the_curve_for_hours_0_to_5_is_the_library_s_and_the_reference_s(early: 
     chain = _chain(HOURS)
     reference = reference_curve([(chain.transition.tolist(), list(chain.initial), HOURS)], HOURS, positions=set(EARLY))
     assert np.allclose(y, reference[: y.size], rtol=1e-12, atol=1e-12)
+    assert early["traces"] == 2  # drawn over the every-hour curve, the library's without secrets
+    _, every = early["every curve"]  # type: ignore[misc]
+    assert np.array_equal(every, np.asarray(influence_curve(_chain(HOURS)).a, dtype=float))
 
 
 def test_the_engine_equals_enumeration_on_the_same_chain_at_t_10() -> None:
@@ -113,6 +119,8 @@ def test_target_and_ledger_follow_the_hours_and_never_leak_more(early: dict[str,
     assert f"ε_DP = **{fmt(eps_dp)}**" in target
     assert f"{eps_dp / (EPS / HOURS):.3g} times the {fmt(EPS / HOURS)}" in target  # group DP as it was
     assert "does not follow the choice of hours" in target
+    assert f"With every hour secret it would be {fmt(eps_dp_all)}: the chosen hours give ×{eps_dp / eps_dp_all:.3g}"\
+        in target
     assert f"ε_DP = **{fmt(eps_dp_all)}**" in str(every["target"])
     assert eps_dp >= eps_dp_all  # more budget per hour, less noise
     assert chosen[b_all - 1] <= a_all  # the every-hour release protects hours 0–5 at least as well
@@ -131,7 +139,8 @@ def test_every_hour_reproduces_the_old_numbers(every: dict[str, object]) -> None
     assert np.array_equal(y, np.asarray(influence_curve(_chain(HOURS)).a, dtype=float))  # no secrets= at all
     assert every["link"] is None  # every hour is the default: nothing in the link
     assert any("at any entry" in c for c in every["captions"])  # type: ignore[union-attr]
-    assert "does not follow" not in str(every["target"])
+    assert "does not follow" not in str(every["target"]) and "With every hour secret" not in str(every["target"])
+    assert every["traces"] == 1
 
 
 def test_the_sentence_and_the_link_carry_the_hours(early: dict[str, object]) -> None:
