@@ -50,6 +50,11 @@ def population_section(view: PopulationView) -> Section:
                    view.notes)
 
 
+def population_sections(view: PopulationView | None) -> list[Section]:
+    """The view's part of Calibrate's main report: its section when the view is on and computed, else nothing."""
+    return [] if view is None else [population_section(view)]
+
+
 def population_report(view: PopulationView, prior: PriorChoice) -> str:
     """A report of its own: the settings, the figures, the chart and the table."""
     case = view.case

@@ -189,3 +189,55 @@ def test_a_set_theta_is_told_to_choose_one_chain() -> None:
     at.toggle(key="w_pop_on").set_value(True).run()
     assert not problems(at) and not errors(at)
     assert any("compare two Markov chains" in i.value for i in at.info)
+
+
+def _link(at) -> dict[str, str]:
+    """The page's link as its Share button gives it (the address bar's query)."""
+    return {name: at.query_params[name][0] if isinstance(at.query_params[name], list) else at.query_params[name]
+            for name in at.query_params}
+
+
+def _typed_matrix(at) -> None:
+    at.radio(key="w_pop_how").set_value(TYPED).run()
+    at.text_area(key="w_pop_matrix").input("0.55 0.45\n0.123456789 0.876543211").run()
+    at.multiselect(key="w_pop_counted").set_value([0, 1]).run()
+    at.number_input(key="w_pop_users").set_value(3).run()
+
+
+def test_a_link_reopens_the_view_with_the_same_w() -> None:
+    """The share link carries the switch, θ₂ (the changed state's stay probability, or the typed matrix), B and n:
+    opened in a new session, with no control touched, the view shows the same W and the same θ₂."""
+    for extra in (None, _typed_matrix):
+        at, _, _ = opened(extra)
+        assert not problems(at) and not errors(at)
+        query = _link(at)
+        assert query.get("pop") == "1", query
+        again = open_page(CALIBRATE, query)
+        assert not problems(again) and not errors(again)
+        assert again.toggle(key="w_pop_on").value
+        for label in ("W (entries)", "Mean count under θ₂", "Largest possible count"):
+            assert metric(again, label) == metric(at, label), label
+        if extra is None:
+            assert metric(at, "W (entries)") == str(library_scale())
+            assert again.number_input(key="w_pop_stay_0").value == float(STAY)
+        else:
+            assert again.radio(key="w_pop_how").value == TYPED
+            assert again.multiselect(key="w_pop_counted").value == [0, 1]
+            assert int(metric(again, "Largest possible count")) == 3 * T
+            assert "0.123456789" in again.text_area(key="w_pop_matrix").value
+
+
+def test_calibrate_s_report_holds_the_view_when_it_is_on() -> None:
+    """Calibrate's main report carries the view's section (its sentence and W) when the view is on, and not when
+    it is off."""
+    import html
+
+    at, _, reports = opened()
+    assert not problems(at) and not errors(at)
+    text = html.unescape(reports["calibrate"])
+    assert "Whole-population secrets: which habit generated the data" in text
+    assert at.success[-1].value in text  # the library's sentence, as the page shows it
+    assert f"W (entries) = {library_scale()}" in text
+    off, _, reports = opened(lambda at: at.toggle(key="w_pop_on").set_value(False).run())
+    assert not problems(off)
+    assert "Whole-population secrets" not in html.unescape(reports["calibrate"])
