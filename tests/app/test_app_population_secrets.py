@@ -224,7 +224,7 @@ def test_a_link_reopens_the_view_with_the_same_w() -> None:
             assert again.radio(key="w_pop_how").value == TYPED
             assert again.multiselect(key="w_pop_counted").value == [0, 1]
             assert int(metric(again, "Largest possible count")) == 3 * T
-            assert "0.123456789" in again.text_area(key="w_pop_matrix").value
+            assert "0.123456789" in str(again.text_area(key="w_pop_matrix").value)
 
 
 def test_calibrate_s_report_holds_the_view_when_it_is_on() -> None:
@@ -241,3 +241,34 @@ def test_calibrate_s_report_holds_the_view_when_it_is_on() -> None:
     off, _, reports = opened(lambda at: at.toggle(key="w_pop_on").set_value(False).run())
     assert not problems(off)
     assert "Whole-population secrets" not in html.unescape(reports["calibrate"])
+
+
+def test_the_exported_population_case_runs_and_prints_the_library_s_w(tmp_path: Path) -> None:
+    """The case tests/support/exported.py hands to .ci/installed.py: Calibrate offers the view's script beside its own
+    (both kept, the page's own last, as page_script returns it); the view's script prints the W that
+    population_scale gives for the fitted chain against θ₂ built here from the view's rule (state 0's stay
+    probability 0.1 higher, the rest of its row in proportion)."""
+    import numpy as np
+
+    from tests.support.exported import POPULATION_CASES, link_query, page_script, page_scripts, prior_cases
+
+    kind, values = prior_cases()["fitted"]
+    query = link_query(kind, values) | POPULATION_CASES["population"]
+    offered = page_scripts("calibrate", query)
+    assert [stem for stem, _ in offered] == ["population", "calibrate"]
+    assert page_script("calibrate", query) == offered[-1][1]
+    first = np.array(values["matrix"], dtype=float)
+    second = first.copy()
+    stay = round(first[0, 0] + 0.1 if first[0, 0] <= 0.85 else first[0, 0] - 0.1, 2)
+    second[0, 1:] *= (1 - stay) / first[0, 1:].sum()
+    second[0, 0] = stay
+    length = values["length"]
+    priors = [MarkovChainPrior(m, None, length, labels=values["labels"]) for m in (first, second)]
+    expected = population_scale(PopulationSecrets((tuple(priors),)), [0, 1], [length] * 20).w  # type: ignore[arg-type]
+    path = tmp_path / "population.py"
+    path.write_text(offered[0][1], encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"W (entries) = {expected}\n" in run.stdout, run.stdout
+    assert f"Largest possible count = {20 * length}\n" in run.stdout
