@@ -21,6 +21,7 @@ from app_ui.gaussian.settings import GAUSSIAN_GROUP
 from app_ui.guided.settings import GUIDE_GROUP, LESSON_GROUP
 from app_ui.optimal.settings import OPTIMAL_GROUP
 from app_ui.plan.ledger import LEDGER_GROUP
+from app_ui.population.settings import POPULATION_GROUP
 from app_ui.prior.current import describe_prior
 from app_ui.secrets.settings import SECRETS_GROUP
 from app_ui.simulate.link import SIMULATE_GROUP
@@ -33,6 +34,7 @@ inputs.begin_run()
 # the pages' own settings: read from every link, whichever page it opens
 state.register(CURVES_GROUP, LEDGER_GROUP, STREAM_GROUP, ATTACK_GROUP, SYNTH_GROUP, GAUSSIAN_GROUP, OPTIMAL_GROUP)
 state.register(SECRETS_GROUP)
+state.register(POPULATION_GROUP)
 state.register(GUIDE_GROUP, SIMULATE_GROUP, ACCURACY_GROUP)
 state.register(LESSON_GROUP)  # the lesson's secret hours
 

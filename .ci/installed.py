@@ -8,8 +8,8 @@ and from a folder outside the repository runs
   writes with the same command run from the repository (the library's own numbers);
 - the README's library snippet (the ``python`` block that calls ``load_stats``), on event logs written there;
 - every exported script of every page (``tests/support/exported.py`` fills the templates with a fitted prior, a
-  set Θ and a Gaussian process), comparing each script's printed numbers with the same script run from the
-  repository;
+  set Θ and a Gaussian process; a page's own script and its views', e.g. Calibrate's whole-population view),
+  comparing each script's printed numbers with the same script run from the repository;
 - with the ``app`` extra: the app started from that folder (``streamlit run <repo>/app.py``) answers its health
   check and its home page runs without an exception;
 - with the ``notebook`` extra: the guided tour executed headless.

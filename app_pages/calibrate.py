@@ -25,6 +25,7 @@ from app_ui.core.report import offer_exports
 from app_ui.core.tables import csv_download, fmt, show_table
 from app_ui.gaussian.ledger import renyi_accuracy
 from app_ui.gaussian.views import gaussian_block, gaussian_report, gaussian_section, gaussian_settings
+from app_ui.population.exports import population_sections
 from app_ui.population.section import population_section
 from app_ui.prior.current import (
     JITTER_NOTE,
@@ -158,7 +159,7 @@ if current is not None:
     if prior.kind == GAUSSIAN.name:
         st.caption(JITTER_NOTE)
 
-    population_section(prior, settings.eps_puffer, n.cal.eps_dp)  # whole-population secrets (docs/math.md §16)
+    whole = population_section(prior, settings.eps_puffer, n.cal.eps_dp)  # whole-population secrets (math.md §16)
 
     st.markdown("**Take this decision with you**: a report to read or share, and a script that recomputes it.")
     description = current.description
@@ -166,7 +167,8 @@ if current is not None:
     sections = [*prior_sections(prior.kind, prior.params), *([gaussian_report(gauss)] if gauss else [])]
     offer_exports(
         report_builder(view, shown, spread, fit,
-                       [*sections, report_part(settings.secrets, prior, settings.eps_puffer, everything, curve)],
+                       [*sections, report_part(settings.secrets, prior, settings.eps_puffer, everything, curve),
+                        *population_sections(whole)],
                        chosen_accuracy),
         lambda: script(settings, description, spread, chosen_accuracy, gaussian_block(gauss) if gauss else None),
         "calibrate",

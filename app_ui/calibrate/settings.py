@@ -8,6 +8,7 @@ from app_ui.calibrate.accuracy_link import AccuracyTargetChoice
 from app_ui.core.records import SettingsRecord, holds, setting
 from app_ui.core.state import B_AXIS, EPS_DP, EPS_PUFFER
 from app_ui.gaussian.settings import GaussianChoice
+from app_ui.population.settings import PopulationChoice
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.settings import SecretsChoice
 
@@ -23,3 +24,4 @@ class CalibrateSettings(SettingsRecord):
     b_axis: str = setting(B_AXIS)
     gaussian: GaussianChoice = holds(GaussianChoice)  # Gaussian noise (Rényi Pufferfish), when shown
     accuracy: AccuracyTargetChoice = holds(AccuracyTargetChoice)  # the accuracy-first tab's target
+    population: PopulationChoice = holds(PopulationChoice)  # the whole-population view (docs/math.md §16)

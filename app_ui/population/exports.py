@@ -4,26 +4,11 @@
 from __future__ import annotations
 
 from app_ui.core.report import Section, html_report
-from app_ui.core.templates import LINE, Code, fill
+from app_ui.core.templates import Code, fill
 from app_ui.population.views import NAMES, PopulationView
 from app_ui.prior.current import prior_source
 from app_ui.prior.settings import PriorChoice
-
-
-def _matrix_code(rows: tuple[tuple[float, ...], ...]) -> Code:
-    """A matrix literal that reads back to the same floats, one row per line, long rows wrapped at 120 characters."""
-    out = ["["]
-    for row in rows:
-        line = "    ["
-        cells = [repr(float(x)) for x in row]
-        for i, cell in enumerate(cells):
-            text = cell + ("]," if i == len(cells) - 1 else ",")
-            if len(line) + len(text) + 1 > LINE and not line.endswith("["):
-                out.append(line.rstrip())
-                line = "     "
-            line += text if line.endswith(("[", "     ")) else " " + text
-        out.append(line)
-    return Code("\n".join([*out, "]"]))
+from puffer_core.priors.kinds import matrix_literal
 
 
 def population_script(view: PopulationView, prior: PriorChoice) -> str:
@@ -33,7 +18,7 @@ def population_script(view: PopulationView, prior: PriorChoice) -> str:
     return fill(
         "population",
         doc={"Prior": f"{prior.description} ({NAMES[0]}).", "Alternative": f"{case.change} ({NAMES[1]})."},
-        values={"ALTERNATIVE": _matrix_code(case.second), "COUNTED": list(case.counted), "USERS": case.users,
+        values={"ALTERNATIVE": Code(matrix_literal(case.second)), "COUNTED": list(case.counted), "USERS": case.users,
                 "EPS": case.eps, "EPS_DP": case.eps_dp},
         blocks={"prior": code},
         imports=names.split(", "),
@@ -48,6 +33,11 @@ def population_section(view: PopulationView) -> Section:
             + ". " + view.honest_note())
     return Section("Whole-population secrets: which habit generated the data", text, view.figure, view.table,
                    view.notes)
+
+
+def population_sections(view: PopulationView | None) -> list[Section]:
+    """The view's part of Calibrate's main report: its section when the view is on and computed, else nothing."""
+    return [] if view is None else [population_section(view)]
 
 
 def population_report(view: PopulationView, prior: PriorChoice) -> str:

@@ -9,9 +9,21 @@ from __future__ import annotations
 import streamlit as st
 
 import app_ui.core.report as report
+from app_ui.core import state as settings_state
 from app_ui.core.charts import show_figure
 from app_ui.core.tables import csv_download, show_table
 from app_ui.population.exports import population_report, population_script
+from app_ui.population.settings import (
+    HOWS,
+    POP_COUNTED,
+    POP_HOW,
+    POP_MATRIX,
+    POP_ON,
+    POP_STATE,
+    POP_STAY,
+    POP_USERS,
+    PopulationChoice,
+)
 from app_ui.population.views import (
     DEFAULT_USERS,
     NAMES,
@@ -30,7 +42,7 @@ from app_ui.prior.current import build_prior
 from app_ui.prior.settings import PriorChoice
 from puffer_core import MarkovChainPrior
 
-STAY, TYPED = "Change one state's stay probability", "Type θ₂'s whole matrix"
+STAY, TYPED = HOWS["stay"], HOWS["typed"]
 QUESTION = ("Can a release of a count tell which of two population habits generated the data? θ₁ is the sidebar's"
             " chain; θ₂ an alternative you set, with the same states and length. The release is the number of"
             " entries, over all users, in the states you pick, plus Laplace noise of scale W/ε, W the ∞-Wasserstein"
@@ -39,22 +51,34 @@ QUESTION = ("Can a release of a count tell which of two population habits genera
 
 
 def _alternative(first: MarkovChainPrior, labels: tuple[str, ...]) -> tuple[tuple[tuple[float, ...], ...], str]:
-    """θ₂'s matrix and its description, from the controls (ValueError if it is not a transition matrix)."""
-    how = st.radio("θ₂, the alternative habit", (STAY, TYPED), horizontal=True, key="w_pop_how")
+    """θ₂'s matrix and its description, from the controls (ValueError if it is not a transition matrix); each
+    control starts from the session's setting (a link's) and writes it back."""
+    chosen = PopulationChoice.from_session()
+    codes = tuple(HOWS)
+    how = st.radio("θ₂, the alternative habit", (STAY, TYPED), index=codes.index(chosen.how), horizontal=True,
+                   key="w_pop_how")
+    settings_state.put(POP_HOW, codes[(STAY, TYPED).index(how)])
     if how == STAY:
         c1, c2 = st.columns(2)
         state = c1.selectbox("State whose stay probability changes", range(len(labels)),
+                             index=chosen.state if chosen.state < len(labels) else 0,
                              format_func=lambda i: labels[i], key="w_pop_state")
-        stay = c2.number_input(f"Its stay probability under {NAMES[1]}", 0.0, 1.0, default_stay(first, state),
+        kept = chosen.stay if state == chosen.state and chosen.stay is not None else default_stay(first, state)
+        stay = c2.number_input(f"Its stay probability under {NAMES[1]}", 0.0, 1.0, kept,
                                step=0.05, key=f"w_pop_stay_{state}",
                                help=f"Under {NAMES[0]} it is {first.transition[state, state]:.4g}; the rest of the"
                                     " row keeps its proportions.")
+        settings_state.put(POP_STATE, state)
+        settings_state.put(POP_STAY, stay)
         return changed_stay(first, state, stay), (
             f"{NAMES[0]} with {labels[state]}'s stay probability {first.transition[state, state]:.4g} → {stay:g}")
+    start = (matrix_text(changed_stay(first, 0, default_stay(first, 0))) if chosen.matrix is None
+             else "\n".join(" ".join(repr(float(x)) for x in row) for row in chosen.matrix))  # a link's, exactly
     text = st.text_area(f"{NAMES[1]}'s transition matrix (one row per line, in the states' order: "
-                        f"{', '.join(labels)})", matrix_text(changed_stay(first, 0, default_stay(first, 0))),
-                        key="w_pop_matrix")
-    return read_matrix(text, len(labels)), "a transition matrix typed in full"
+                        f"{', '.join(labels)})", start, key="w_pop_matrix")
+    second = read_matrix(text, len(labels))
+    settings_state.put(POP_MATRIX, second)
+    return second, "a transition matrix typed in full"
 
 
 def _case(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationCase | None:
@@ -66,15 +90,20 @@ def _case(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationCase | Non
     labels = labels_of(built)
     try:
         second, change = _alternative(built, labels)
+        kept = [i for i in PopulationChoice.from_session().counted if i < len(labels)]
         counted = st.multiselect("States B counted (the query: entries in B over all users)", range(len(labels)),
-                                 default=[0], format_func=lambda i: labels[i], key="w_pop_counted")
+                                 default=kept, format_func=lambda i: labels[i], key="w_pop_counted")
+        settings_state.put(POP_COUNTED, tuple(counted))
         if not counted:
             raise ValueError("pick at least one state for B: the query counts the entries in B")
         probe = case_from(built, second, counted, 1, eps, eps_dp, change)
         probe.priors()  # θ₂ as the library reads it
         most = users_within_limit(probe)
-        users = st.number_input("Number of users n", 1, 10**7, min(DEFAULT_USERS, most), key="w_pop_users",
+        chosen = PopulationChoice.from_session().users
+        users = st.number_input("Number of users n", 1, 10**7, min(DEFAULT_USERS, most) if chosen is None else chosen,
+                                key="w_pop_users",
                                 help=f"About {most:,} users finish within the work limit; more are refused.")
+        settings_state.put(POP_USERS, int(users))
         return case_from(built, second, counted, int(users), eps, eps_dp, change)
     except ValueError as exc:
         st.error(f"The whole-population view cannot compute: {exc}")
@@ -98,18 +127,20 @@ def _show(view: PopulationView, prior: PriorChoice) -> None:
                          "population", key="w_pop_exports")
 
 
-def population_section(prior: PriorChoice, eps: float, eps_dp: float) -> None:
-    """The expander on Calibrate: at the page's target ε (``eps``), against its per-entry ε_DP (``eps_dp``)."""
+def population_section(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationView | None:
+    """The expander on Calibrate: at the page's target ε (``eps``), against its per-entry ε_DP (``eps_dp``); the
+    view when it is on and computed (for the page's report), else None."""
     with st.expander("Whole population: can a count tell which habit generated the data?"):
         st.markdown(QUESTION)
-        if not st.toggle("Compare two population habits", key="w_pop_on"):
-            return
+        if not settings_state.toggle(st, "Compare two population habits", POP_ON, key="w_pop_on"):
+            return None
         case = _case(prior, eps, eps_dp)
         if case is None:
-            return
+            return None
         try:
             view = population_view(case)
         except ValueError as exc:  # Refused beyond the work limit, with the estimate
             st.error(f"The whole-population view cannot compute: {exc}")
-            return
+            return None
         _show(view, prior)
+        return view

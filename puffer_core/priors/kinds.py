@@ -396,10 +396,41 @@ def _theta_problems(theta: Sequence[tuple[float, float]], length: int) -> list[s
     return [] if theta else ["the set Θ is empty; add at least one prior (a row p, q)"]
 
 
-def matrix_literal(matrix: Any) -> str:
-    """A matrix as a Python literal that reads back to exactly the same floats, one row per line."""
-    lines = ",\n".join("    [" + ", ".join(repr(float(x)) for x in row) + "]" for row in matrix)
-    return "[\n" + lines + ",\n]"
+def matrix_literal(matrix: Any, width: int = 120) -> str:
+    """A matrix as a Python literal that reads back to exactly the same floats, one row per line; a row longer than
+    ``width`` characters (ruff's line length) goes on over the next lines, one column in from its bracket."""
+    out = ["["]
+    for row in matrix:
+        cells = [repr(float(x)) for x in row]
+        line = "    ["
+        for i, cell in enumerate(cells):
+            text = cell + ("]," if i == len(cells) - 1 else ",")
+            if i > 0 and len(line) + 1 + len(text) > width:
+                out.append(line)
+                line = "     " + text
+            else:
+                line += (" " if i > 0 else "") + text
+        out.append(line)
+    return "\n".join([*out, "]"])
+
+
+def list_literal(items: Sequence[Any] | None, beside: int = 0, width: int = 120) -> str:
+    """A list as a Python literal (``repr`` of each item; None as None): on one line when it fits in ``width``
+    characters with ``beside`` more on its line (the name before it, a comment after), else one item group per
+    line, wrapped at ``width``."""
+    if items is None:
+        return "None"
+    cells = [repr(x) for x in items]
+    one = "[" + ", ".join(cells) + "]"
+    if len(one) + beside <= width:
+        return one
+    out, line = ["["], "   "
+    for cell in cells:
+        if line != "   " and len(line) + 1 + len(cell) + 1 > width:
+            out.append(line)
+            line = "   "
+        line += " " + cell + ","
+    return "\n".join([*out, line, "]"])
 
 
 def _binary_source(p: float, q: float, length: int, name: str) -> tuple[tuple[str, ...], str]:
@@ -416,9 +447,9 @@ def _matrix_source(
     labels = None if labels is None or tuple(labels) == default_labels(len(matrix)) else list(labels)
     start = None if initial is None else [float(x) for x in initial]
     code = (
-        f"LABELS = {labels!r}  # None: 0, 1, …\n"
+        f"LABELS = {list_literal(labels, 26)}  # None: 0, 1, …\n"
         f"MATRIX = {matrix_literal(matrix)}\n"
-        f"INITIAL = {start!r}  # None: the stationary distribution\n"
+        f"INITIAL = {list_literal(start, 47)}  # None: the stationary distribution\n"
         f"{name} = MarkovChainPrior(MATRIX, initial=INITIAL, length={int(length)}, labels=LABELS)\n"
     )
     return ("MarkovChainPrior",), code
@@ -451,7 +482,7 @@ def chains_source(members: Sequence[MarkovChainPrior], name: str = "prior") -> t
     """
     blocks = ",\n".join(matrix_literal(m.transition) for m in members)
     code = (
-        f"LABELS = {list(members[0].labels)!r}\n"
+        f"LABELS = {list_literal(list(members[0].labels), 9)}\n"
         f"# Θ: the fitted chain first, then {len(members) - 1} draws from its posterior (docs/math.md §12)\n"
         f"THETA = [\n{blocks},\n]\n"
         f"{name} = [MarkovChainPrior(matrix, length={members[0].length}, labels=LABELS) for matrix in THETA]\n"

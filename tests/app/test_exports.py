@@ -144,6 +144,41 @@ def test_filled_scripts_are_clean_python_for_every_kind_of_prior(kind: str, valu
         assert check.returncode == 0, f"{file_name} for {kind}:\n{check.stdout}"
 
 
+def test_a_fitted_twelve_state_chain_s_script_is_ruff_clean_and_reads_back_exactly() -> None:
+    """The chain fitted to the built-in check-ins (12 labelled states, 17-digit entries): Calibrate's and Plan's scripts
+    pass ruff (each matrix row wrapped at 120 characters), and the script's MATRIX is the fitted matrix, bit for bit."""
+    from app_ui.calibrate.settings import CalibrateSettings
+    from app_ui.calibrate.views import script as calibrate_script
+    from app_ui.core.state import KIND
+    from app_ui.plan.exports import script as plan_script
+    from app_ui.plan.settings import PlanSettings
+    from tests.support.exported import prior_cases
+
+    kind, values = prior_cases()["fitted"]
+    assert len(values["matrix"]) == 12
+    chosen = {KIND.key: kind, **values}
+    scripts = {
+        "calibrate.py": calibrate_script(CalibrateSettings.from_values(chosen), "the fitted check-ins", None),
+        "plan.py": plan_script(PlanSettings.from_values(chosen), "the fitted check-ins"),
+    }
+    for file_name, text in scripts.items():
+        assert max(len(line) for line in text.splitlines()) <= 120, file_name
+        check = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--stdin-filename", file_name, "-"],
+            input=text,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
+        assert check.returncode == 0, f"{file_name} for the fitted chain:\n{check.stdout}"
+        lines = text.splitlines()
+        start = lines.index("MATRIX = [")
+        literal = "\n".join(lines[start: lines.index("]", start) + 1])[len("MATRIX = "):]
+        read = np.array(eval(literal), dtype=float)  # noqa: S307  # a literal the test itself cut out
+        assert np.array_equal(read, np.array(values["matrix"], dtype=float)), file_name
+
+
 def test_a_template_refuses_what_it_cannot_fill() -> None:
     from app_ui.core.templates import fill
 

@@ -1,5 +1,6 @@
 """Every exported script of every page, as a user downloads it: the pages run in AppTest with a fitted prior,
-a set Θ and a Gaussian process in their links, and the script each page hands to its download button is kept.
+a set Θ and a Gaussian process in their links, and every script the page hands to a download button is kept (its
+own, and those of the views it holds: Calibrate's whole-population view).
 
 ``.ci/installed.py`` runs these scripts with the installed wheel from outside the repository and compares
 what they print with the same scripts run from the repository.
@@ -38,6 +39,11 @@ SECRETS_PAGES = ("calibrate", "plan", "stream")
 # Gaussian tab's Rényi rows
 GAUSSIAN_CASES = {"renyi": {"gauss": "1", "geps": "0.7", "grel": "3", "galpha": "2.5", "cstate": "1"}}
 GAUSSIAN_PAGES = ("plan",)
+# whole-population secrets (docs/math.md "Whole-population secrets") on Calibrate, over the fitted chain: θ₂ is its
+# first state's stay probability changed (the view's default), B the first two states, 20 users; the view offers its
+# own script beside the page's
+POPULATION_CASES = {"population": {"pop": "1", "popB": "0,1", "popn": "20"}}
+POPULATION_PAGES = ("calibrate",)
 
 
 def prior_cases() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -87,17 +93,18 @@ def link_query(kind: str, values: dict[str, Any]) -> dict[str, str]:
     return query
 
 
-def page_script(page: str, query: dict[str, str]) -> str:
-    """The script the page offers for download when opened with this link."""
+def page_scripts(page: str, query: dict[str, str]) -> list[tuple[str, str]]:
+    """Every script the page offers for download when opened with this link, as (stem, script), in the order the
+    page offers them (a view's before the page's own, which comes last)."""
     from streamlit.testing.v1 import AppTest
 
     import app_ui.core.report as report
 
-    seen: list[str] = []
+    seen: list[tuple[str, str]] = []
     original: Callable[..., None] = report.offer_exports
 
     def spy(report_html: object, script: object, stem: str, key: str) -> None:
-        seen.append(script() if callable(script) else str(script))
+        seen.append((stem, script() if callable(script) else str(script)))
         original(report_html, script, stem, key)
 
     report.offer_exports = spy
@@ -115,7 +122,12 @@ def page_script(page: str, query: dict[str, str]) -> str:
         report.offer_exports = original
     if not seen:
         raise RuntimeError(f"{page} offered no script for {query}")
-    return seen[-1]
+    return seen
+
+
+def page_script(page: str, query: dict[str, str]) -> str:
+    """The page's own script when opened with this link (the last one it offers)."""
+    return page_scripts(page, query)[-1][1]
 
 
 def export_scripts(folder: Path) -> list[Path]:
@@ -146,8 +158,13 @@ def export_scripts(folder: Path) -> list[Path]:
         if page in GAUSSIAN_PAGES:
             theta = link_query(*cases["theta"])
             runs |= {name: theta | extra for name, extra in GAUSSIAN_CASES.items()}
+        if page in POPULATION_PAGES:
+            fitted = link_query(*cases["fitted"])
+            runs |= {name: fitted | extra for name, extra in POPULATION_CASES.items()}
         for name, query in runs.items():
-            path = folder / f"{page}_{name}.py"
-            path.write_text(page_script(page, query), encoding="utf-8")
-            written.append(path)
+            offered = page_scripts(page, query)
+            for i, (stem, script) in enumerate(offered):  # the page's own script last, named as before
+                path = folder / (f"{page}_{name}.py" if i == len(offered) - 1 else f"{page}_{name}_{stem}.py")
+                path.write_text(script, encoding="utf-8")
+                written.append(path)
     return written
