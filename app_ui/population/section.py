@@ -130,7 +130,9 @@ def _show(view: PopulationView, prior: PriorChoice) -> None:
 def population_section(prior: PriorChoice, eps: float, eps_dp: float) -> PopulationView | None:
     """The expander on Calibrate: at the page's target ε (``eps``), against its per-entry ε_DP (``eps_dp``); the
     view when it is on and computed (for the page's report), else None."""
-    with st.expander("Whole population: can a count tell which habit generated the data?"):
+    # open when the view is on (e.g. from a link), so a reopened link shows its W without a click
+    with st.expander("Whole population: can a count tell which habit generated the data?",
+                     expanded=bool(settings_state.get(POP_ON))):
         st.markdown(QUESTION)
         if not settings_state.toggle(st, "Compare two population habits", POP_ON, key="w_pop_on"):
             return None
