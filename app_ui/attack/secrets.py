@@ -14,7 +14,8 @@ import streamlit as st
 from app_ui.prior.settings import PriorChoice
 from app_ui.secrets.controls import secrets_section
 from app_ui.secrets.page import value_secrets
-from puffer_core.secrets import Secrets, read_secrets
+from app_ui.secrets.views import value_secrets_of
+from puffer_core.secrets import Secrets
 
 APPLIED = (
     "The chosen secrets apply to every rung of **your prior**'s ladder (the attack, the exact truth, TPL, the"
@@ -46,9 +47,4 @@ def attack_secrets_section(prior: PriorChoice, offered: bool) -> str | None:
 
 def secrets_of(text: str) -> Secrets | None:
     """The value secrets written ``text`` (None for "", every pair at every entry)."""
-    if not text:
-        return None
-    value = read_secrets(text)
-    if not isinstance(value, Secrets):
-        raise ValueError("the ladder takes value pairs and protected entries, not event secrets")
-    return value
+    return value_secrets_of(text, "the ladder takes value pairs and protected entries, not event secrets")

@@ -35,7 +35,7 @@ class SecretsText:
     def parse(self, text: str) -> AnyChosen:
         value = read_secrets(text)
         if not isinstance(value, (Secrets, EventSecrets)):
-            raise ValueError("whole-population secrets are not offered by the app yet (use puffer_core)")
+            raise ValueError("whole-population secrets are set in Calibrate's own \"Whole population\" view, not here")
         return value
 
     def encode(self, value: AnyChosen) -> str:

@@ -132,6 +132,17 @@ def report_section(choice: SecretsChoice, labels: Sequence[str] | None, eps: flo
 # --------------------------------------------------------------------------- the redaction planner
 
 
+def value_secrets_of(text: str, refusal: str) -> Secrets | None:
+    """The value secrets written ``text`` (a link's or a cache key's form), None for "" (every pair at every entry);
+    anything else (event or whole-population secrets) is refused with ``refusal``, the page's own words."""
+    if not text:
+        return None
+    value = read_secrets(text)
+    if not isinstance(value, Secrets):
+        raise ValueError(refusal)
+    return value
+
+
 def pairs_only(value: Secrets | EventSecrets) -> Secrets:
     """The value pairs of the secrets, without positions (the planner is given its entry); event secrets: every
     pair (the planner protects one entry)."""

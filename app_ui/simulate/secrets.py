@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from app_ui.data.picker import LoadedData
 from app_ui.secrets.controls import data_secrets_section
-from app_ui.secrets.views import SecretsText
+from app_ui.secrets.views import SecretsText, value_secrets_of
 from puffer_core.secrets import ALL_SECRETS, Secrets
 
 
@@ -35,12 +35,7 @@ def simulate_secrets_section(loaded: LoadedData) -> str | None:
 
 def secrets_of(text: str) -> Secrets | None:
     """The library's value for ``text`` (None for every pair at every entry)."""
-    if not text:
-        return None
-    value = SecretsText().parse(text)
-    if not isinstance(value, Secrets):
-        raise ValueError("Simulate protects value pairs of entries; event secrets are not offered here")
-    return value
+    return value_secrets_of(text, "Simulate protects value pairs of entries; event secrets are not offered here")
 
 
 def secrets_source(text: str) -> str | None:

@@ -25,11 +25,11 @@ from app_ui.core.report import Section, html_report
 from app_ui.core.tables import Shown, fmt, shown
 from app_ui.core.templates import Code, fill
 from app_ui.prior.current import Params, build_prior, chain_priors, kind_curve, prior_source
-from app_ui.secrets.views import chosen_curve
+from app_ui.secrets.views import chosen_curve, value_secrets_of
 from app_ui.streams.settings import MAX_STEP_EPS
 from puffer_core.audit.stream import StreamAudit
 from puffer_core.priors.kinds import PRIOR_KINDS
-from puffer_core.secrets import Secrets, read_secrets
+from puffer_core.secrets import Secrets
 from puffer_core.stream.bounds import describe_bounds
 from puffer_core.stream.registry import (
     STREAM_BOUNDS,
@@ -211,12 +211,7 @@ def parse_segments(rows: Sequence[Sequence[object]], length: int) -> tuple[Sched
 
 def chosen_secrets(text: str) -> Secrets | None:
     """The value secrets written ``text`` (resolved on the prior's entries), None for "" (every pair, every entry)."""
-    if not text:
-        return None
-    value = read_secrets(text)
-    if not isinstance(value, Secrets):
-        raise ValueError("the stream bounds take value pairs and positions, not event secrets")
-    return value
+    return value_secrets_of(text, "the stream bounds take value pairs and positions, not event secrets")
 
 
 def setting_of(
