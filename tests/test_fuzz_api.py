@@ -133,12 +133,16 @@ COUNTS = [("nan", [math.nan, 1.0], R), ("empty", [], R), ("str", "x", TY), ("Non
           ("bools", [True, 1.0], TY), ("inf", [math.inf, 1.0], R), ("toolarge", [HUGE_INT, 1], R),
           ("negative", [-1.0, 2.0], E),
           ("huge", [1e308, 1.0], E), ("matrix", [[1.0, 2.0]], E)]
+# a folder that holds no data files and that no other test writes to (/tmp changed under the scan while Spark
+# tests on another worker removed their temporary folders)
+NO_DATA_FOLDER = str(Path(__file__).resolve().parent / "support")
 RNG_BAD = [("None", None, TY), ("int", 0, TY), ("str", "x", TY), ("legacy", np.random.RandomState(0), TY)]
 SOURCE_BAD = [("empty-bytes", b"", R), ("zero-bytes", b"\x00" * 1000, R), ("missing-file", "/nonexistent/x.csv", R),
               ("None", None, TY), ("int", 3, TY), ("no-columns", pd.DataFrame({"a": [1, 2]}), R),
               ("nan-states", EVENTS.assign(state=[math.nan] * 8), R), ("garbage-csv", b"user,time\n1,2,3,4\n\x01", R),
               ("dict", {}, TY), ("empty-frame", EVENTS.iloc[:0], R), ("list", [1, 2], TY),
-              ("directory", "/tmp", R)]  # an endless stream (/dev/zero): tests/test_readers_repair.py, test_cli.py
+              ("directory", NO_DATA_FOLDER, R)]
+# an endless stream (/dev/zero): tests/test_readers_repair.py, test_cli.py
 
 
 class Case(NamedTuple):
@@ -814,7 +818,7 @@ for label, source in (("utf-16", EVENTS.to_csv(index=False).encode("utf-16")),
     case(f"load_stats[source={label}]", lambda s=source: pc.load_stats(s), E)
 fuzz("load_stats", pc.load_stats, {"source": EVENTS}, "source",
      [("garbage-csv", b"user,time\n1,2,3,4\n\x01", R), ("zero-bytes", b"\x00" * 1000, R),
-      ("missing-file", "/nonexistent/x.csv", R), ("directory", "/tmp", R), ("list", [1, 2], TY)])
+      ("missing-file", "/nonexistent/x.csv", R), ("directory", NO_DATA_FOLDER, R), ("list", [1, 2], TY)])
 RESULT = pc.simulate(**SIM)
 fuzz("explain_simulation", pc.explain_simulation, {"result": RESULT}, "release", WHOLE, skip=("huge",))
 fuzz("explain_simulation", pc.explain_simulation, {"result": RESULT}, "result",
