@@ -200,7 +200,22 @@ REFUSALS = [
     ("one state", b"user,time,state\nu,1,a\nu,2,a\n", {}, "at least 2 states"),
     ("bad time", b"user,time,state\nu,2024-05-01,a\nu,yesterday,b\n", {}, "cannot be read as times"),
 ]
+CASE_NAMES = [c[0] for c in CASES] + [f"refusal {r[0]}" for r in REFUSALS]
 SPARK_REFUSES = {"nanoseconds": "nanosecond timestamps"}  # Spark cannot read ns Parquet: refused by name
+
+# What Spark reads, split between its two modes.  Both run the same SQL text; what differs is how a source reaches
+# it (a path read by the server, an Arrow table sent by the client) and how errors and rows come back.  So every
+# case is read once from its file, and the glob and in-memory kinds are read where they matter: tables for the
+# NaN cases (float NaN in Arrow, not in Parquet), copies and blanks, globs for a plain, a dropped and an offset case.
+# The loads alternate between classic and Connect, so each mode reads every kind of source and refusal; DuckDB
+# reads every case from every source (test_duckdb_outcome_equals_numpy).
+SPARK_TABLES = {"random", "copies-dropped", "blanks", *(f"nan-{c}{d}" for c in ("user", "time", "state")
+                                                          for d in ("", "-dropped"))}
+SPARK_GLOBS = {"random", "missing-dropped", "offset-times-parquet"}
+SPARK_READS = [(name, "file") for name in CASE_NAMES] + [(n, "table") for n in sorted(SPARK_TABLES)] + [
+    (n, "glob") for n in sorted(SPARK_GLOBS)]
+SPARK_LOADS = {mode: [read for i, read in enumerate(SPARK_READS) if (i + i // 2) % 2 == side]  # CSV and Parquet each
+               for side, mode in enumerate(("classic", "connect"))}
 
 
 def _write(frame: pd.DataFrame, folder: Path, name: str, kind: str) -> Path:
@@ -295,7 +310,6 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]
     return out
 
 
-CASE_NAMES = [c[0] for c in CASES] + [f"refusal {r[0]}" for r in REFUSALS]
 
 
 def test_the_reference_refuses_nan_and_blanks_and_reads_offsets(cases: dict[str, dict[str, Any]]) -> None:
@@ -575,19 +589,18 @@ def _spark_source(spark: Any, kind: str, source: Any) -> Any:
 
 def test_spark_equals_numpy(spark: Any, cases: dict[str, dict[str, Any]], tmp_path: Path,
                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """One test per Spark mode (the suite's workers start one JVM each at most): every case from every source kind
-    gives numpy's counts, refusals and missing counts; every bad file is named; long sequences return only what is
-    kept; spill and peak memory come from the plan's metrics."""
-    for name in CASE_NAMES:
-        case = cases[name]
-        for kind, source in case["sources"].items():
-            where = f"{type(spark).__module__}, {name}, {kind}"
-            got = _outcome(lambda: load_stats(_spark_source(spark, kind, source), engine=spark,  # noqa: B023
-                                              windows=WINDOWS, **case["options"]))  # noqa: B023
-            if name in SPARK_REFUSES:
-                assert got == ("refused", "nanoseconds", SPARK_REFUSES[name]), where
-                continue
-            _assert_outcome(got, case["want"], where)
+    """One test per Spark mode (the suite's workers start one JVM each at most): its share of the reads
+    (SPARK_LOADS) gives numpy's counts, refusals and missing counts; every bad file is named; long sequences return
+    only what is kept; spill and peak memory come from the plan's metrics."""
+    mode = "connect" if ".connect." in type(spark).__module__ else "classic"
+    for name, kind in SPARK_LOADS[mode]:
+        case, where = cases[name], f"{mode}, {name}, {kind}"
+        got = _outcome(lambda: load_stats(_spark_source(spark, kind, case["sources"][kind]),  # noqa: B023
+                                          engine=spark, windows=WINDOWS, **case["options"]))  # noqa: B023
+        if name in SPARK_REFUSES:
+            assert got == ("refused", "nanoseconds", SPARK_REFUSES[name]), where
+            continue
+        _assert_outcome(got, case["want"], where)
     frame = spark.createDataFrame(_arrow(cases["integers"]["frame"]))
     frame.createOrReplaceTempView("conformance_events")  # a table of the session, by name
     got = load_stats("conformance_events", engine=spark, group="country", windows=WINDOWS)
@@ -610,16 +623,16 @@ def test_spark_equals_numpy(spark: Any, cases: dict[str, dict[str, Any]], tmp_pa
 
 
 def test_spark_synthesizes_the_same_table(spark: Any, cases: dict[str, dict[str, Any]]) -> None:
-    """One seed, one synthetic table: the counts from numpy, DuckDB and Spark are equal, so is everything after."""
+    """One seed, one synthetic table: the counts from numpy, DuckDB and Spark are equal, so is everything after.
+    Classic Spark reads the day-first CSV, Connect the Parquet file."""
     columns = {"user": "user", "time": "time", "state": "state", "group": "country"}
-    tables = []
-    for name in ("random", "text-dates"):
-        options, path = cases[name]["options"], cases[name]["sources"]["file"]
-        want = chain_counts(load_sequences(path, **options), columns=columns)
-        from_spark = load_chain_counts(str(path), engine=spark, detail=True, **options)
-        _same_chain_counts(from_spark, want)
-        sources = (want, load_chain_counts(path, **options), from_spark)
-        tables = [synthesize(c, None, 8.0, rng=3, if_no_signal="allow", min_group_users=1).table for c in sources]
-        for table in tables[1:]:
-            pd.testing.assert_frame_equal(table, tables[0])
-    assert len(tables[0]) == load_sequences(cases["text-dates"]["sources"]["file"], group="country").n_entries
+    name = "random" if ".connect." in type(spark).__module__ else "text-dates"
+    options, path = cases[name]["options"], cases[name]["sources"]["file"]
+    want = chain_counts(load_sequences(path, **options), columns=columns)
+    from_spark = load_chain_counts(str(path), engine=spark, detail=True, **options)
+    _same_chain_counts(from_spark, want)
+    sources = (want, load_chain_counts(path, **options), from_spark)
+    tables = [synthesize(c, None, 8.0, rng=3, if_no_signal="allow", min_group_users=1).table for c in sources]
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(table, tables[0])
+    assert len(tables[0]) == load_sequences(path, **options).n_entries

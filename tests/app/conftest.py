@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from streamlit.testing.v1 import AppTest
+
+from tests.support.apptest import AppTest
 
 # A condition's ceiling, not a duration: AppTest returns as soon as the script run ends.  A busy two-core
 # machine (the suite beside two CPU-bound processes) can take several times as long as a quiet one.

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_ui.core.docs import in_app, papers
 from tests.app.conftest import errors, open_page, problems
+from tests.support.apptest import AppTest
 
 REPO = Path(__file__).resolve().parents[2]
 ABOUT = "app_pages/about.py"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
 from app_ui.prior.current import build_prior
 from app_ui.prior.settings import PriorChoice
@@ -22,6 +21,7 @@ from puffer_core import (
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from tests.app.conftest import errors, open_page, problems
+from tests.support.apptest import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"

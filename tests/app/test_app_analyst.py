@@ -13,13 +13,13 @@ import json
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import MECHANISMS, fit_markov_chain, influence_curve, load_dataset, prior_spread, simulate
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from tests.app.conftest import errors, metric, open_page, problems, static_tables
 from tests.app.test_app_charts import plotly_array
+from tests.support.apptest import AppTest
 
 ANALYST = "app_pages/analyst.py"
 EPS = 0.8  # the target set on step 3

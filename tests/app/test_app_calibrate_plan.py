@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ import pytest
 from puffer_core import InfluenceCurve, MarkovChainPrior, calibrate, certify, compose, group_dp, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
@@ -161,12 +159,7 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
 def _run_script(source: str, folder: Path) -> dict[str, str]:
     """Run an exported script as a user would (puffer_core importable) and read its ``name = value`` lines."""
-    path = folder / "calibrate.py"
-    path.write_text(source, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=folder, env=env, timeout=300)
-    assert run.returncode == 0, run.stderr
-    return dict(line.split(" = ", 1) for line in run.stdout.splitlines())
+    return dict(line.split(" = ", 1) for line in run_script(source, folder, "calibrate.py").splitlines())
 
 
 def _assert_page_matches(at, printed: dict[str, str]) -> None:

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core.classroom import example_1, laplace_sum_counterexample, laplace_sum_leakage, posterior_trace
 from tests.app.conftest import errors, open_page, problems, static_tables, tables
+from tests.support.apptest import AppTest
 
 CLASSROOM = "app_pages/classroom.py"
 

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +16,7 @@ from scipy import integrate, stats
 
 from puffer_core import MarkovChainPrior, calibrate, influence_curve
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.support.scripts import run_script as run_exported
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
@@ -68,12 +66,7 @@ def shown(at, label: str) -> float:
 
 
 def run_script(text: str, tmp_path: Path, name: str) -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return run.stdout
+    return run_exported(text, tmp_path, name)
 
 
 def printed(output: str, label: str) -> str:

@@ -8,20 +8,18 @@ simulation called directly with the same seed).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import calibrate, fit_markov_chain, group_dp, influence_curve, load_dataset, simulate
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from tests.app.conftest import errors, open_page, problems, static_tables, tables
+from tests.support.apptest import AppTest
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 ANALYST = "app_pages/analyst.py"
@@ -103,18 +101,8 @@ def test_the_guided_plan_opens_in_plan_and_compose_and_its_script_recomputes_it(
     assert at.number_input(key="w_plan_releases").value == RELEASES
     html, script = captured[-1]
     assert fmt(composed) in html
-    path = tmp_path / "plan.py"
-    path.write_text(script, encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    last = [line for line in run.stdout.splitlines() if line.startswith("Dec,")][0]
+    printed = run_script(script, tmp_path, "plan.py")
+    last = [line for line in printed.splitlines() if line.startswith("Dec,")][0]
     assert last.split(",")[1] == fmt(composed)  # the script's ledger ends at the path's total
 
 
@@ -177,18 +165,8 @@ def test_the_report_and_script_carry_every_number_and_setting(
     for setting in ("Check-ins", "user, time, state", "group column", "prior uncertainty", "off (the fitted chain",
                     "what you publish", "the most frequent states", f"{TRIALS} trials, seed {SEED}"):
         assert setting in html, setting
-    path = tmp_path / "guided.py"
-    path.write_text(script, encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    values, trial = _printed(run.stdout)
+    printed = run_script(script, tmp_path, "guided.py")
+    values, trial = _printed(printed)
     assert values["ε_DP per entry"] == fmt(each.eps_dp) and values["a(b)"] == fmt(each.a)
     assert values["group DP ε_DP"] == fmt(group_dp(curve, 0.7).eps_dp) == fmt(0.7 / curve.length)
     assert values["together, Theorem 6.2"] == fmt(_composed(curve, 0.7, 5))

@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import MarkovChainPrior, binary_chain_curve, influence_curve
 from puffer_core.display import fmt
 from tests.app.conftest import errors, open_page, problems
 from tests.app.test_app_charts import plotly_array
+from tests.support.apptest import AppTest
 
 LESSON = "app_pages/lesson.py"
 HOURS = 24  # Ana's day: the lesson's chain has T = 24 entries

@@ -14,13 +14,13 @@ import json
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import MarkovChainPrior, influence_curve
 from puffer_core.display import fmt
 from puffer_core.secrets import Secrets
 from tests.app.conftest import errors, open_page, problems
 from tests.app.test_app_charts import plotly_array
+from tests.support.apptest import AppTest
 from tests.support.brute import brute_influence_all, reference_curve
 
 LESSON = "app_pages/lesson.py"

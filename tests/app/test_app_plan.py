@@ -7,9 +7,6 @@ script is run in a separate Python process: what it prints must be what the page
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
@@ -20,13 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.testing.v1 import AppTest
 
 from app_ui.core.tables import fmt
 from app_ui.plan.ledger import DEFAULT_LEDGER, LABELS, MAX_NAME, LedgerText, read_ledger_csv
 from puffer_core import MarkovChainPrior, compose, group_dp_cumulative, influence_curve, plan
 from puffer_core.mechanisms import pufferfish_exponential, pufferfish_laplace
 from tests.app.conftest import errors, metric, open_page, problems, tables
+from tests.support.apptest import AppTest
+from tests.support.scripts import run_script
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = "app_pages/plan.py"
@@ -304,15 +302,8 @@ def _printed(output: str) -> tuple[pd.DataFrame, dict[str, str]]:
 
 
 def _run_script(text: bytes, folder: Path) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Run the exported script as a user would (its own process, the repository on the path); what it printed."""
-    script = folder / "plan.py"
-    script.write_bytes(text)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=folder, timeout=300
-    )
-    assert run.returncode == 0, run.stderr
-    return _printed(run.stdout)
+    """Run the exported script as a user would (tests/support/scripts.py); what it printed."""
+    return _printed(run_script(text, folder, "plan.py"))
 
 
 def _same_as_the_page(at, printed: pd.DataFrame, values: dict[str, str]) -> None:  # noqa: ANN001

@@ -8,7 +8,6 @@ with the library); the exported script prints the page's numbers; bad input give
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from app_ui.population.section import TYPED
 from puffer_core import MarkovChainPrior, PopulationSecrets
 from puffer_core.mechanisms.population import population_scale
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
@@ -127,16 +127,12 @@ def test_the_same_habit_twice_needs_no_noise_and_says_so() -> None:
 def test_the_script_prints_the_page_s_numbers(tmp_path: Path) -> None:
     at, scripts, _ = opened()
     assert not problems(at) and not errors(at)
-    path = tmp_path / "population.py"
-    path.write_text(scripts["population"], encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
+    printed = run_script(scripts["population"], tmp_path, "population.py")
     for label in ("W (entries)", "Laplace scale W/ε", "Mean count under θ₁", "Mean count under θ₂",
                   "Largest possible count", "Per-entry Laplace scale 1/ε_DP"):
-        found = re.search(rf"^{re.escape(label)} = (.*)$", run.stdout, re.M)
-        assert found is not None and found.group(1) == metric(at, label), (label, run.stdout)
-    assert at.success[-1].value in run.stdout  # the library's sentence
+        found = re.search(rf"^{re.escape(label)} = (.*)$", printed, re.M)
+        assert found is not None and found.group(1) == metric(at, label), (label, printed)
+    assert at.success[-1].value in printed  # the library's sentence
     assert not ruff(scripts["population"])  # what a user downloads is clean Python, as the repository is
 
 
@@ -168,12 +164,8 @@ def test_a_fitted_labelled_chain_gives_a_clean_script_and_a_report(tmp_path: Pat
     at, scripts, reports = opened(query=link_query(kind, values), users=20)
     assert not problems(at) and not errors(at)
     assert not ruff(scripts["population"])  # the prior's rows and labels too are wrapped at 120 characters
-    path = tmp_path / "population.py"
-    path.write_text(scripts["population"], encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert f"W (entries) = {metric(at, 'W (entries)')}" in run.stdout
+    printed = run_script(scripts["population"], tmp_path, "population.py")
+    assert f"W (entries) = {metric(at, 'W (entries)')}" in printed
     assert "whole-population secrets" in reports["population"] and "rather than θ₂" in reports["population"]
 
 
@@ -261,10 +253,6 @@ def test_the_exported_population_case_runs_and_prints_the_library_s_w(tmp_path: 
     length = values["length"]
     priors = [MarkovChainPrior(m, None, length, labels=values["labels"]) for m in (first, second)]
     expected = population_scale(PopulationSecrets((tuple(priors),)), [0, 1], [length] * 20).w  # type: ignore[arg-type]
-    path = tmp_path / "population.py"
-    path.write_text(offered[0][1], encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert f"W (entries) = {expected}\n" in run.stdout, run.stdout
-    assert f"Largest possible count = {20 * length}\n" in run.stdout
+    printed = run_script(offered[0][1], tmp_path, "population.py")
+    assert f"W (entries) = {expected}\n" in printed, printed
+    assert f"Largest possible count = {20 * length}\n" in printed

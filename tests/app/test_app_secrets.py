@@ -5,9 +5,6 @@ scripts rebuild them and print the page's numbers, and bad input is said in an s
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ from puffer_core.display import fmt
 from puffer_core.secrets import read_secrets
 from tests.app.conftest import errors, metric, open_page, problems
 from tests.support.brute import brute_influence_all, brute_redaction, secret_pairs
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CURVES, CALIBRATE, PLAN = "app_pages/curves.py", "app_pages/calibrate.py", "app_pages/plan.py"
@@ -178,12 +176,7 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
 
 def _run(source: str, folder: Path) -> str:
-    path = folder / "script.py"
-    path.write_text(source, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=folder, env=env, timeout=300)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
+    return run_script(source, folder)
 
 
 @pytest.mark.parametrize("text", ["p=sensitive;s=2;t=1-3", "p=all;r=h22-23.0-5,nnight-time", "e:s=2;w=1-2"])

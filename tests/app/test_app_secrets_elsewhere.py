@@ -7,9 +7,6 @@ Streams: tests/app/test_app_secrets_streams.py."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +17,7 @@ from puffer_core.display import fmt
 from puffer_core.secrets import Secrets, read_secrets
 from puffer_core.synthesis import plan_synthesis
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
@@ -55,12 +53,7 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
 
 def _run(source: str, folder: Path) -> str:
-    path = folder / "script.py"
-    path.write_text(source, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=folder, env=env, timeout=300)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
+    return run_script(source, folder)
 
 
 @pytest.mark.parametrize(("text", "secrets"), [

@@ -10,14 +10,10 @@ fresh process, prints the path's numbers for them.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import fit_markov_chain, influence_curve, load_dataset, simulate
 from puffer_core.display import fmt
@@ -26,6 +22,8 @@ from puffer_core.secrets import Secrets, read_secrets
 from tests.app.conftest import errors, open_page, problems, static_tables
 from tests.app.test_app_analyst import _best
 from tests.app.test_app_guided_carry import _exports, _printed
+from tests.support.apptest import AppTest
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 ANALYST = "app_pages/analyst.py"
@@ -108,12 +106,8 @@ def test_the_report_and_script_are_for_the_chosen_secrets(reference: dict[str, o
     html, script = captured[-1]
     assert "what is secret" in html and "Gym" in html
     assert "SECRETS = Secrets(" in script and "secrets=SECRETS" in script
-    path = tmp_path / "guided.py"
-    path.write_text(script, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
-    assert run.returncode == 0, run.stderr
-    values, trial = _printed(run.stdout)
+    printed = run_script(script, tmp_path, "guided.py")
+    values, trial = _printed(printed)
     assert values["ε_DP per entry"] == fmt(eps_dp) and values["a(b)"] == fmt(a)
     assert values["together, Theorem 6.2"] == fmt(a + RELEASES * (EPS - a))
     shown = at.session_state["guide_trial"][1]

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_ui.core.tables import fmt
 from app_ui.data.picker import simulation_report
 from puffer_core.data.readers import load_sequences
 from puffer_core.priors.fitting import fit_markov_chain
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.support.apptest import AppTest
+from tests.support.scripts import run_script
 from tests.support.uploads import DIRTY
 
 SIMULATE = "app_pages/simulate.py"
@@ -552,21 +553,9 @@ def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 def _run_script(script: str, folder: Path, *args: str, as_text: bool = False) -> dict[str, pd.DataFrame]:
-    import os
-    import subprocess
-    import sys
-
     from app_ui.simulate.words import parse_script_output
 
-    path = folder / "simulate.py"
-    path.write_text(script, encoding="utf-8")
-    # the same environment (the BLAS kernel chosen from it decides the last bits of a sum), the project importable
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, str(path), *args], cwd=folder, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return parse_script_output(done.stdout, as_text=as_text)
+    return parse_script_output(run_script(script, folder, "simulate.py", args), as_text=as_text)
 
 
 def _same_metrics(printed: pd.DataFrame, result_metrics: pd.DataFrame) -> None:

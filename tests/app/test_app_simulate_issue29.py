@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
 from puffer_core import fit_markov_chain, load_dataset, simulate
 from tests.app.conftest import errors, open_page, problems
+from tests.support.apptest import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATE = "app_pages/simulate.py"

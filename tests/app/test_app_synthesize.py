@@ -5,7 +5,6 @@ the exported script releases the same table again."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,6 @@ import pandas as pd
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.testing.v1 import AppTest
 
 import app_ui.core.report as report
 from puffer_core import load_dataset
@@ -23,6 +21,8 @@ from puffer_core.data.datasets import DATASETS, get_dataset
 from puffer_core.display import fmt
 from puffer_core.synthesis import plan_synthesis, synthesize
 from tests.app.conftest import errors, metric, open_page, problems
+from tests.support.apptest import AppTest
+from tests.support.scripts import run_script
 
 SYNTHESIZE = "app_pages/synthesize.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,15 +183,10 @@ def test_the_script_releases_the_same_table_and_prints_the_page_s_numbers(
     at = open_page(SYNTHESIZE)
     _generate(at)
     text = _script(at)
-    path = tmp_path / "synthesize.py"
-    path.write_text(text, encoding="utf-8")
     check = subprocess.run([sys.executable, "-m", "ruff", "check", "--stdin-filename", "synthesize.py", "-"],
                            input=text, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert check.returncode == 0, check.stdout
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    blocks = dict(part.split("\n", 1) for part in run.stdout.split("## ")[1:])
+    blocks = dict(part.split("\n", 1) for part in run_script(text, tmp_path, "synthesize.py").split("## ")[1:])
     plan = pd.read_csv(io.StringIO(blocks["plan"]))
     assert fmt(float(plan["scale"][0])) == metric(at, "Noise scale s")
     assert str(int(plan["window_l1"][0])) == metric(at, "Window sensitivity c_b")

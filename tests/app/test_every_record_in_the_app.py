@@ -12,8 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,6 +46,7 @@ from puffer_core.mechanisms.registry import MechanismSpec, Output
 from puffer_core.priors.kinds import LENGTH, PRIOR_KINDS
 from puffer_core.widgets import KINDS
 from tests.app.conftest import errors, open_page, problems
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = MarkovChainPrior([[0.5, 0.3, 0.2], [0.25, 0.5, 0.25], [0.2, 0.3, 0.5]], None, 6)
@@ -57,12 +56,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def _run(text: str, tmp_path: Path, name: str) -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=ENV, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return run.stdout
+    return run_script(text, tmp_path, name)
 
 
 def _in_ledger(spec: MechanismSpec) -> bool:

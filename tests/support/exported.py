@@ -96,9 +96,8 @@ def link_query(kind: str, values: dict[str, Any]) -> dict[str, str]:
 def page_scripts(page: str, query: dict[str, str]) -> list[tuple[str, str]]:
     """Every script the page offers for download when opened with this link, as (stem, script), in the order the
     page offers them (a view's before the page's own, which comes last)."""
-    from streamlit.testing.v1 import AppTest
-
     import app_ui.core.report as report
+    from tests.support.apptest import AppTest
 
     seen: list[tuple[str, str]] = []
     original: Callable[..., None] = report.offer_exports
