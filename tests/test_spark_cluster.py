@@ -26,7 +26,7 @@ import pytest
 from puffer_core.data.engines import load_stats
 from puffer_core.data.readers import load_sequences
 from tests.support.servers import free_port, unavailable
-from tests.support.spark import need_java, spark_home
+from tests.support.spark import QUICK_JVM, need_java, spark_home
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "deploy" / "spark" / "cluster.sh"
@@ -49,8 +49,15 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]
         unavailable("Spark cluster test", "the Connect client is not installed (pip install -r requirements-dev.txt)")
     state = tmp_path_factory.mktemp("cluster")
     ports = {name: str(free_port()) for name in ("SPARK_MASTER_PORT", "SPARK_MASTER_UI_PORT", "SPARK_CONNECT_PORT")}
+    # JVMs that live a minute: the quick compiler only, for the daemons (Spark's SPARK_DAEMON_JAVA_OPTS) and for the
+    # Connect server and its executors (a spark-defaults.conf of the test's own, through Spark's SPARK_CONF_DIR)
+    conf = state / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("".join(f"spark.{who}.extraJavaOptions {QUICK_JVM}\n"
+                                                      for who in ("driver", "executor")), encoding="utf-8")
     env = {**os.environ, **ports, "SPARK_CLUSTER_DIR": str(state), "SPARK_WORKERS": "2", "SPARK_WORKER_CORES": "1",
-           "SPARK_WORKER_MEMORY": "768m", "SPARK_EXECUTOR_MEMORY": "512m", "PYTHON": sys.executable}
+           "SPARK_WORKER_MEMORY": "768m", "SPARK_EXECUTOR_MEMORY": "512m", "PYTHON": sys.executable,
+           "SPARK_CONF_DIR": str(conf), "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM}
     try:
         _run("start", env)
         from pyspark.sql import SparkSession

@@ -58,13 +58,24 @@ NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could b
 
 def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None:
     """Type ``text`` into the editor cell at (x, y), ``right`` columns further right, as a user would."""
-    page.keyboard.press("Escape")
-    page.mouse.click(x, y)
-    time.sleep(0.3)
-    for _ in range(right):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".gdg-input", state="attached", timeout=60_000)  # the cell's editor is open
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def editor_opens() -> bool:
+        """Click the cell and press Enter: whether its editor opened (a click on a grid still drawing is lost,
+        as a user's would be, and the user clicks again)."""
+        page.keyboard.press("Escape")
+        page.mouse.click(x, y)
+        time.sleep(0.3)
+        for _ in range(right):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        try:
+            page.wait_for_selector(".gdg-input", state="attached", timeout=10_000)
+        except PlaywrightTimeout:
+            return False
+        return True
+
+    until(editor_opens, bool, "the cell's editor opens")
     page.keyboard.press("Control+a")
     page.keyboard.type(text, delay=40)
     page.keyboard.press("Enter")

@@ -21,6 +21,9 @@ from typing import Any
 
 from tests.support.servers import free_port, unavailable
 
+# A JVM that lives a minute on tiny inputs: the quick compiler only (the optimising one spends more CPU than it saves),
+# and the serial collector (no collector threads competing for the two cores)
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 START_TIMEOUT = 240.0  # a ceiling: a JVM starting on a busy two-core machine
 SMALL = {
     "spark.ui.enabled": "false",
@@ -29,11 +32,8 @@ SMALL = {
     "spark.default.parallelism": "1",
     "spark.sql.adaptive.enabled": "false",  # tiny inputs: planning once is faster
     "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",  # interpret expressions: compiling them costs more on tiny inputs
     "spark.sql.session.timeZone": "America/New_York",  # queries must not depend on it
-    # a JVM that lives a minute: the quick compiler only (the optimising one spends more CPU than it saves here)
-    "spark.locality.wait": "0s",  # one local executor: never wait for a "better" place to run a task
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.driver.extraJavaOptions": QUICK_JVM,
 }
 
 
