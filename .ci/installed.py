@@ -372,7 +372,7 @@ def _check_app(py: Path, outside: Path, env: dict[str, str]) -> None:
         server.terminate()
         server.wait(30)
     probe = (
-        "from tests.support.apptest import AppTest\n"
+        "from streamlit.testing.v1 import AppTest\n"
         f"at = AppTest.from_file({str(ROOT / 'streamlit_app.py')!r}, default_timeout=120).run()\n"
         "assert not at.exception, [e.value for e in at.exception]\n"
         "print('home page ran:', len(at.markdown), 'markdown blocks')\n"

@@ -15,14 +15,15 @@ APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 
 
 def open_page(path: str | None = None, query: dict[str, str] | None = None) -> AppTest:
-    """Run streamlit_app.py (navigation and sidebar included), then switch to ``path`` if given."""
+    """Run streamlit_app.py (navigation and sidebar included) on page ``path`` (the home page if None), as a
+    link to that page opens it: its first run is the page's, with the link's query."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     if query:
         for name, value in query.items():
             at.query_params[name] = value
-    at.run()
     if path is not None:
-        at.switch_page(path).run()
+        at.switch_page(path)  # before the first run, the page is found by its file's name: every page's url path
+    at.run()
     return at
 
 
