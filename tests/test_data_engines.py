@@ -7,9 +7,10 @@ CSV) — and for Parquet also split into a glob of three files and given as an i
 each engine; the outcome must be equal: the labels, every count, the time range, the summary, the rows read and
 the rows with an empty cell, or the same refusal with the same numbers (:func:`_refusal`).  Float columns keep
 their NaN values (written with pyarrow, which pandas' conversion would turn into nulls): a NaN is a missing value
-everywhere.  Spark runs once per module in each mode — a classic local session, and a Spark Connect server
-started from the pyspark package on loopback whose client this process is; without Java, pyspark or the Connect
-client the Spark tests are skipped locally and fail in CI (CI=true).
+everywhere.  DuckDB reads every case from every source; Spark's reads are split between its two modes
+(SPARK_LOADS), which run the same SQL text.  Spark runs once per module in each mode — a classic local session,
+and a Spark Connect server started from the pyspark package on loopback whose client this process is; without
+Java, pyspark or the Connect client the Spark tests are skipped locally and fail in CI (CI=true).
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ SPARK_REFUSES = {"nanoseconds": "nanosecond timestamps"}  # Spark cannot read ns
 # What Spark reads, split between its two modes.  Both run the same SQL text; what differs is how a source reaches
 # it (a path read by the server, an Arrow table sent by the client) and how errors and rows come back.  So every
 # case is read once from its file, and the glob and in-memory kinds are read where they matter: tables for the
-# NaN cases (float NaN in Arrow, not in Parquet), copies and blanks, globs for a plain, a dropped and an offset case.
+# NaN cases (an Arrow table's NaN reaches Spark through createDataFrame, not a file reader), copies and blanks, globs
+# for a plain, a dropped and an offset case.
 # The loads alternate between classic and Connect, so each mode reads every kind of source and refusal; DuckDB
 # reads every case from every source (test_duckdb_outcome_equals_numpy).
 SPARK_TABLES = {"random", "copies-dropped", "blanks", *(f"nan-{c}{d}" for c in ("user", "time", "state")
