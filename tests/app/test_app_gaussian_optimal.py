@@ -16,7 +16,7 @@ from scipy import integrate, stats
 
 from puffer_core import MarkovChainPrior, calibrate, influence_curve
 from tests.app.conftest import errors, metric, open_page, problems
-from tests.support.scripts import run_script as run_exported
+from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CALIBRATE = "app_pages/calibrate.py"
@@ -63,10 +63,6 @@ def renyi_by_quadrature(a: np.ndarray, b: np.ndarray, sigma: float, alpha: float
 
 def shown(at, label: str) -> float:
     return float(metric(at, label).replace("%", ""))
-
-
-def run_script(text: str, tmp_path: Path, name: str) -> str:
-    return run_exported(text, tmp_path, name)
 
 
 def printed(output: str, label: str) -> str:

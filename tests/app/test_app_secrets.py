@@ -175,16 +175,12 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     return seen
 
 
-def _run(source: str, folder: Path) -> str:
-    return run_script(source, folder)
-
-
 @pytest.mark.parametrize("text", ["p=sensitive;s=2;t=1-3", "p=all;r=h22-23.0-5,nnight-time", "e:s=2;w=1-2"])
 def test_the_calibrate_script_rebuilds_the_secrets(text: str, exports: dict[str, object], tmp_path: Path) -> None:
     at = open_page(CALIBRATE, {**CHAIN, "sec": text, "sgrid": "2024-03-01 20:00|1h", "eps": "2"})
     assert not problems(at) and not errors(at)
     assert "SECRETS = ALL_SECRETS" not in str(exports["script"])
-    printed = dict(line.split(" = ", 1) for line in _run(str(exports["script"]), tmp_path).splitlines())
+    printed = dict(line.split(" = ", 1) for line in run_script(str(exports["script"]), tmp_path).splitlines())
     shown = {m.label: m.value for m in at.metric}
     assert {k: v for k, v in printed.items() if not k.startswith("accuracy_first_")} == shown
     report = exports["report"]()
@@ -196,7 +192,7 @@ def test_the_plan_script_and_report_carry_the_secrets(exports: dict[str, object]
     at = open_page(PLAN, {**CHAIN, "sec": "p=sensitive;s=2"})
     assert not problems(at) and not errors(at)
     assert "Secrets(pairs='sensitive', states=(2,))" in str(exports["script"])
-    printed = _run(str(exports["script"]), tmp_path)
+    printed = run_script(str(exports["script"]), tmp_path)
     assert f"Per-release ε_DP = {metric(at, 'Per-release ε_DP')}" in printed
     assert "whether a user was in clinic rather than in any other state" in exports["report"]()
 
@@ -210,7 +206,7 @@ def test_the_exported_secrets_cases_run(name: str, tmp_path: Path) -> None:
     for page in SECRETS_PAGES:
         script = page_script(page, fitted | SECRETS_CASES[name])
         assert "SECRETS = Secrets(" in script and "secrets=SECRETS" in script
-        assert _run(script, tmp_path).strip()
+        assert run_script(script, tmp_path).strip()
 
 
 def test_the_robust_theta_takes_the_secrets_too(exports: dict[str, object], tmp_path: Path) -> None:
@@ -232,5 +228,5 @@ def test_the_robust_theta_takes_the_secrets_too(exports: dict[str, object], tmp_
     chosen = influence_curve(list(spread.priors), secrets=Secrets(positions=(0, 1, 2)))
     assert metric(at, "Per-entry ε_DP") == fmt(calibrate(chosen, 1.0).eps_dp)
     assert calibrate(chosen, 1.0).eps_dp >= calibrate(spread.robust, 1.0).eps_dp  # fewer secrets: never less budget
-    printed = dict(line.split(" = ", 1) for line in _run(str(exports["script"]), tmp_path).splitlines())
+    printed = dict(line.split(" = ", 1) for line in run_script(str(exports["script"]), tmp_path).splitlines())
     assert printed["Per-entry ε_DP"] == metric(at, "Per-entry ε_DP")

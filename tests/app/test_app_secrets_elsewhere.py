@@ -52,10 +52,6 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     return seen
 
 
-def _run(source: str, folder: Path) -> str:
-    return run_script(source, folder)
-
-
 @pytest.mark.parametrize(("text", "secrets"), [
     ("p=sensitive;s=0", Secrets(pairs="sensitive", states=(0,))),
     ("p=all;t=0.4", Secrets(positions=(0, 4))),
@@ -71,7 +67,7 @@ def test_the_gaussian_tab_calibrates_for_the_chosen_secrets(text: str, secrets: 
     assert chosen.sigma <= everything.sigma * (1 + 1e-12)  # fewer secrets never need more noise
     script = str(exports["script"])
     assert "secrets=SECRETS" in script
-    assert f"Exact σ* = {metric(at, 'Exact σ*')}" in _run(script, tmp_path)
+    assert f"Exact σ* = {metric(at, 'Exact σ*')}" in run_script(script, tmp_path)
 
 
 def test_the_sensitive_state_needs_less_noise_than_every_pair() -> None:
@@ -111,7 +107,7 @@ def test_synthesize_plans_for_the_chosen_secrets(text: str, secrets: Secrets, ex
     assert not problems(at) and not errors(at)
     script = str(exports["script"])
     assert "SECRETS = Secrets(" in script and "secrets=SECRETS" in script
-    blocks = dict(part.split("\n", 1) for part in _run(script, tmp_path).split("## ")[1:])
+    blocks = dict(part.split("\n", 1) for part in run_script(script, tmp_path).split("## ")[1:])
     assert fmt(float(blocks["plan"].splitlines()[1].split(",")[4])) == fmt(plan.scale)
     assert "What is secret (docs/math.md §16)" in exports["report"]()
 

@@ -55,10 +55,6 @@ SPECS = [MECHANISMS[name] for name in NAMES]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def _run(text: str, tmp_path: Path, name: str) -> str:
-    return run_script(text, tmp_path, name)
-
-
 def _in_ledger(spec: MechanismSpec) -> bool:
     """What the record says about the Plan ledger: it composes by Theorem 6.2 and needs only the curve."""
     return spec.composition is Composition.THEOREM_6_2 and not spec.needs_chains
@@ -141,7 +137,7 @@ def test_the_plan_script_prints_every_ledger_mechanism_as_the_page_does(tmp_path
     kind = "binary"
     settings = PlanSettings.from_values({KIND.key: kind, LENGTH.key: 12})
     settings = replace(settings, ledger=rows, ledger_k=2, plan_total=6.0, plan_releases=4)
-    printed = _csv_block(_run(plan_script(settings, "a prior"), tmp_path, "plan.py"), "# ledger")
+    printed = _csv_block(run_script(plan_script(settings, "a prior"), tmp_path, "plan.py"), "# ledger")
     page = ledger_table(influence_curve(PRIOR_KINDS[kind].prior(dict(settings.prior.params))), rows, 2)
     assert printed[0][-1] == "noise" and len(printed) == len(rows) + 1
     assert [row[-1] for row in printed[1:]] == list(page["noise"])
@@ -173,7 +169,7 @@ def test_the_simulate_script_runs_every_mechanism_that_answers_a_query(query: st
         blocks={"data": data_code, "prior": prior_code},
         imports=["load_sequences", "MarkovChainPrior"],
     )
-    out = _run(text, tmp_path, "simulate.py")
+    out = run_script(text, tmp_path, "simulate.py")
     scope: dict[str, object] = {}
     exec(data_code, {"load_sequences": load_sequences}, scope)  # noqa: S102 - the same data as the script
     prior = MarkovChainPrior(CHAIN.transition, None, 6, labels=("a", "b", "c"))
@@ -215,7 +211,7 @@ def test_every_prior_kind_s_calibrate_script_runs_and_prints_the_page_s_numbers(
     params = parameters_of(record, {})
     settings = replace(CalibrateSettings.from_values({KIND.key: kind}), eps_puffer=1.0, eps_dp=0.1)
     assert settings.prior.params == params
-    out = _run(calibrate_script(settings, "a prior", None), tmp_path, "calibrate.py")
+    out = run_script(calibrate_script(settings, "a prior", None), tmp_path, "calibrate.py")
     shown = dict(line.split(" = ", 1) for line in out.strip().split("\n") if " = " in line)
     curve = influence_curve(record.prior(dict(params)))
     from puffer_core import calibrate
