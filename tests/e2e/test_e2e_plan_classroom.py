@@ -56,15 +56,17 @@ def test_the_plan_page_its_accuracy_and_its_planner(page: Any, app_url: str, scr
 NAME = "Q1+Q2 & 50%, #1; ε=½"  # every character a link or its escapes could break
 
 
-def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None:
-    """Type ``text`` into the editor cell at (x, y), ``right`` columns further right, as a user would."""
+def _type_into(page: Any, row: int, text: str, right: int = 0) -> None:
+    """Type ``text`` into the ledger editor's release cell of ``row`` (from 1), ``right`` columns further right, as a
+    user would."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     def editor_opens() -> bool:
         """Click the cell and press Enter: whether its editor opened (a click on a grid still drawing is lost,
         as a user's would be, and the user clicks again)."""
         page.keyboard.press("Escape")
-        page.mouse.click(x, y)
+        box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()  # where the grid is now
+        page.mouse.click(box["x"] + 80, box["y"] + 35 * row + 17)
         time.sleep(0.3)
         for _ in range(right):
             page.keyboard.press("ArrowRight")
@@ -84,9 +86,8 @@ def _type_into(page: Any, x: float, y: float, text: str, right: int = 0) -> None
 
 def _edit_ledger(page: Any) -> None:
     """Rename Jan, set Feb's ε_puffer to 0.25 in the ledger editor and k to 4."""
-    box = page.locator('[data-testid="stDataFrame"]').first.bounding_box()
-    _type_into(page, box["x"] + 80, box["y"] + 35 + 17, NAME)  # the release cell of row 1
-    _type_into(page, box["x"] + 80, box["y"] + 35 * 2 + 17, "0.25", right=1)  # ε_puffer of row 2
+    _type_into(page, 1, NAME)  # the release cell of row 1
+    _type_into(page, 2, "0.25", right=1)  # ε_puffer of row 2
     k = page.get_by_label("k for the top-k rankings")
     k.fill("4")
     k.press("Enter")
