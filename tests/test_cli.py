@@ -1,4 +1,9 @@
-"""``python -m puffer_core simulate`` in a subprocess: results on the demo data, clean errors."""
+"""``python -m puffer_core``: results on the demo data, clean errors.
+
+The first test runs the command in a subprocess, as a user types it; the others call its ``main`` in this
+process (the same code path without a new interpreter's start-up, about 2 s each).  ``.ci/installed.py`` runs
+every command again from the installed wheel, outside the repository.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,13 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def _main(capsys: pytest.CaptureFixture, *args: str) -> subprocess.CompletedProcess:
+    """``main(args)`` in this process, with what it printed, shaped as ``_run``'s result."""
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), status, captured.out, captured.err)
+
+
 def test_simulate_on_the_demo_checkins(tmp_path):
     out, ledger, settings = tmp_path / "results.csv", tmp_path / "ledger.csv", tmp_path / "settings.json"
     done = _run(
@@ -45,9 +57,9 @@ def test_simulate_on_the_demo_checkins(tmp_path):
     assert saved["rng"] == {"seed": 7} and saved["data"]["group column"] == "country"
 
 
-def test_histogram_query_quietly(tmp_path):
+def test_histogram_query_quietly(tmp_path, capsys):
     out = tmp_path / "h.csv"
-    done = _run(
+    done = _main(capsys,
         "simulate", "--data", str(CHECKINS), "--query", "histogram", "--mechanisms", "pufferfish_laplace,mqm",
         "--eps", "2", "--trials", "10", "--release-mode", "windows", "--releases", "2", "--out", str(out), "--quiet",
     )
@@ -66,10 +78,10 @@ def test_histogram_query_quietly(tmp_path):
     ],
     ids=["duplicate-time", "wrong-columns", "binary", "empty"],
 )
-def test_malformed_csv_gives_a_clean_error(tmp_path, content, expected):
+def test_malformed_csv_gives_a_clean_error(tmp_path, capsys, content, expected):
     bad = tmp_path / "bad.csv"
     bad.write_bytes(content)
-    done = _run("simulate", "--data", str(bad), "--out", str(tmp_path / "x.csv"))
+    done = _main(capsys, "simulate", "--data", str(bad), "--out", str(tmp_path / "x.csv"))
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and expected in done.stderr
     assert "Traceback" not in done.stderr
@@ -111,10 +123,10 @@ def test_usage_errors_exit_2(capsys, args, expected):
     assert expected in capsys.readouterr().err
 
 
-def test_missing_file_and_unwritable_output(tmp_path):
-    done = _run("simulate", "--data", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "x.csv"))
+def test_missing_file_and_unwritable_output(tmp_path, capsys):
+    done = _main(capsys, "simulate", "--data", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "x.csv"))
     assert done.returncode == 2 and "does not exist" in done.stderr
-    done = _run("simulate", "--data", str(CHECKINS), "--trials", "2", "--eps", "1", "--quiet",
+    done = _main(capsys, "simulate", "--data", str(CHECKINS), "--trials", "2", "--eps", "1", "--quiet",
                 "--out", str(tmp_path / "missing-dir" / "x.csv"))
     assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr
 
@@ -172,12 +184,12 @@ def test_simulate_aggregating_with_duckdb_gives_the_same_results(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(rows), pd.read_csv(sql))
 
 
-def test_prior_from_a_glob_writes_the_matrix_and_the_counts(tmp_path):
+def test_prior_from_a_glob_writes_the_matrix_and_the_counts(tmp_path, capsys):
     frame = pd.read_csv(CHECKINS)
     for i, part in enumerate((frame.iloc[: len(frame) // 2], frame.iloc[len(frame) // 2 :])):
         part.to_parquet(tmp_path / f"part-{i}.parquet")
     out, stats = tmp_path / "matrix.csv", tmp_path / "stats.json"
-    done = _run("prior", "--data", str(tmp_path / "part-*.parquet"), "--group", "country", "--out", str(out),
+    done = _main(capsys, "prior", "--data", str(tmp_path / "part-*.parquet"), "--group", "country", "--out", str(out),
                 "--stats", str(stats))
     assert done.returncode == 0, done.stderr
     assert "users: 2,000" in done.stdout and "[ 100%] done" in done.stderr
@@ -189,26 +201,20 @@ def test_prior_from_a_glob_writes_the_matrix_and_the_counts(tmp_path):
     assert list(written.columns) == list(expected.labels)
     assert (written.to_numpy() == expected.transition).all()
     assert json.loads(stats.read_text(encoding="utf-8"))["summary"]["entries"] == 71_861
-    bad = _run("prior", "--data", str(tmp_path / "nothing-*.parquet"))
+    bad = _main(capsys, "prior", "--data", str(tmp_path / "nothing-*.parquet"))
     assert bad.returncode == 2 and "error: no file matches" in bad.stderr and "Traceback" not in bad.stderr
-def test_the_ladder_command_prints_attack_exact_and_every_bound_in_order() -> None:
+def test_the_ladder_command_prints_attack_exact_and_every_bound_in_order(capsys: pytest.CaptureFixture) -> None:
     from puffer_core import MarkovChainPrior
     from puffer_core.tightness import ladder_row
 
-    done = subprocess.run(
-        [sys.executable, "-m", "puffer_core", "ladder", "--matrix", "0.9,0.1;0.2,0.8", "--length", "6", "--eps", "0.5"],
-        capture_output=True, text=True, cwd=ROOT,
-    )
+    done = _main(capsys, "ladder", "--matrix", "0.9,0.1;0.2,0.8", "--length", "6", "--eps", "0.5")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0].split("\t") == ["release", "attack", "exact", "TPL", "[C]", "group DP", "in order"]
     row = ladder_row(MarkovChainPrior([[0.9, 0.1], [0.2, 0.8]], length=6), "stream_rr", 0.5)
     first = lines[1].split("\t")
     assert first[0] == "stream_rr" and float(first[1]) == float(f"{row.lower:.6g}") and first[-1] == "True"
-    bad = subprocess.run(
-        [sys.executable, "-m", "puffer_core", "ladder", "--matrix", "0.9,0.1;0.2", "--length", "6"],
-        capture_output=True, text=True, cwd=ROOT,
-    )
+    bad = _main(capsys, "ladder", "--matrix", "0.9,0.1;0.2", "--length", "6")
     assert bad.returncode == 2 and "must be square" in bad.stderr and "Traceback" not in bad.stderr
 
 

@@ -7,6 +7,7 @@ CI has it; locally the Jupyter tests are skipped without it and fail when CI is 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -33,7 +34,9 @@ NOTEBOOK_REQUIREMENTS = REPO / "requirements-notebook.txt"
 INSTALL_LINE = "python -m pip install -r requirements-notebook.txt"
 
 
+@functools.cache
 def read_tour() -> Any:
+    """The stored tour, validated against the notebook format once per process (its schema check takes seconds)."""
     import nbformat
 
     notebook = nbformat.read(TOUR, as_version=4)

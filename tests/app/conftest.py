@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.support.apptest import AppTest
 
@@ -50,3 +52,71 @@ def tables(at: AppTest) -> list[pd.DataFrame]:
 def static_tables(at: AppTest) -> list[pd.DataFrame]:
     """The static tables on the page (st.table: they wrap to the page's width), in order, as the page prints them."""
     return [t.value for t in at.table]
+
+
+class Built:
+    """What a page handed to its report/script download pair on one run.  Each is built when the test first reads
+    it, as a click on its button builds it; the runs whose downloads a test never reads build nothing (a report
+    embeds plotly.js: building it on every run of every test was a tenth of the page tests' time)."""
+
+    def __init__(self, report: object, script: object, stem: str) -> None:
+        self._parts, self.stem = [report, script], stem
+
+    def __getitem__(self, index: int) -> str:
+        part = self._parts[index]
+        if callable(part):
+            part = self._parts[index] = part()
+        return str(part)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((self[0], self[1]))
+
+    def __len__(self) -> int:
+        return 2
+
+    @property
+    def report(self) -> str:
+        return self[0]
+
+    @property
+    def script(self) -> str:
+        return self[1]
+
+
+def capture_exports(monkeypatch: pytest.MonkeyPatch) -> list[Built]:
+    """Every run's report/script pair, in order (``html, script = captured[-1]``); the real buttons still draw."""
+    import app_ui.core.report as report
+
+    captured: list[Built] = []
+    original = report.offer_exports
+
+    def capture(html: object, script: object, stem: str, key: str) -> None:
+        captured.append(Built(html, script, stem))
+        original(html, script, stem, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(report, "offer_exports", capture)
+    return captured
+
+
+class LastExports(dict):
+    """The last run's pair as ``{"report": the function a click calls, "script": the text, "stem": ...}``."""
+
+    def __init__(self, captured: list[Built]) -> None:
+        super().__init__()
+        self._captured = captured
+
+    def __getitem__(self, key: str) -> object:
+        last = self._captured[-1]
+        if key == "report":
+            return lambda: last.report
+        if key == "script":
+            return last.script
+        if key == "stem":
+            return last.stem
+        raise KeyError(key)
+
+
+@pytest.fixture
+def exports(monkeypatch: pytest.MonkeyPatch) -> LastExports:
+    """What the page handed to the report/script download pair on its last run."""
+    return LastExports(capture_exports(monkeypatch))

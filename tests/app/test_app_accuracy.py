@@ -24,7 +24,7 @@ from puffer_core import (
     max_posterior,
 )
 from tests.app.conftest import errors, open_page, problems, static_tables
-from tests.app.test_app_calibrate_plan import _run_script, exports  # noqa: F401 - the fixture
+from tests.app.test_app_calibrate_plan import _run_script
 
 CALIBRATE = "app_pages/calibrate.py"
 SIMULATE = "app_pages/simulate.py"
@@ -40,7 +40,7 @@ def _table_with(at, column: str):
     return next(t for t in static_tables(at) if column in t.columns)
 
 
-def test_calibrate_accuracy_first_matches_the_library(exports, tmp_path: Path) -> None:  # noqa: F811
+def test_calibrate_accuracy_first_matches_the_library(exports, tmp_path: Path) -> None:  # noqa: ANN001 - the fixture
     at = open_page(CALIBRATE)
     assert not problems(at) and not errors(at)
     plan = accuracy_first(CountTarget(10.0, 0.05, 2, "all"), influence_curve(BINARY), BINARY)

@@ -20,7 +20,7 @@ from puffer_core import (
 )
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from tests.app.conftest import errors, open_page, problems
+from tests.app.conftest import capture_exports, errors, open_page, problems
 from tests.support.apptest import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,21 +86,12 @@ def test_from_the_accuracy_and_back_with_the_exact_eps() -> None:
 
 
 def test_each_report_table_uses_its_own_tab_s_eps(monkeypatch) -> None:  # noqa: ANN001 - pytest's monkeypatch
-    import app_ui.core.report as report
-
-    captured: list[str] = []
-    original = report.offer_exports
-
-    def capture(html: object, script: object, stem: str, key: str) -> None:
-        captured.append(html() if callable(html) else str(html))
-        original(html, script, stem, key)
-
-    monkeypatch.setattr(report, "offer_exports", capture)
+    captured = capture_exports(monkeypatch)
     at = open_page(CALIBRATE)
     at.number_input(key="w_eps").set_value(2.0).run()
     at.number_input(key="w_eps_dp").set_value(0.05).run()
     assert not problems(at) and not errors(at)
-    html = captured[-1]
+    html = captured[-1].report
     forward = html[html.index("<h2>ε_puffer → ε_DP") : html.index("<h2>ε_DP → ε_puffer")]
     reverse = html[html.index("<h2>ε_DP → ε_puffer") :]
     assert "ε_DP allowed" in forward and "b·ε_DP + a(b)</th>" not in forward and "at ε_DP" not in forward

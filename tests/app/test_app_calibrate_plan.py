@@ -141,22 +141,6 @@ def test_out_of_range_link_values_are_ignored_not_crashing() -> None:
 # --------------------------------------------------------------------------- Calibrate: report and script
 
 
-@pytest.fixture
-def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
-    """What the page handed to the report/script download pair on its last run."""
-    import app_ui.core.report
-
-    seen: dict[str, object] = {}
-    original = app_ui.core.report.offer_exports
-
-    def spy(report: object, script: object, stem: str, key: str) -> None:
-        seen.update(report=report, script=script() if callable(script) else script, stem=stem)
-        original(report, script, stem, key)
-
-    monkeypatch.setattr(app_ui.core.report, "offer_exports", spy)
-    return seen
-
-
 def _run_script(source: str, folder: Path) -> dict[str, str]:
     """Run an exported script as a user would (puffer_core importable) and read its ``name = value`` lines."""
     return dict(line.split(" = ", 1) for line in run_script(source, folder, "calibrate.py").splitlines())

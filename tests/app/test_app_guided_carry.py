@@ -17,7 +17,7 @@ import pytest
 from puffer_core import calibrate, fit_markov_chain, group_dp, influence_curve, load_dataset, simulate
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
-from tests.app.conftest import errors, open_page, problems, static_tables, tables
+from tests.app.conftest import capture_exports, errors, open_page, problems, static_tables, tables
 from tests.support.apptest import AppTest
 from tests.support.scripts import run_script
 
@@ -37,21 +37,6 @@ def reference() -> dict[str, object]:
     data = load_dataset("checkins")
     fit = fit_markov_chain(data, smoothing=DEFAULT_SMOOTHING)
     return {"data": data, "stats": data.stats(), "fit": fit, "curve": influence_curve(fit)}
-
-
-def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """What the pages hand to their report/script download pair, built as a click would build them."""
-    import app_ui.core.report as report
-
-    captured: list[tuple[str, str]] = []
-    original = report.offer_exports
-
-    def capture(html: object, script: object, stem: str, key: str) -> None:
-        captured.append((html() if callable(html) else str(html), script() if callable(script) else str(script)))
-        original(html, script, stem, key)
-
-    monkeypatch.setattr(report, "offer_exports", capture)
-    return captured
 
 
 def _next(at: AppTest) -> None:
@@ -80,7 +65,7 @@ def _composed(curve, eps: float, releases: int) -> float:  # noqa: ANN001 - an I
 def test_the_guided_plan_opens_in_plan_and_compose_and_its_script_recomputes_it(
     reference: dict[str, object], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = open_page(ANALYST)
     _next(at)
     _next(at)
@@ -155,7 +140,7 @@ def _printed(output: str) -> tuple[dict[str, str], pd.DataFrame]:
 def test_the_report_and_script_carry_every_number_and_setting(
     reference: dict[str, object], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = _to_trial(eps=0.7, releases=5)
     _walk_to_report(at)
     assert not problems(at) and not errors(at)

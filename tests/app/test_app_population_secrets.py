@@ -15,10 +15,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from app_ui.population.section import TYPED
 from puffer_core import MarkovChainPrior, PopulationSecrets
 from puffer_core.mechanisms.population import population_scale
-from tests.app.conftest import errors, metric, open_page, problems
+from tests.app.conftest import Built, capture_exports, errors, metric, open_page, problems
 from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,20 +74,20 @@ def library_scale() -> int:
     return population_scale(PopulationSecrets(((first, second),)), COUNTED, [T] * USERS).w
 
 
+class _LastByStem(dict):
+    """stem → the report (part 0) or the script (part 1) of that stem's last pair, built when first read."""
+
+    def __init__(self, captured: list[Built], part: int) -> None:
+        super().__init__()
+        self._captured, self._part = captured, part
+
+    def __getitem__(self, stem: str) -> str:
+        return next(b for b in reversed(self._captured) if b.stem == stem)[self._part]
+
+
 def opened(extra: Callable | None = None, users: int = USERS, query: dict[str, str] | None = None):
-    import app_ui.core.report as exports
-
-    scripts: dict[str, str] = {}
-    reports: dict[str, str] = {}
-    original = exports.offer_exports
-
-    def spy(report: str | Callable[[], str], script: str | Callable[[], str], stem: str, key: str) -> None:
-        scripts[stem] = script() if callable(script) else script
-        reports[stem] = report() if callable(report) else report
-        original(report, script, stem, key)
-
-    exports.offer_exports = spy
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        captured = capture_exports(patch)
         at = open_page(CALIBRATE, query or TINY)
         at.toggle(key="w_pop_on").set_value(True).run()
         at.number_input(key="w_pop_stay_0").set_value(float(STAY)).run()
@@ -93,9 +95,7 @@ def opened(extra: Callable | None = None, users: int = USERS, query: dict[str, s
         at.number_input(key="w_pop_users").set_value(users).run()
         if extra is not None:
             extra(at)
-    finally:
-        exports.offer_exports = original
-    return at, scripts, reports
+    return at, _LastByStem(captured, 1), _LastByStem(captured, 0)
 
 
 def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:

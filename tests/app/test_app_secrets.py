@@ -159,22 +159,6 @@ def test_the_redaction_planner_equals_enumeration() -> None:
 # --------------------------------------------------------------------------- reports and scripts
 
 
-@pytest.fixture
-def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
-    """What the page handed to the report/script download pair on its last run."""
-    import app_ui.core.report
-
-    seen: dict[str, object] = {}
-    original = app_ui.core.report.offer_exports
-
-    def spy(report: object, script: object, stem: str, key: str) -> None:
-        seen.update(report=report, script=script() if callable(script) else script, stem=stem)
-        original(report, script, stem, key)
-
-    monkeypatch.setattr(app_ui.core.report, "offer_exports", spy)
-    return seen
-
-
 @pytest.mark.parametrize("text", ["p=sensitive;s=2;t=1-3", "p=all;r=h22-23.0-5,nnight-time", "e:s=2;w=1-2"])
 def test_the_calibrate_script_rebuilds_the_secrets(text: str, exports: dict[str, object], tmp_path: Path) -> None:
     at = open_page(CALIBRATE, {**CHAIN, "sec": text, "sgrid": "2024-03-01 20:00|1h", "eps": "2"})

@@ -36,22 +36,6 @@ def _chain() -> MarkovChainPrior:
     return MarkovChainPrior(P, start, T, labels=("home", "work", "clinic"))
 
 
-@pytest.fixture
-def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
-    """What the page handed to the report/script download pair on its last run."""
-    import app_ui.core.report
-
-    seen: dict[str, object] = {}
-    original = app_ui.core.report.offer_exports
-
-    def spy(report: object, script: object, stem: str, key: str) -> None:
-        seen.update(report=report, script=script() if callable(script) else script, stem=stem)
-        original(report, script, stem, key)
-
-    monkeypatch.setattr(app_ui.core.report, "offer_exports", spy)
-    return seen
-
-
 @pytest.mark.parametrize(("text", "secrets"), [
     ("p=sensitive;s=0", Secrets(pairs="sensitive", states=(0,))),
     ("p=all;t=0.4", Secrets(positions=(0, 4))),

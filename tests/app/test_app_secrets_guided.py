@@ -19,9 +19,9 @@ from puffer_core import fit_markov_chain, influence_curve, load_dataset, simulat
 from puffer_core.display import fmt
 from puffer_core.priors.fitting import DEFAULT_SMOOTHING
 from puffer_core.secrets import Secrets, read_secrets
-from tests.app.conftest import errors, open_page, problems, static_tables
+from tests.app.conftest import capture_exports, errors, open_page, problems, static_tables
 from tests.app.test_app_analyst import _best
-from tests.app.test_app_guided_carry import _exports, _printed
+from tests.app.test_app_guided_carry import _printed
 from tests.support.apptest import AppTest
 from tests.support.scripts import run_script
 
@@ -93,7 +93,7 @@ def test_the_path_calibrates_plans_and_runs_for_the_chosen_secrets(reference: di
 
 def test_the_report_and_script_are_for_the_chosen_secrets(reference: dict[str, object],
                                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = _to_trial()
     _next(at)
     _next(at)

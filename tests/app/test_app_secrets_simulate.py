@@ -17,8 +17,8 @@ from app_ui.core.tables import fmt
 from app_ui.prior.smoothing import DEFAULT_SMOOTHING
 from puffer_core import calibrate, fit_markov_chain, influence_curve, load_dataset, simulate
 from puffer_core.secrets import Secrets, read_secrets
-from tests.app.conftest import errors, open_page, problems
-from tests.app.test_app_simulate import _exports, _run_script
+from tests.app.conftest import capture_exports, errors, open_page, problems
+from tests.app.test_app_simulate import _run_script
 
 SIMULATE = "app_pages/simulate.py"
 TRIALS = 10
@@ -39,7 +39,7 @@ def _run(query: dict[str, str]):  # noqa: ANN202 - the AppTest after a run
 ])
 def test_the_ledger_is_for_the_chosen_secrets(text: str, secrets: Secrets, monkeypatch: pytest.MonkeyPatch,
                                               tmp_path: Path) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = _run({"sec": text})
     result = at.session_state["sim_result"][1]
     data = load_dataset("checkins", user="user")

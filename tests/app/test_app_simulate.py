@@ -14,7 +14,7 @@ from app_ui.core.tables import fmt
 from app_ui.data.picker import simulation_report
 from puffer_core.data.readers import load_sequences
 from puffer_core.priors.fitting import fit_markov_chain
-from tests.app.conftest import errors, metric, open_page, problems
+from tests.app.conftest import capture_exports, errors, metric, open_page, problems
 from tests.support.apptest import AppTest
 from tests.support.scripts import run_script
 from tests.support.uploads import DIRTY
@@ -536,22 +536,6 @@ def test_prior_uncertainty_calibrates_with_the_robust_set_and_shows_what_changed
     assert _figure(at, "sim_theta_chart")["data"][1]["name"] == "robust Θ (calibrated with)"
 
 
-def _exports(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Capture what the page hands to the report/script download pair (the real buttons still draw)."""
-    import app_ui.core.report as report
-
-    captured: list[tuple[str, str]] = []
-    original = report.offer_exports
-
-    def capture(html: object, script: object, stem: str, key: str) -> None:
-        # the page passes functions (a report is built when its button is clicked): build both here
-        captured.append((html() if callable(html) else html, script() if callable(script) else script))
-        original(html, script, stem, key)
-
-    monkeypatch.setattr(report, "offer_exports", capture)
-    return captured
-
-
 def _run_script(script: str, folder: Path, *args: str, as_text: bool = False) -> dict[str, pd.DataFrame]:
     from app_ui.simulate.words import parse_script_output
 
@@ -567,7 +551,7 @@ def _same_metrics(printed: pd.DataFrame, result_metrics: pd.DataFrame) -> None:
 
 
 def test_report_and_script_of_seattle_recompute_the_page(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = open_page(SIMULATE)
     _run_seattle(at, trials=12, w_sim_seed=5)
     assert {"Download report (HTML)", "Download script (Python)"} <= set(_downloads(at))
@@ -605,7 +589,7 @@ def test_report_and_script_of_seattle_recompute_the_page(monkeypatch: pytest.Mon
 def test_the_script_of_a_repaired_upload_reads_the_file_the_same_way(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = open_page(SIMULATE)
     _upload(at, "dirty.csv", DIRTY)
     at.checkbox(key="sim_drop_missing").check().run()
@@ -622,7 +606,7 @@ def test_the_script_of_a_repaired_upload_reads_the_file_the_same_way(
 
 
 def test_the_script_with_prior_uncertainty_prints_both_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    captured = _exports(monkeypatch)
+    captured = capture_exports(monkeypatch)
     at = open_page(SIMULATE)
     at.radio(key="sim_source").set_value(SEATTLE).run()
     at.toggle(key="w_sim_robust").set_value(True).run()
