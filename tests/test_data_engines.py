@@ -8,8 +8,8 @@ each engine; the outcome must be equal: the labels, every count, the time range,
 the rows with an empty cell, or the same refusal with the same numbers (:func:`_refusal`).  Float columns keep
 their NaN values (written with pyarrow, which pandas' conversion would turn into nulls): a NaN is a missing value
 everywhere.  DuckDB reads every case from every source; Spark's reads are split between its two modes
-(SPARK_LOADS), which run the same SQL text.  Spark runs once per module in each mode — a classic local session,
-and a Spark Connect server started from the pyspark package on loopback whose client this process is; without
+(SPARK_LOADS), which run the same SQL text.  One local Spark JVM serves the module in both modes — a classic
+session, and a Spark Connect server on loopback (the plugin in the same JVM) whose client this process is; without
 Java, pyspark or the Connect client the Spark tests are skipped locally and fail in CI (CI=true).
 """
 
@@ -38,7 +38,8 @@ from puffer_core.simulation.run import simulate
 from puffer_core.synthesis.counts import ChainCounts, chain_counts
 from puffer_core.synthesis.sources import load_chain_counts
 from puffer_core.synthesis.synthesize import synthesize
-from tests.support.spark import connect_session, local_session
+from tests.support.servers import free_port
+from tests.support.spark import connect_client, local_session
 
 WINDOWS = (1, 3, 7)
 NAN = float("nan")
@@ -573,16 +574,24 @@ def test_duckdb_reports_spill_and_peak_memory(tmp_path: Path) -> None:
     assert load_sequences(frame.slice(0, 1000).to_pandas()).stats().spilled_bytes is None
 
 
+@pytest.fixture(scope="module")
+def spark_jvm() -> Iterator[tuple[Any, int]]:
+    """One local JVM for the module: a classic session, which also serves Spark Connect on a free loopback port."""
+    port = free_port()
+    with local_session(connect_port=port) as session:
+        yield session, port
+
+
 @pytest.fixture(scope="module", params=["classic", "connect"])
-def spark(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One Spark per mode for the module: a classic local session, then a Spark Connect server (a JVM of its own,
-    started from the pyspark package on 127.0.0.1) with this process as its client."""
+def spark(request: pytest.FixtureRequest, spark_jvm: tuple[Any, int]) -> Iterator[Any]:
+    """Each Spark mode in turn: the classic session itself, then a Spark Connect client of the same JVM (this
+    process talks to it over gRPC, as a user's notebook talks to a cluster)."""
+    session, port = spark_jvm
     if request.param == "classic":
-        with local_session() as session:
-            yield session
+        yield session
     else:
-        with connect_session(tmp_path_factory.mktemp("connect") / "server.log") as session:
-            yield session
+        with connect_client(port) as client:
+            yield client
 
 
 def _spark_source(spark: Any, kind: str, source: Any) -> Any:

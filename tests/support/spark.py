@@ -1,25 +1,23 @@
-"""Spark for the tests: one small local session, and a Spark Connect server started from the pyspark package.
+"""Spark for the tests: one small local JVM that is both a classic session and a Spark Connect server.
 
-The Connect server is a separate JVM (``spark-submit`` of pyspark's own ``SparkConnectServer`` class, as
-``sbin/start-connect-server.sh`` runs it) listening on a free loopback port; the test process is only its
-gRPC client, as a user's notebook is against a cluster.  Both are configured for tiny inputs: one core,
-one shuffle partition, no adaptive planning, no whole-stage code generation, no UI.
+The classic session runs in a JVM that pyspark starts and drives over py4j.  The same JVM serves Spark Connect
+(``SparkConnectPlugin``, as pyspark's own ``local`` Connect mode and ``sbin/start-connect-server.sh`` start it)
+on a free loopback port, and the test process is also its gRPC client, as a user's notebook is against a cluster:
+one JVM start for both modes.  (``tests/test_spark_cluster.py`` runs a Connect server of its own, in front of a
+standalone cluster.)  Both are configured for tiny inputs: one core, one shuffle partition, no adaptive planning,
+no whole-stage code generation, no UI.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.support.servers import free_port, unavailable
+from tests.support.servers import unavailable
 
 # A JVM that lives a minute on tiny inputs: the quick compiler only (the optimising one spends more CPU than it saves),
 # and the serial collector (no collector threads competing for the two cores)
@@ -52,18 +50,28 @@ def need_java() -> None:
 
 
 @contextmanager
-def local_session() -> Iterator[Any]:
-    """One classic local Spark session (the JVM starts once)."""
+def local_session(connect_port: int | None = None) -> Iterator[Any]:
+    """One classic local Spark session (the JVM starts once); with ``connect_port``, its JVM also serves Spark
+    Connect on 127.0.0.1:``connect_port`` (:func:`connect_client` is a client of it)."""
     need_java()
     spark_home()
     from pyspark.sql import SparkSession
 
+    settings = dict(SMALL)
+    if connect_port is not None:
+        settings |= {
+            "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(connect_port),
+        }
     builder = SparkSession.builder.master("local[1]").appName("puffer-tests").config("spark.driver.memory", "512m")
-    for key, value in SMALL.items():
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF")
     try:
+        if connect_port is not None and not listening(connect_port):
+            raise RuntimeError(f"the Spark Connect plugin does not listen on port {connect_port}")
         yield session
     finally:
         session.stop()
@@ -75,67 +83,21 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def start_connect_server(port: int, log: Any, master: str = "local[1]", conf: dict[str, str] | None = None
-                         ) -> subprocess.Popen[bytes]:
-    """``spark-submit`` of pyspark's SparkConnectServer on 127.0.0.1:``port``, in its own process group."""
-    home = spark_home()
-    settings = {
-        **SMALL,
-        "spark.connect.grpc.binding.address": "127.0.0.1",
-        "spark.connect.grpc.binding.port": str(port),
-        "spark.driver.host": "127.0.0.1",
-        "spark.driver.bindAddress": "127.0.0.1",
-        **(conf or {}),
-    }
-    command = [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-               "--name", "puffer-connect", "--master", master, "--driver-memory", "512m"]
-    for key, value in settings.items():
-        command += ["--conf", f"{key}={value}"]
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-
-
-def wait_listening(port: int, process: subprocess.Popen[bytes], what: str, timeout: float = START_TIMEOUT) -> None:
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with code {process.returncode} before listening on port {port}")
-        if listening(port):
-            return
-        time.sleep(0.25)
-    raise RuntimeError(f"{what} did not listen on port {port} within {timeout:.0f} s")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """End a process this module started, and its children (its own process group), by its id."""
-    if process.poll() is None:
-        os.killpg(process.pid, 15)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.wait()
-
-
 @contextmanager
-def connect_session(log_path: Path, master: str = "local[1]", conf: dict[str, str] | None = None) -> Iterator[Any]:
-    """A Spark Connect server started from the pyspark package on loopback, and a client session to it."""
-    need_java()
+def connect_client(port: int) -> Iterator[Any]:
+    """A Spark Connect client session to the server on 127.0.0.1:``port``.
+
+    Built with the Connect session's own builder: pyspark's generic one refuses a remote session while a classic
+    session runs in the same process (this one does, as the server's JVM).
+    """
     try:
         import grpc  # noqa: F401  (pyspark[connect]'s client)
     except ImportError:
         unavailable("Spark Connect test", "the Connect client is not installed (pip install -r requirements-dev.txt)")
-    port = free_port()
-    with open(log_path, "wb") as log:
-        process = start_connect_server(port, log, master, conf)
-        try:
-            wait_listening(port, process, "the Spark Connect server")
-            from pyspark.sql import SparkSession
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-            session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-            try:
-                yield session
-            finally:
-                session.stop()
-        finally:
-            stop(process)
+    session = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()
