@@ -55,12 +55,17 @@ def static_tables(at: AppTest) -> list[pd.DataFrame]:
 
 
 class Built:
-    """What a page handed to its report/script download pair on one run.  Each is built when the test first reads
-    it, as a click on its button builds it; the runs whose downloads a test never reads build nothing (a report
-    embeds plotly.js: building it on every run of every test was a tenth of the page tests' time)."""
+    """What a page handed to its report/script download pair on one run.
+
+    Each is built when the test first reads it, as a click on its button builds it; the earlier runs' pairs are
+    never built (a report embeds plotly.js: building both on every run was 17 % of the CPU samples of the
+    population-secrets and Simulate page tests).  Each stem's last pair is built when the test ends, read or not
+    (``_last_downloads_build``): a page whose download fails still fails its test.
+    """
 
     def __init__(self, report: object, script: object, stem: str) -> None:
         self._parts, self.stem = [report, script], stem
+        _CAUGHT.append(self)
 
     def __getitem__(self, index: int) -> str:
         part = self._parts[index]
@@ -81,6 +86,20 @@ class Built:
     @property
     def script(self) -> str:
         return self[1]
+
+
+_CAUGHT: list[Built] = []
+
+
+@pytest.fixture(autouse=True)
+def _last_downloads_build() -> Iterator[None]:
+    """After each test, the last report and script of every stem it caught are built (a click's work)."""
+    _CAUGHT.clear()
+    yield
+    last = {built.stem: built for built in _CAUGHT}
+    _CAUGHT.clear()
+    for built in last.values():
+        assert built.report and built.script, built.stem
 
 
 def capture_exports(monkeypatch: pytest.MonkeyPatch) -> list[Built]:
