@@ -20,7 +20,7 @@ import pytest
 from app_ui.population.section import TYPED
 from puffer_core import MarkovChainPrior, PopulationSecrets
 from puffer_core.mechanisms.population import population_scale
-from tests.app.conftest import Built, capture_exports, errors, metric, open_page, problems
+from tests.app.conftest import capture_exports, errors, metric, open_page, problems
 from tests.support.scripts import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,17 +74,6 @@ def library_scale() -> int:
     return population_scale(PopulationSecrets(((first, second),)), COUNTED, [T] * USERS).w
 
 
-class _LastByStem(dict):
-    """stem → the report (part 0) or the script (part 1) of that stem's last pair, built when first read."""
-
-    def __init__(self, captured: list[Built], part: int) -> None:
-        super().__init__()
-        self._captured, self._part = captured, part
-
-    def __getitem__(self, stem: str) -> str:
-        return next(b for b in reversed(self._captured) if b.stem == stem)[self._part]
-
-
 def opened(extra: Callable | None = None, users: int = USERS, query: dict[str, str] | None = None):
     with pytest.MonkeyPatch.context() as patch:
         captured = capture_exports(patch)
@@ -95,7 +84,8 @@ def opened(extra: Callable | None = None, users: int = USERS, query: dict[str, s
         at.number_input(key="w_pop_users").set_value(users).run()
         if extra is not None:
             extra(at)
-    return at, _LastByStem(captured, 1), _LastByStem(captured, 0)
+    last = {built.stem: built for built in captured}  # each stem's last pair: what a click would download
+    return at, {stem: b.script for stem, b in last.items()}, {stem: b.report for stem, b in last.items()}
 
 
 def test_w_is_the_library_s_and_at_least_the_exact_w_infinity() -> None:

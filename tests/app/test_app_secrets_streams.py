@@ -18,7 +18,7 @@ from puffer_core.audit.stream import exact_stream_leakage
 from puffer_core.mechanisms.laws import randomized_response_emission
 from puffer_core.secrets import Secrets, read_secrets
 from puffer_core.stream.registry import plan_stream, stream_bounds
-from tests.app.conftest import errors, metric, open_page, problems
+from tests.app.conftest import capture_exports, errors, metric, open_page, problems
 from tests.app.test_app_stream import _script, run_script
 from tests.support.brute import secret_pairs
 from tests.support.brute_stream import tpl_recursion
@@ -88,19 +88,10 @@ def test_the_script_prints_the_pages_numbers_for_the_secrets(tmp_path) -> None: 
 
 
 def test_the_report_says_what_is_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    import app_ui.core.report
-
-    seen: dict[str, object] = {}
-    original = app_ui.core.report.offer_exports
-
-    def spy(report: object, script: object, stem: str, key: str) -> None:
-        seen["report"] = report
-        original(report, script, stem, key)
-
-    monkeypatch.setattr(app_ui.core.report, "offer_exports", spy)
+    captured = capture_exports(monkeypatch)
     at = open_page(STREAM, {**CHAIN, "sec": "p=sensitive;s=2"})
     assert not errors(at)
-    html = seen["report"]()  # type: ignore[operator]
+    html = captured[-1].report
     assert "What is secret (docs/math.md §16)" in html and "clinic" in html
     assert fmt(stream_bounds(_chain(), [EPS] * T, secrets=Secrets(pairs="sensitive", states=(2,))).temporal.max_tpl) \
         in html

@@ -15,12 +15,11 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-import app_ui.core.report as report
 from puffer_core import load_dataset
 from puffer_core.data.datasets import DATASETS, get_dataset
 from puffer_core.display import fmt
 from puffer_core.synthesis import plan_synthesis, synthesize
-from tests.app.conftest import errors, metric, open_page, problems
+from tests.app.conftest import capture_exports, errors, metric, open_page, problems
 from tests.support.apptest import AppTest
 from tests.support.scripts import run_script
 
@@ -162,19 +161,10 @@ def test_too_large_a_table_is_refused_with_its_size(monkeypatch: pytest.MonkeyPa
 
 
 def _script(at: AppTest) -> str:
-    seen: list[str] = []
-    original = report.offer_exports
-
-    def spy(report_html: object, script: object, stem: str, key: str) -> None:
-        seen.append(script() if callable(script) else str(script))
-        original(report_html, script, stem, key)
-
-    report.offer_exports = spy
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        captured = capture_exports(patch)
         at.run()
-    finally:
-        report.offer_exports = original
-    return seen[-1]
+    return captured[-1].script
 
 
 def test_the_script_releases_the_same_table_and_prints_the_page_s_numbers(

@@ -22,7 +22,6 @@ from tests.support.servers import unavailable
 # A JVM that lives a minute on tiny inputs: the quick compiler only (the optimising one spends more CPU than it saves),
 # and the serial collector (no collector threads competing for the two cores)
 QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-START_TIMEOUT = 240.0  # a ceiling: a JVM starting on a busy two-core machine
 SMALL = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
